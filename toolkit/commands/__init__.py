@@ -1,0 +1,1 @@
+"""Subcommands of `python -m toolkit`; each module exposes ``register(subparsers)``."""
