@@ -99,9 +99,13 @@ def expand(
     return tuple(out)
 
 
-def _sort_key(target: str) -> tuple[int, str]:
-    digits = re.sub(r"[^0-9]", "", target)
-    return (len(digits), target)
+def _sort_key(target: str) -> tuple[int, int, int]:
+    """gfx ids are <major><minor><stepping (hex)>: gfx90a = 9.0.10, gfx1030 = 10.3.0."""
+    name = target.split(":")[0].removeprefix("gfx")
+    try:
+        return (int(name[:-2]), int(name[-2], 16), int(name[-1], 16))
+    except ValueError:
+        return (0, 0, 0)
 
 
 def rocm_arch_value(targets: Iterable[str]) -> str:

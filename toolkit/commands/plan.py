@@ -1,0 +1,64 @@
+"""`python -m toolkit plan ID`: print a build's plan (nothing runs)."""
+
+from __future__ import annotations
+
+import argparse
+
+from toolkit.errors import UsageError
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("plan", help="print the plan of one build (runs nothing)")
+    p.add_argument("build_id", metavar="ID", help="a build id, e.g. apex-1.8.0-cp312-rocm7.0")
+    add_build_options(p)
+    p.add_argument("--json", action="store_true", help="print the plan as JSON")
+    p.set_defaults(func=run)
+
+
+def add_build_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--gfx", action="append", default=[],
+                   help="gfx ids or family names (comma list); default: the ROCm release's family")
+    p.add_argument("--rocm-from", choices=None, default=None, help="ROCm SDK provider: pip|system")
+    p.add_argument("--index-url", default=None, help="ROCm SDK package index")
+    p.add_argument("--find-links", action="append", default=[], help="extra find-links for the SDK")
+    p.add_argument("--family", default=None, help="GPU family for a per-family SDK index")
+    p.add_argument("--source", default=None, help="build from this checkout (never modified)")
+    p.add_argument("--naming", default="toolkit", help="toolkit|upstream wheel naming")
+    p.add_argument("--no-smoke", action="store_true", help="skip the smoke step")
+    p.add_argument("--workdir", default=None, help="where dist/, artifacts/, build/ go")
+
+
+def options_from(args: argparse.Namespace) -> tuple[object, object]:
+    from toolkit.matrix import check_url_text, load_matrix
+    from toolkit.plan import Options
+
+    matrix = load_matrix()
+    if args.naming not in ("toolkit", "upstream"):
+        raise UsageError(f"unknown naming {args.naming!r}; valid: toolkit, upstream")
+    if args.rocm_from not in (None, "pip", "system"):
+        raise UsageError(f"unknown ROCm SDK provider {args.rocm_from!r}; valid: pip, system")
+    for url in [args.index_url, *args.find_links]:
+        if url and "://" in url:
+            check_url_text(url, where="--index-url/--find-links")
+    gfx = matrix.expand_gfx(args.gfx) if args.gfx else ()
+    opts = Options(gfx=gfx, rocm_from=args.rocm_from, index_url=args.index_url,
+                   find_links=tuple(args.find_links), family=args.family, source=args.source,
+                   naming=args.naming, smoke=not args.no_smoke)
+    return matrix, opts
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from toolkit.host import discover
+    from toolkit.layout import Layout
+    from toolkit.matrix import Matrix
+    from toolkit.plan import Options, plan, render
+
+    matrix, opts = options_from(args)
+    assert isinstance(matrix, Matrix) and isinstance(opts, Options)
+    build = matrix.build(args.build_id)
+    p = plan(matrix, build, opts, discover(), Layout.default(args.workdir),
+             toolkit_python=sys.executable)
+    print(p.to_json() if args.json else render(p))
+    return 0

@@ -1,0 +1,309 @@
+"""The build plan: a pure function from (build, options, host facts, layout) to steps.
+
+``plan()`` does no I/O. Each ``Step`` carries the exact argv, the environment variables the
+toolkit sets (on top of the inherited environment), the ones it removes, and the working
+directory. Values may contain placeholders (``{ROCM_ROOT}``, ``{SHA}``, ``{SHA8}``,
+``{TORCH_LIB}``, ``{PATH}``) that earlier steps learn at execution time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from toolkit.env import RocmPaths, build_env
+from toolkit.errors import UsageError
+from toolkit.host import HostFacts
+from toolkit.layout import Layout
+from toolkit.matrix import Build, Matrix
+
+STEP_NAMES = (
+    "create-env",
+    "install-rocm-sdk",
+    "install-torch",
+    "get-sources",
+    "preflight",
+    "install-requirements",
+    "build-wheel",
+    "name-wheel",
+    "check",
+    "smoke",
+)
+
+PLACEHOLDER_HELP = {
+    "{ROCM_ROOT}": "python -m rocm_sdk path --root (after install-rocm-sdk)",
+    "{ROCM_BIN}": "python -m rocm_sdk path --bin (after install-rocm-sdk)",
+    "{ROCM_CMAKE}": "python -m rocm_sdk path --cmake (after install-rocm-sdk)",
+    "{SHA}": "the source commit (after get-sources)",
+    "{SHA8}": "its first 8 hex digits",
+    "{TORCH_LIB}": "the installed torch's lib/ folder (after install-torch)",
+    "{PATH}": "the inherited PATH",
+}
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str
+    argv: tuple[str, ...]
+    description: str
+    env: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    unset: tuple[str, ...] = ()
+    cwd: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "argv": list(self.argv),
+            "env": dict(self.env),
+            "unset": list(self.unset),
+            "cwd": self.cwd,
+        }
+
+
+@dataclass(frozen=True)
+class Options:
+    gfx: tuple[str, ...] = ()  # expanded gfx ids; empty = the ROCm release's default family
+    rocm_from: str | None = None  # "pip" | "system"; None = the matrix default
+    index_url: str | None = None  # override the SDK index (tests: http://127.0.0.1:PORT/)
+    find_links: tuple[str, ...] = ()
+    family: str | None = None  # SDK family for a per-family index
+    source: str | None = None  # a contributor's checkout, used instead of the mirror
+    naming: str = "toolkit"  # "toolkit" | "upstream"
+    smoke: bool = True
+
+
+@dataclass(frozen=True)
+class Plan:
+    build: Build
+    targets: tuple[str, ...]
+    family: str | None
+    steps: tuple[Step, ...]
+
+    def step(self, name: str) -> Step:
+        for s in self.steps:
+            if s.name == name:
+                return s
+        raise UsageError(f"unknown step {name!r}; valid: {', '.join(s.name for s in self.steps)}")
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "build": self.build.as_json(),
+            "targets": list(self.targets),
+            "family": self.family,
+            "steps": [s.as_json() for s in self.steps],
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.as_json(), indent=2, sort_keys=False)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a recipe needs to plan its own steps."""
+
+    build: Build
+    options: Options
+    host: HostFacts
+    layout: Layout
+    targets: tuple[str, ...]
+    rocm: RocmPaths
+    base_env: Mapping[str, str]
+
+    @property
+    def env_python(self) -> str:
+        return str(self.layout.env_python(self.build))
+
+    @property
+    def source_dir(self) -> str:
+        return str(self.layout.worktree(self.build))
+
+    @property
+    def wheelhouse(self) -> str:
+        return str(self.layout.build_dir(self.build) / "wheelhouse")
+
+    @property
+    def local_version(self) -> str:
+        """``+rocm7.0git{SHA8}``: the toolkit's local version label."""
+        return f"rocm{self.build.rocm.version}git{{SHA8}}"
+
+    def uv_pip(self, *args: str) -> tuple[str, ...]:
+        return ("uv", "pip", "install", "--python", self.env_python, *args)
+
+
+def sdk_provider(build: Build, options: Options) -> str:
+    provider = options.rocm_from or build.rocm.sdk.provider
+    if provider not in ("pip", "system"):
+        raise UsageError(f"unknown ROCm SDK provider {provider!r}; valid: pip, system")
+    return provider
+
+
+def choose_family(matrix: Matrix, build: Build, targets: Sequence[str], wanted: str | None) -> str:
+    """The GPU family whose per-family index serves every requested target."""
+    fams = matrix.family_targets
+    if wanted:
+        if wanted not in fams:
+            raise UsageError(f"unknown GPU family {wanted!r}; valid: {', '.join(sorted(fams))}")
+        candidates = [wanted]
+    else:
+        candidates = [build.rocm.default_family, *sorted(f.name for f in matrix.families.values())]
+    procs = {t.split(":")[0] for t in targets}
+    for name in candidates:
+        if procs <= set(fams[name]):
+            return name
+    raise UsageError(
+        f"no single GPU family covers {', '.join(targets)} on a per-family index; "
+        "build them separately, or use a multi-arch SDK index"
+    )
+
+
+def plan(
+    matrix: Matrix,
+    build: Build,
+    options: Options,
+    host: HostFacts,
+    layout: Layout,
+    *,
+    toolkit_python: str = "python",
+) -> Plan:
+    from toolkit.recipes import recipe_for
+
+    recipe = recipe_for(build.package.recipe)
+    targets = options.gfx or matrix.family_targets[build.rocm.default_family]
+    provider = sdk_provider(build, options)
+    env_dir = layout.env_dir(build)
+    env_python = str(layout.env_python(build))
+    interp = host.interpreters.get(build.python, f"python{build.python}")
+
+    steps: list[Step] = [
+        Step("create-env", ("uv", "venv", "--seed", "--python", interp, str(env_dir)),
+             f"create the Python {build.python} environment for ROCm {build.rocm.version}"),
+    ]
+    family: str | None = None
+    if provider == "pip":
+        sdk = build.rocm.sdk
+        index = options.index_url or sdk.index_url
+        if not index or not sdk.spec:
+            raise UsageError(f"ROCm {build.rocm.version} has no pip SDK index in the matrix; "
+                             "give --index-url or use --rocm-from system")
+        spec = sdk.spec
+        if sdk.layout == "multi-arch":
+            extras = ",".join(f"device-{t.split(':')[0]}" for t in targets)
+            spec = spec.replace("rocm[libraries,devel]", f"rocm[libraries,devel,{extras}]")
+            sdk_index = index
+        else:
+            family = choose_family(matrix, build, targets, options.family)
+            sdk_index = f"{index.rstrip('/')}/{family}/"
+        links = [a for fl in options.find_links for a in ("--find-links", fl)]
+        steps.append(Step(
+            "install-rocm-sdk",
+            (*("uv", "pip", "install", "--python", env_python, "--prerelease=allow"),
+             "--index-url", sdk_index, *links, spec),
+            f"install the ROCm {build.rocm.version} SDK from TheRock's index"
+            + (f" (family {family})" if family else " (multi-arch)"),
+            env={"ROCM_SDK_TARGET_FAMILY": family} if family else {},
+        ))
+        rocm_paths = RocmPaths.learned()
+    else:
+        root = host.system_rocm.root if host.system_rocm else "/opt/rocm"
+        rocm_paths = RocmPaths.system(root)
+        steps.append(Step(
+            "install-rocm-sdk",
+            (f"{root}/bin/hipconfig", "--version"),
+            f"use the system ROCm install at {root} (expected {build.rocm.sdk.version or build.rocm.version})",
+        ))
+
+    src = build.rocm.torch[build.pkg_version.torch_minor]
+    torch_args: list[str] = []
+    if src.index_url:
+        url = src.index_url
+        if src.per_family and family:
+            url = f"{url.rstrip('/')}/{family}/"
+        torch_args += ["--index-url", url]
+        if src.kind != "pytorch":
+            torch_args += ["--extra-index-url", "https://pypi.org/simple/"]
+    if src.find_links:
+        torch_args += ["--find-links", src.find_links]
+    steps.append(Step(
+        "install-torch",
+        ("uv", "pip", "install", "--python", env_python, "--prerelease=allow",
+         "--index-strategy", "unsafe-best-match", *torch_args, src.spec),
+        f"install torch {build.pkg_version.torch} for ROCm {build.rocm.version} ({src.kind} build"
+        + (f"; {src.note}" if src.note else "") + ")",
+    ))
+
+    if options.source:
+        steps.append(Step("get-sources", ("git", "-C", options.source, "rev-parse", "HEAD"),
+                          f"use the contributor's checkout {options.source} (copied, never modified)"))
+    else:
+        mirror = str(layout.mirror(build.package.name))
+        steps.append(Step(
+            "get-sources",
+            ("git", "-C", mirror, "worktree", "add", "--force", "--detach",
+             str(layout.worktree(build)), build.pkg_version.ref),
+            f"fresh worktree of {build.package.repo} at {build.pkg_version.ref} "
+            f"(mirror {mirror})",
+        ))
+
+    base_env = build_env(
+        rocm=rocm_paths,
+        targets=targets,
+        rocm_version=build.rocm.version,
+        env_bin=str(env_dir / "bin"),
+        torch_extensions_dir=str(layout.build_dir(build) / "torch_extensions"),
+        host=host,
+    )
+    ctx = Context(build, options, host, layout, tuple(targets), rocm_paths,
+                  MappingProxyType(base_env))
+    steps.extend(recipe.build_steps(ctx))
+
+    dest = str(layout.dist(build))
+    naming = ("--naming", options.naming)
+    steps.append(Step(
+        "name-wheel",
+        (toolkit_python, "-m", "toolkit", "name-wheel", "--build", build.id, "--sha", "{SHA}",
+         *naming, "--dest", dest, ctx.wheelhouse),
+        f"name the wheel {build.package.dist}-{build.version}+{ctx.local_version}-... "
+        f"and move it atomically into {dest}",
+    ))
+    check = [toolkit_python, "-m", "toolkit", "check", dest, "--gfx", ",".join(targets),
+             "--with", "{TORCH_LIB}"]
+    for sym in recipe.required_symbols(build.pkg_version):
+        check += ["--require-symbol", sym]
+    steps.append(Step("check", tuple(check),
+                      "symbol, GLIBCXX, GPU-code and hygiene checks (fail on findings)"))
+    if options.smoke:
+        steps.append(Step(
+            "smoke",
+            (env_python, "-m", "pytest", "-p", "no:cacheprovider",
+             str(layout.root / "smoke_tests"), "--build", build.id,
+             "--gfx", ",".join(targets)),
+            "smoke tests against the installed wheel",
+        ))
+    return Plan(build, tuple(targets), family, tuple(steps))
+
+
+def render(p: Plan) -> str:
+    """Human-readable plan: each step's cwd, env assignments and argv, shell-quoted."""
+    import shlex
+
+    lines = [f"# plan for {p.build.id}  (targets: {', '.join(p.targets)})"]
+    used: set[str] = set()
+    for i, step in enumerate(p.steps, 1):
+        lines.append(f"\n[{i}/{len(p.steps)}] {step.name}: {step.description}")
+        if step.cwd:
+            lines.append(f"    cd {shlex.quote(step.cwd)}")
+        for var in step.unset:
+            lines.append(f"    unset {var}")
+        for key, value in step.env.items():
+            lines.append(f"    {key}={shlex.quote(value)}")
+        lines.append("    " + " ".join(shlex.quote(a) for a in step.argv))
+        text = " ".join([*step.argv, *step.env.values()])
+        used.update(ph for ph in PLACEHOLDER_HELP if ph in text)
+    if used:
+        lines.append("\n# placeholders filled while running:")
+        lines.extend(f"#   {ph} = {PLACEHOLDER_HELP[ph]}" for ph in PLACEHOLDER_HELP if ph in used)
+    return "\n".join(lines)
