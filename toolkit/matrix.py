@@ -249,14 +249,16 @@ class Matrix:
         """Builds of one (Python, ROCm) pair; an empty pair is a ``UsageError``."""
         if rocm not in self.rocm:
             raise unknown("ROCm version", rocm, sorted(self.rocm, key=version_sort_key))
+        in_pair = self.select(python=[python], rocm=[rocm])
         builds = self.select(python=[python], rocm=[rocm], packages=packages)
+        if in_pair and not builds:
+            names = sorted({b.package.name for b in in_pair})
+            raise UsageError(f"package {','.join(_split(packages))} has no build for Python "
+                             f"{python} / ROCm {rocm}; this pair builds: {', '.join(names)}")
         if not builds:
             valid = [f"{p}-rocm{r}" for p, r in self.pairs()]
-            what = f"Python {python} / ROCm {rocm}"
-            if packages:
-                what += f" / package {','.join(_split(packages))}"
-            raise UsageError(f"no package in the matrix builds for {what}; valid pairs: "
-                             + ", ".join(valid))
+            raise UsageError(f"no package in the matrix builds for Python {python} / ROCm "
+                             f"{rocm}; valid pairs: {', '.join(valid)}")
         return builds
 
 

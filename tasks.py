@@ -1,0 +1,76 @@
+"""invoke tasks: thin wrappers over `python -m toolkit ...` (logic lives in toolkit/)."""
+
+from __future__ import annotations
+
+from invoke import Context, Exit, task
+
+from toolkit.cli import main
+
+
+def _run(argv: list[str]) -> None:
+    code = main(argv)
+    if code:
+        raise Exit(code=code)
+
+
+def _multi(flag: str, values: str | list[str] | None) -> list[str]:
+    if not values:
+        return []
+    items = [values] if isinstance(values, str) else values
+    return [a for v in items for a in (flag, v)]
+
+
+@task(
+    help={
+        "package": "package name(s), comma list",
+        "rocm": "ROCm version(s), comma list",
+        "python": "Python version(s), comma list",
+        "format": "table | json",
+    }
+)
+def matrix(
+    c: Context, package: str = "", rocm: str = "", python: str = "", format: str = "table"
+) -> None:
+    """Show the build matrix (seed-table shape) or one JSON object per build."""
+    _run(["matrix", *_multi("--package", package), *_multi("--rocm", rocm),
+          *_multi("--python", python), "--format", format])
+
+
+@task(
+    help={"build_id": "a build id, e.g. apex-1.8.0-cp312-rocm7.0", "gfx": "gfx ids or families",
+          "json": "print the plan as JSON"},
+    positional=["build_id"],
+)
+def plan(c: Context, build_id: str, gfx: str = "", json: bool = False) -> None:
+    """Print a build's plan (runs nothing)."""
+    _run(["plan", build_id, *_multi("--gfx", gfx), *(["--json"] if json else [])])
+
+
+@task(
+    help={
+        "paths": "wheels or folders of .so files, comma list",
+        "gfx": "gfx ids or families every GPU library must carry",
+        "policy": "manylinux policy the wheel must meet, e.g. manylinux_2_28",
+        "with_": "extra library folders/wheels to resolve against, comma list",
+        "require_symbol": "demangled symbol prefix a library must define (repeatable)",
+        "json": "print the report as JSON",
+    },
+    positional=["paths"],
+    iterable=["require_symbol"],
+)
+def check(
+    c: Context,
+    paths: str,
+    gfx: str = "",
+    policy: str = "",
+    with_: str = "",
+    require_symbol: list[str] | None = None,
+    json: bool = False,
+) -> None:
+    """Symbol, GLIBCXX, GPU-code and hygiene checks of wheels or .so folders."""
+    argv = ["check", *[p for p in paths.split(",") if p], *_multi("--gfx", gfx)]
+    argv += _multi("--policy", policy)
+    argv += [a for w in with_.split(",") if w for a in ("--with", w)]
+    argv += _multi("--require-symbol", require_symbol)
+    argv += ["--json"] if json else []
+    _run(argv)
