@@ -61,7 +61,7 @@ class NotImplementedStep(ToolkitError):
     exit_code = 6
 
 
-def unknown(what: str, value: object, valid: Iterable[object]) -> UsageError:
+def unknown(what: str, value: object, valid: Iterable[str]) -> UsageError:
     """The standard "unknown X 'v'; valid: a, b, c" error."""
     shown = ", ".join(str(v) for v in valid)
     return UsageError(f"unknown {what} {value!r}; valid: {shown}")

@@ -2,19 +2,38 @@
 
 Each step runs with its argv (never through a shell), its environment on top of the
 inherited one, placeholders filled from what earlier steps learned. Output streams to
-``artifacts/<build-id>/build.log``; the first failing step stops the build with its command,
-exit code and the tail of its output. Steps whose implementation has not landed raise
-``NotImplementedStep`` before anything else runs.
+``artifacts/<build-id>/build.log`` (credentials masked); the console shows one progress
+line per step with its elapsed time; the first failing step stops the build with its
+command, exit code and the last lines of its output.
+
+Step-specific knowledge plugs in through hooks registered per step name:
+``before(step, run) -> str | None`` may return a reason to skip the step (e.g. an
+environment already provisioned), ``after(step, run)`` learns values (``ROCM_ROOT``,
+``SHA``, ``TORCH_LIB`` ...) into ``run.values`` for later placeholders.
+Steps whose implementation has not landed raise ``NotImplementedStep`` before anything runs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import collections
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
 
-from toolkit.errors import NotImplementedStep
+from toolkit.errors import NotImplementedStep, StepFailed, ToolkitError
+from toolkit.layout import Layout
 from toolkit.plan import Plan, Step
+from toolkit.urls import mask
 
-# Step name -> the issue that implements it. Emptied as implementations land.
+TAIL_LINES = 40
+
+# Step name -> the issue that implements it. Entries go as implementations land.
 PENDING: dict[str, str] = {
     "create-env": "issue #4 (environments)",
     "install-rocm-sdk": "issue #4 (environments)",
@@ -24,9 +43,48 @@ PENDING: dict[str, str] = {
     "install-requirements": "issue #5 (build)",
     "build-wheel": "issue #5 (build)",
     "name-wheel": "issue #5 (build)",
-    "check": "issue #3 (checks) wired by issue #5",
+    "check": "issue #5 (build)",
     "smoke": "issue #6 (smoke tests)",
 }
+
+
+@dataclass
+class StepResult:
+    name: str
+    argv: list[str]
+    env: dict[str, str]
+    returncode: int | None = None
+    seconds: float = 0.0
+    skipped: str | None = None
+
+
+@dataclass
+class Run:
+    plan: Plan
+    layout: Layout
+    values: dict[str, str] = field(default_factory=dict)
+    results: list[StepResult] = field(default_factory=list)
+    log_path: Path | None = None
+
+    def resolve(self, text: str) -> str:
+        for key, val in self.values.items():
+            text = text.replace("{" + key + "}", val)
+        return text
+
+
+BeforeHook = Callable[[Step, Run], "str | None"]
+AfterHook = Callable[[Step, Run], None]
+_BEFORE: dict[str, list[BeforeHook]] = collections.defaultdict(list)
+_AFTER: dict[str, list[AfterHook]] = collections.defaultdict(list)
+_UNFILLED = re.compile(r"\{(ROCM_ROOT|ROCM_BIN|ROCM_CMAKE|SHA|SHA8|TORCH_LIB|PATH)\}")
+
+
+def register(step_name: str, *, before: BeforeHook | None = None,
+             after: AfterHook | None = None) -> None:
+    if before:
+        _BEFORE[step_name].append(before)
+    if after:
+        _AFTER[step_name].append(after)
 
 
 def ensure_implemented(plan: Plan) -> None:
@@ -39,8 +97,83 @@ def ensure_implemented(plan: Plan) -> None:
             )
 
 
-def execute(plan: Plan, *, on_step: Callable[[Step], None] | None = None) -> None:
+def step_environment(step: Step, run: Run, base: Mapping[str, str]) -> dict[str, str]:
+    env = dict(base)
+    for var in step.unset:
+        env.pop(var, None)
+    values = {**run.values, "PATH": base.get("PATH", "")}
+    for key, value in step.env.items():
+        for k, v in values.items():
+            value = value.replace("{" + k + "}", v)
+        env[key] = value
+    return env
+
+
+def _progress(out: TextIO, index: int, total: int, step: Step, status: str, secs: float) -> None:
+    print(f"[{index}/{total}] {step.name:<22} {status:<8} {secs:7.1f}s", file=out, flush=True)
+
+
+def run_step(step: Step, run: Run, log: TextIO) -> StepResult:
+    env = step_environment(step, run, os.environ)
+    argv = [run.resolve(a) for a in step.argv]
+    leftover = [m.group(0) for a in argv for m in [_UNFILLED.search(a)] if m]
+    leftover += [m.group(0) for v in env.values() for m in [_UNFILLED.search(v)] if m]
+    if leftover:
+        raise StepFailed(f"step '{step.name}': {leftover[0]} was never learned by an earlier step")
+    result = StepResult(step.name, argv, {k: env[k] for k in step.env})
+    log.write(f"\n$ {mask(' '.join(argv))}\n")
+    log.flush()
+    tail: collections.deque[str] = collections.deque(maxlen=TAIL_LINES)
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(argv, cwd=run.resolve(step.cwd) if step.cwd else None, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                errors="replace")
+    except FileNotFoundError:
+        raise StepFailed(f"step '{step.name}': command not found: {argv[0]}") from None
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        line = mask(line)
+        log.write(line)
+        tail.append(line.rstrip("\n"))
+    result.returncode = proc.wait()
+    result.seconds = time.monotonic() - start
+    log.flush()
+    if result.returncode != 0:
+        shown = "\n".join(f"    {t}" for t in tail)
+        raise StepFailed(
+            f"step '{step.name}' failed (exit {result.returncode}): {mask(' '.join(argv))}\n"
+            f"  last {len(tail)} lines of output:\n{shown}"
+        )
+    return result
+
+
+def execute(plan: Plan, layout: Layout, *, out: TextIO | None = None) -> Run:
+    """Run every step in order; raise ``StepFailed`` at the first failure."""
     ensure_implemented(plan)
-    for step in plan.steps:  # pragma: no cover - reached once steps land
-        if on_step:
-            on_step(step)
+    out = out or sys.stdout
+    run = Run(plan, layout)
+    art = layout.artifacts(plan.build)
+    art.mkdir(parents=True, exist_ok=True)
+    run.log_path = art / "build.log"
+    total = len(plan.steps)
+    with run.log_path.open("w", encoding="utf-8") as log:
+        for i, step in enumerate(plan.steps, 1):
+            start = time.monotonic()
+            reason = next((r for hook in _BEFORE[step.name] if (r := hook(step, run))), None)
+            if reason:
+                run.results.append(StepResult(step.name, list(step.argv), {}, skipped=reason))
+                _progress(out, i, total, step, "skipped", time.monotonic() - start)
+                log.write(f"\n# {step.name}: skipped: {reason}\n")
+                continue
+            try:
+                result = run_step(step, run, log)
+                for hook in _AFTER[step.name]:
+                    hook(step, run)
+            except ToolkitError:
+                _progress(out, i, total, step, "FAILED", time.monotonic() - start)
+                raise
+            result.seconds = time.monotonic() - start
+            run.results.append(result)
+            _progress(out, i, total, step, "ok", result.seconds)
+    return run

@@ -286,7 +286,7 @@ class _Table:
     def has(self, name: str) -> bool:
         return name in self.data
 
-    def str(self, name: str, *, choices: Iterable[str] | None = None,
+    def text(self, name: str, *, choices: Iterable[str] | None = None,
             default: str | None = None, pattern: re.Pattern[str] | None = None) -> str:
         value = self.data.get(name, default)
         if value is None:
@@ -300,9 +300,9 @@ class _Table:
         return str(value)
 
     def opt(self, name: str) -> str | None:
-        return self.str(name) if name in self.data else None
+        return self.text(name) if name in self.data else None
 
-    def strs(self, name: str, *, choices: Iterable[str] | None = None) -> tuple[str, ...]:
+    def texts(self, name: str, *, choices: Iterable[str] | None = None) -> tuple[str, ...]:
         value = self.data.get(name)
         if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
             self.fail(self._path(name), f"must be a non-empty list of strings, got {value!r}")
@@ -330,7 +330,7 @@ class _Table:
         return [(k, _Table(self.file, self._path(f'"{k}"'), v)) for k, v in self.data.items()]
 
     def url(self, name: str) -> str:
-        value = self.str(name)
+        value = self.text(name)
         check_url_text(value, where=f"{self.file}: {self._path(name)}", error=DataError)
         return value if value.endswith("/") else value + "/"
 
@@ -365,19 +365,19 @@ def _load_families(doc: _Table) -> tuple[dict[str, GpuFamily], tuple[str, ...]]:
     families: dict[str, GpuFamily] = {}
     all_names: set[str] = set()
     for name, table in doc.table("families").items():
-        targets = table.strs("targets")
+        targets = table.texts("targets")
         for t in targets:
             try:
                 parse_target(t)
             except UsageError:
                 table.fail(f"{table.key}.targets", f"{t!r} is not a gfx id like gfx90a")
-        aliases = table.strs("aliases") if table.has("aliases") else ()
+        aliases = table.texts("aliases") if table.has("aliases") else ()
         for n in (name, *aliases):
             if n in all_names:
                 table.fail(table.key, f"family name {n!r} is defined twice")
             all_names.add(n)
         families[name] = GpuFamily(name, targets, aliases)
-    extra = doc.strs("extra_targets") if doc.has("extra_targets") else ()
+    extra = doc.texts("extra_targets") if doc.has("extra_targets") else ()
     return families, extra
 
 
@@ -393,27 +393,27 @@ def _load_rocm(doc: _Table, families: Mapping[str, GpuFamily]) -> dict[str, Rocm
     def index_url(table: _Table) -> str:
         if table.has("index_url"):
             return table.url("index_url")
-        return indexes[table.str("index", choices=sorted(indexes))]
+        return indexes[table.text("index", choices=sorted(indexes))]
 
     for version, rel in doc.table("releases").items():
         if not _VERSION.match(version):
             rel.fail(rel.key, f"{version!r} is not a ROCm version like 6.4 or 6.2.4")
-        hip = rel.str("hip", pattern=re.compile(r"^[0-9]+\.[0-9]+$"))
-        default_family = rel.str("default_family", choices=family_names)
+        hip = rel.text("hip", pattern=re.compile(r"^[0-9]+\.[0-9]+$"))
+        default_family = rel.text("default_family", choices=family_names)
         sdk_t = rel.table("sdk")
-        provider = sdk_t.str("provider", choices=SDK_PROVIDERS)
+        provider = sdk_t.text("provider", choices=SDK_PROVIDERS)
         if provider == "pip":
             sdk = SdkSource(
-                provider, layout=sdk_t.str("layout", choices=SDK_LAYOUTS),
-                index_url=index_url(sdk_t), spec=sdk_t.str("spec"),
+                provider, layout=sdk_t.text("layout", choices=SDK_LAYOUTS),
+                index_url=index_url(sdk_t), spec=sdk_t.text("spec"),
             )
         else:
-            sdk = SdkSource(provider, version=sdk_t.str("version", pattern=_VERSION))
+            sdk = SdkSource(provider, version=sdk_t.text("version", pattern=_VERSION))
         torches: dict[str, TorchSource] = {}
         for tv, t in rel.table("torch").items():
             if not re.match(r"^[0-9]+\.[0-9]+$", tv):
                 t.fail(t.key, f"{tv!r} is not a torch release like 2.8")
-            kind = t.str("kind", choices=TORCH_KINDS)
+            kind = t.text("kind", choices=TORCH_KINDS)
             idx: str | None = None
             links: str | None = None
             if kind == "pytorch":
@@ -429,7 +429,7 @@ def _load_rocm(doc: _Table, families: Mapping[str, GpuFamily]) -> dict[str, Rocm
             else:
                 idx = index_url(t)
             torches[tv] = TorchSource(
-                tv, version, kind, t.str("spec"), idx, links,
+                tv, version, kind, t.text("spec"), idx, links,
                 per_family=(kind == "therock" and sdk.layout != "multi-arch"),
                 note=t.opt("note"),
             )
@@ -440,18 +440,18 @@ def _load_rocm(doc: _Table, families: Mapping[str, GpuFamily]) -> dict[str, Rocm
 
 def _load_package(doc: _Table, rocm: Mapping[str, RocmRelease]) -> Package:
     pkg = doc.table("package")
-    name = pkg.str("name")
+    name = pkg.text("name")
     rocm_valid = sorted(rocm, key=version_sort_key)
     versions: list[PackageVersion] = []
     for vt in doc.tables("versions"):
         pv = PackageVersion(
             package=name,
-            version=vt.str("version", pattern=_VERSION),
-            ref=vt.str("ref"),
-            torch=vt.str("torch", pattern=_VERSION),
-            rocm=vt.strs("rocm", choices=rocm_valid),
-            python=vt.strs("python", choices=PYTHONS),
-            build_style=vt.str("build_style"),
+            version=vt.text("version", pattern=_VERSION),
+            ref=vt.text("ref"),
+            torch=vt.text("torch", pattern=_VERSION),
+            rocm=vt.texts("rocm", choices=rocm_valid),
+            python=vt.texts("python", choices=PYTHONS),
+            build_style=vt.text("build_style"),
         )
         for r in pv.rocm:
             if pv.torch_minor not in rocm[r].torch:
@@ -460,7 +460,7 @@ def _load_package(doc: _Table, rocm: Mapping[str, RocmRelease]) -> Package:
         if any(v.version == pv.version for v in versions):
             vt.fail(f"{vt.key}.version", f"{pv.version} is listed twice")
         versions.append(pv)
-    return Package(name, pkg.str("dist"), pkg.str("repo"), pkg.str("recipe"),
+    return Package(name, pkg.text("dist"), pkg.text("repo"), pkg.text("recipe"),
                    tuple(versions), pkg.opt("subdir") or "")
 
 

@@ -72,8 +72,12 @@ def build(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
             else:
                 print("\n\n".join(render(p) for p in plans))
             return
+        from toolkit.execute import ensure_implemented
+
         for p in plans:
-            execute(p)
+            ensure_implemented(p)
+        for p in plans:
+            execute(p, layout)
 
     _guard(session, body)
 
