@@ -26,10 +26,17 @@ def add_build_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--naming", default="toolkit", help="toolkit|upstream wheel naming")
     p.add_argument("--no-smoke", action="store_true", help="skip the smoke step")
     p.add_argument("--workdir", default=None, help="where dist/, artifacts/, build/ go")
+    p.add_argument("--no-lock", action="store_true", help="ignore locks/<py>-rocm<rocm>.txt")
+    p.add_argument("--allow-insecure-index", action="store_true",
+                   help="allow a plain http:// index that is not on loopback")
+    p.add_argument("--allow-rocm-mismatch", action="store_true",
+                   help="accept a system ROCm whose version differs from the session's")
+    p.add_argument("--rocm-sdk-test", action="store_true",
+                   help="run `rocm-sdk test` after installing the pip SDK")
 
 
 def options_from(args: argparse.Namespace) -> tuple[object, object]:
-    from toolkit.matrix import check_url_text, load_matrix
+    from toolkit.matrix import load_matrix
     from toolkit.plan import Options
 
     matrix = load_matrix()
@@ -37,13 +44,17 @@ def options_from(args: argparse.Namespace) -> tuple[object, object]:
         raise UsageError(f"unknown naming {args.naming!r}; valid: toolkit, upstream")
     if args.rocm_from not in (None, "pip", "system"):
         raise UsageError(f"unknown ROCm SDK provider {args.rocm_from!r}; valid: pip, system")
+    from toolkit.urls import check_index_url
+
     for url in [args.index_url, *args.find_links]:
         if url and "://" in url:
-            check_url_text(url, where="--index-url/--find-links")
+            check_index_url(url, allow_insecure=args.allow_insecure_index)
     gfx = matrix.expand_gfx(args.gfx) if args.gfx else ()
     opts = Options(gfx=gfx, rocm_from=args.rocm_from, index_url=args.index_url,
                    find_links=tuple(args.find_links), family=args.family, source=args.source,
-                   naming=args.naming, smoke=not args.no_smoke)
+                   naming=args.naming, smoke=not args.no_smoke, no_lock=args.no_lock,
+                   allow_insecure_index=args.allow_insecure_index,
+                   allow_rocm_mismatch=args.allow_rocm_mismatch, rocm_sdk_test=args.rocm_sdk_test)
     return matrix, opts
 
 
