@@ -6,6 +6,8 @@ Bodies live in ``toolkit.sessions``; options after ``--`` are listed by
 
 from __future__ import annotations
 
+import sys
+
 import nox
 
 from toolkit import sessions
@@ -39,14 +41,14 @@ for _python, _rocm in sessions.pairs():
 @nox.session(python=False)
 def tests(session: nox.Session) -> None:
     """Run the toolkit's test suite (pytest -n auto)."""
-    session.run("python", "-m", "pytest", "-n", "auto", *session.posargs)
+    session.run(sys.executable, "-m", "pytest", "-n", "auto", *session.posargs)
 
 
 @nox.session(python=False)
 def lint(session: nox.Session) -> None:
     """ruff and mypy."""
-    session.run("ruff", "check", ".")
-    session.run("mypy")
+    session.run(sys.executable, "-m", "ruff", "check", ".")
+    session.run(sys.executable, "-m", "mypy")
 
 
 @nox.session(python=False, default=False)

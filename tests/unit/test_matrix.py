@@ -1,0 +1,163 @@
+from __future__ import annotations
+
+import collections
+import re
+from pathlib import Path
+
+import pytest
+
+from toolkit.errors import DataError, UsageError
+from toolkit.matrix import load_matrix, python_tag
+
+
+def test_apex_seed_table_is_exactly_sixty_wheels() -> None:
+    builds = load_matrix().select(packages=["apex"])
+    per_version = collections.Counter(b.version for b in builds)
+    assert per_version == {"1.4.0": 10, "1.5.0": 8, "1.6.0": 12, "1.7.0": 18, "1.8.0": 12}
+    assert len({b.id for b in builds}) == 60
+
+
+@pytest.mark.parametrize(
+    ("version", "torch", "rocm", "pythons"),
+    [
+        ("1.4.0", "2.4.0", {"6.0", "6.1"}, {"3.8", "3.9", "3.10", "3.11", "3.12"}),
+        ("1.5.0", "2.5.0", {"6.1", "6.2"}, {"3.9", "3.10", "3.11", "3.12"}),
+        ("1.6.0", "2.6.0", {"6.1", "6.2.4"}, {"3.9", "3.10", "3.11", "3.12", "3.13", "3.13t"}),
+        ("1.7.0", "2.7.0", {"6.2.4", "6.3", "6.4"},
+         {"3.9", "3.10", "3.11", "3.12", "3.13", "3.13t"}),
+        ("1.8.0", "2.8", {"6.4", "7.0"}, {"3.9", "3.10", "3.11", "3.12", "3.13", "3.13t"}),
+    ],
+)
+def test_apex_versions_match_seed(version: str, torch: str, rocm: set[str], pythons: set[str]) -> None:
+    pv = next(v for v in load_matrix().packages["apex"].versions if v.version == version)
+    assert pv.torch == torch
+    assert set(pv.rocm) == rocm
+    assert set(pv.python) == pythons
+    assert pv.ref == f"release/{version}"
+
+
+def test_fbgemm_build_styles_and_torch_pairs() -> None:
+    versions = {v.version: v for v in load_matrix().packages["fbgemm_gpu"].versions}
+    assert {k: v.torch for k, v in versions.items()} == {
+        "1.1.0": "2.6", "1.2.0": "2.7", "1.3.0": "2.8", "1.4.0": "2.9", "1.5.0": "2.10"}
+    assert versions["1.2.0"].build_style == "package-variant"
+    assert versions["1.3.0"].build_style == "build-variant"
+    assert set(versions["1.5.0"].rocm) == {"7.0", "7.1"}
+
+
+def test_torch_sources_never_point_unpublished_pairs_at_upstream() -> None:
+    upstream = {("2.4", "6.0"), ("2.4", "6.1"), ("2.5", "6.1"), ("2.5", "6.2"), ("2.6", "6.1"),
+                ("2.6", "6.2.4"), ("2.7", "6.2.4"), ("2.7", "6.3"), ("2.8", "6.3"), ("2.8", "6.4"),
+                ("2.9", "6.4"), ("2.10", "7.0"), ("2.10", "7.1")}
+    for rel in load_matrix().rocm.values():
+        for tv, src in rel.torch.items():
+            if (tv, rel.version) in upstream:
+                assert src.kind == "pytorch"
+                assert src.index_url == f"https://download.pytorch.org/whl/rocm{rel.version}/"
+            else:
+                assert src.kind in {"amd", "therock"}, (tv, rel.version)
+                assert "download.pytorch.org" not in (src.index_url or "")
+                assert src.note
+
+
+def test_ids_and_tags() -> None:
+    m = load_matrix()
+    b = m.build("apex-1.8.0-cp313t-rocm7.0")
+    assert (b.python, b.cp_tag, b.session) == ("3.13t", "cp313t", "build-3.13t-rocm7.0")
+    assert python_tag("3.8") == "cp38"
+    assert all(re.fullmatch(r"[a-z_]+-[0-9.]+-cp3[0-9]+t?-rocm[0-9.]+", x.id) for x in m.builds)
+
+
+def test_pairs_include_and_exclude() -> None:
+    pairs = load_matrix().pairs()
+    assert ("3.12", "7.0") in pairs and ("3.8", "6.0") in pairs and ("3.13t", "6.4") in pairs
+    assert ("3.8", "7.0") not in pairs
+
+
+def test_select_filters_and_patterns() -> None:
+    m = load_matrix()
+    assert {b.id for b in m.select(packages=["apex"], rocm=["7.0"], python=["3.12"])} == {
+        "apex-1.8.0-cp312-rocm7.0"}
+    assert len(m.select(patterns=["apex-1.7.0-*-rocm6.4"])) == 6
+    assert len(m.select(packages=["apex,fbgemm_gpu"])) == len(m.builds)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "bad"),
+    [({"packages": ["nope"]}, "nope"), ({"rocm": ["9.9"]}, "9.9"), ({"python": ["2.7"]}, "2.7")],
+)
+def test_select_unknown_values_name_the_valid_ones(kwargs: dict[str, list[str]], bad: str) -> None:
+    with pytest.raises(UsageError) as exc:
+        load_matrix().select(**kwargs)
+    assert bad in str(exc.value) and "valid:" in str(exc.value)
+    assert exc.value.exit_code == 2
+
+
+def test_pair_without_package_is_an_error() -> None:
+    with pytest.raises(UsageError, match="no package in the matrix builds for Python 3.8 / ROCm 7.0"):
+        load_matrix().pair_builds("3.8", "7.0")
+    with pytest.raises(UsageError, match="this pair builds: apex"):
+        load_matrix().pair_builds("3.12", "7.0", ["fbgemm_gpu"])
+
+
+def test_unknown_build_id() -> None:
+    with pytest.raises(UsageError, match="unknown build id 'apex-9.9.9-cp312-rocm7.0'"):
+        load_matrix().build("apex-9.9.9-cp312-rocm7.0")
+
+
+def test_matrix_is_frozen() -> None:
+    m = load_matrix()
+    with pytest.raises(TypeError):
+        m.packages["x"] = m.packages["apex"]  # type: ignore[index]
+    with pytest.raises(AttributeError):
+        m.builds[0].python = "3.1"  # type: ignore[misc]
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1))
+
+
+@pytest.mark.parametrize(
+    ("file", "old", "new", "expected"),
+    [
+        ("apex.toml", 'rocm = ["6.0", "6.1"]', 'rocm = ["6.0", "6.9"]',
+         r"apex\.toml: versions\[0\]\.rocm: '6\.9' is not allowed; valid: 6\.0, 6\.1"),
+        ("apex.toml", 'python = ["3.8",', 'python = ["2.7",',
+         r"apex\.toml: versions\[0\]\.python: '2\.7' is not allowed; valid: 3\.8"),
+        ("apex.toml", 'torch = "2.4.0"', 'torch = "2.99.0"',
+         r"apex\.toml: versions\[0\]\.rocm: ROCm 6\.0 has no torch 2\.99 source"),
+        ("apex.toml", 'version = "1.4.0"', 'version = "one"',
+         r"apex\.toml: versions\[0\]\.version: 'one' does not look like X\.Y\[\.Z\]"),
+        ("apex.toml", 'ref = "release/1.4.0"\n', "",
+         r"apex\.toml: versions\[0\]\.ref: missing"),
+        ("rocm.toml", 'provider = "system", version = "6.0.2"', 'provider = "conda", version = "6.0.2"',
+         r"rocm\.toml: releases\.\"6\.0\"\.sdk\.provider: 'conda' is not allowed; valid: pip, system"),
+        ("rocm.toml", 'default_family = "gfx90X-dcgpu"', 'default_family = "gfx999X"',
+         r"rocm\.toml: releases\.\"6\.0\"\.default_family: 'gfx999X' is not allowed"),
+        ("rocm.toml", "https://download.pytorch.org/whl/rocm6.0/", "http://example.com/whl/",
+         r"rocm\.toml: .*index_url: 'http://example\.com/whl/' is not an allowed index URL"),
+        ("rocm.toml", 'index_url = "https://download.pytorch.org/whl/rocm6.1/", spec = "torch==2.4.0+rocm6.1"',
+         'index_url = "https://download.pytorch.org/whl/rocm6.0/", spec = "torch==2.4.0+rocm6.1"',
+         r"is not PyTorch's index for ROCm 6\.1"),
+        ("gpus.toml", 'targets = ["gfx942"]', 'targets = ["sm_90"]',
+         r"gpus\.toml: families\.\"gfx94X-dcgpu\"\.targets: 'sm_90' is not a gfx id"),
+        ("apex.toml", "[[versions]]", "[[versions]\n",
+         r"apex\.toml: not valid TOML"),
+    ],
+)
+def test_malformed_data_names_file_key_and_allowed(
+    data_copy: Path, file: str, old: str, new: str, expected: str
+) -> None:
+    _edit(data_copy / file, old, new)
+    with pytest.raises(DataError) as exc:
+        load_matrix(data_copy)
+    assert re.search(expected, str(exc.value)), str(exc.value)
+    assert exc.value.exit_code == 3
+
+
+def test_data_dir_from_environment(data_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _edit(data_copy / "apex.toml", 'python = ["3.8", "3.9", "3.10", "3.11", "3.12"]', 'python = ["3.8"]')
+    monkeypatch.setenv("TOOLKIT_DATA_DIR", str(data_copy))
+    assert len(load_matrix().select(packages=["apex"], versions=["1.4.0"])) == 2
