@@ -64,18 +64,16 @@ class NeedRanges(Exception):  # noqa: N818 - a request, not an error
 class Image:
     """Random access to an ELF file's bytes: whole (``pieces={0: data}``) or sparse."""
 
-    def __init__(self, size: int, pieces: Mapping[int, bytes | bytearray | memoryview]) -> None:
+    def __init__(
+        self, size: int, pieces: Iterable[tuple[int, bytes | bytearray | memoryview]]
+    ) -> None:
         self.size = size
-        self._pieces = sorted((start, memoryview(data)) for start, data in pieces.items())
+        self._pieces = sorted(((a, memoryview(d)) for a, d in pieces), key=lambda p: p[0])
 
     @classmethod
     def whole(cls, data: bytes | bytearray | memoryview) -> Image:
         view = memoryview(data)
-        return cls(len(view), {0: view})
-
-    @property
-    def complete(self) -> bool:
-        return bool(self._pieces) and self._pieces[0][0] == 0 and len(self._pieces[0][1]) >= self.size
+        return cls(len(view), [(0, view)])
 
     def add(self, start: int, data: bytes | bytearray | memoryview) -> None:
         self._pieces = sorted([*self._pieces, (start, memoryview(data))], key=lambda p: p[0])
@@ -213,6 +211,21 @@ def _section_header(img: Image, hdr: Header, index: int) -> tuple[int, ...]:
 
 def section_table_range(hdr: Header) -> tuple[int, int]:
     return hdr.shoff, hdr.shoff + hdr.shnum * hdr.shentsize
+
+
+def segment_ranges(img: Image, hdr: Header, ptype: int) -> list[tuple[int, int]]:
+    """File ranges of the program headers of one type (PT_DYNAMIC = 2)."""
+    fmt = hdr.endian + ("IIQQQQQQ" if hdr.elf_class == 64 else "IIIIIIII")
+    size = struct.calcsize(fmt)
+    if hdr.phentsize < size or hdr.phnum > 1 << 16:
+        return []
+    out = []
+    for i in range(hdr.phnum):
+        f = struct.unpack(fmt, img.view(hdr.phoff + i * hdr.phentsize, size, "program header"))
+        off, filesz = (f[2], f[5]) if hdr.elf_class == 64 else (f[1], f[4])
+        if f[0] == ptype:
+            out.append((off, off + filesz))
+    return out
 
 
 def read_sections(img: Image, hdr: Header) -> list[Section]:
