@@ -19,6 +19,8 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "toolkit.commands.matrix",
     "toolkit.commands.plan",
     "toolkit.commands.check",
+    "toolkit.commands.name_wheel",
+    "toolkit.commands.preflight",
 )
 
 

@@ -24,6 +24,7 @@ class HostFacts:
     interpreters: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     system_rocm: SystemRocm | None = None
     gpus: tuple[str, ...] = ()
+    uv: str = "uv"  # absolute path when discovered (a venv's bin/ need not be on PATH)
 
 
 def _mem_available_gib() -> float:
@@ -37,6 +38,15 @@ def _mem_available_gib() -> float:
     return 8.0
 
 
+def find_uv() -> str:
+    try:
+        from uv import find_uv_bin
+
+        return str(find_uv_bin())
+    except (ImportError, FileNotFoundError):
+        return shutil.which("uv") or "uv"
+
+
 def discover() -> HostFacts:
     """Cheap facts only (no subprocesses): cores, memory, compiler caches."""
     try:
@@ -48,4 +58,5 @@ def discover() -> HostFacts:
         mem_available_gib=_mem_available_gib(),
         ccache=shutil.which("ccache"),
         sccache=shutil.which("sccache"),
+        uv=find_uv(),
     )

@@ -119,7 +119,8 @@ class Build:
 
     @property
     def id(self) -> str:
-        return f"{self.package.name}-{self.version}-{self.cp_tag}-rocm{self.rocm.version}"
+        rocm = "cpu" if self.rocm.version == "cpu" else f"rocm{self.rocm.version}"
+        return f"{self.package.name}-{self.version}-{self.cp_tag}-{rocm}"
 
     @property
     def torch_source(self) -> TorchSource:

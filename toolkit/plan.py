@@ -30,6 +30,7 @@ STEP_NAMES = (
     "build-wheel",
     "name-wheel",
     "check",
+    "install-wheel",
     "smoke",
 )
 
@@ -40,6 +41,7 @@ PLACEHOLDER_HELP = {
     "{SHA}": "the source commit (after get-sources)",
     "{SHA8}": "its first 8 hex digits",
     "{TORCH_LIB}": "the installed torch's lib/ folder (after install-torch)",
+    "{WHEEL}": "the named wheel (after name-wheel)",
     "{PATH}": "the inherited PATH",
 }
 
@@ -86,6 +88,7 @@ class Plan:
     targets: tuple[str, ...]
     family: str | None
     steps: tuple[Step, ...]
+    source: str | None = None  # a contributor's checkout (copied, never modified)
 
     def step(self, name: str) -> Step:
         for s in self.steps:
@@ -116,6 +119,7 @@ class Context:
     targets: tuple[str, ...]
     rocm: RocmPaths
     base_env: Mapping[str, str]
+    toolkit_python: str = "python"
 
     @property
     def env_python(self) -> str:
@@ -135,7 +139,7 @@ class Context:
         return f"rocm{self.build.rocm.version}git{{SHA8}}"
 
     def uv_pip(self, *args: str) -> tuple[str, ...]:
-        return ("uv", "pip", "install", "--python", self.env_python, *args)
+        return (self.host.uv, "pip", "install", "--python", self.env_python, *args)
 
 
 def plan(
@@ -155,7 +159,6 @@ def plan(
     targets = options.gfx or matrix.family_targets[build.rocm.default_family]
     steps, rocm_paths, family = provision_steps(matrix, build, options, host, layout)
     env_dir = layout.env_dir(build)
-    env_python = str(layout.env_python(build))
 
     if options.source:
         steps.append(Step("get-sources", ("git", "-C", options.source, "rev-parse", "HEAD"),
@@ -179,33 +182,43 @@ def plan(
         host=host,
     )
     ctx = Context(build, options, host, layout, tuple(targets), rocm_paths,
-                  MappingProxyType(base_env))
+                  MappingProxyType(base_env), toolkit_python)
+    if not recipe.needs_torch:
+        steps = [s for s in steps if s.name != "install-torch"]
+    if build.rocm.sdk.provider == "none":  # CPU variant: no ROCm at all
+        steps = [s for s in steps if s.name != "install-rocm-sdk"]
     steps.extend(recipe.build_steps(ctx))
 
     dest = str(layout.dist(build))
-    naming = ("--naming", options.naming)
+    label = ("--rocm", build.rocm.version, "--sha", "{SHA}", "--naming", options.naming)
     steps.append(Step(
         "name-wheel",
-        (toolkit_python, "-m", "toolkit", "name-wheel", "--build", build.id, "--sha", "{SHA}",
-         *naming, "--dest", dest, ctx.wheelhouse),
+        (toolkit_python, "-m", "toolkit", "name-wheel", *label, "--dest", dest, ctx.wheelhouse),
         f"name the wheel {build.package.dist}-{build.version}+{ctx.local_version}-... "
         f"and move it atomically into {dest}",
     ))
-    check = [toolkit_python, "-m", "toolkit", "check", dest, "--gfx", ",".join(targets),
-             "--with", "{TORCH_LIB}"]
+    check = [toolkit_python, "-m", "toolkit", "check", "{WHEEL}"]
+    if recipe.carries_gpu_code(build):
+        check += ["--gfx", ",".join(targets)]
+    if recipe.needs_torch:
+        check += ["--with", "{TORCH_LIB}"]
     for sym in recipe.required_symbols(build.pkg_version):
         check += ["--require-symbol", sym]
     steps.append(Step("check", tuple(check),
                       "symbol, GLIBCXX, GPU-code and hygiene checks (fail on findings)"))
     if options.smoke:
         steps.append(Step(
-            "smoke",
-            (env_python, "-m", "pytest", "-p", "no:cacheprovider",
-             str(layout.root / "smoke_tests"), "--build", build.id,
-             "--gfx", ",".join(targets)),
-            "smoke tests against the installed wheel",
+            "install-wheel",
+            ctx.uv_pip("--no-deps", "--reinstall", "{WHEEL}"),
+            "install the named wheel into the build's environment",
         ))
-    return Plan(build, tuple(targets), family, tuple(steps))
+        steps.append(Step(
+            "smoke",
+            (toolkit_python, "-m", "toolkit", "smoke", "--env", str(layout.env_dir(build)),
+             "--build", build.id, "--gfx", ",".join(targets)),
+            "smoke tests against the installed wheel (GPU tests skip without a GPU, with the reason)",
+        ))
+    return Plan(build, tuple(targets), family, tuple(steps), options.source)
 
 
 def render(p: Plan) -> str:

@@ -13,8 +13,10 @@ if TYPE_CHECKING:
 def recipe_for(name: str) -> Recipe:
     from toolkit.recipes.apex import ApexRecipe
     from toolkit.recipes.fbgemm_gpu import FbgemmGpuRecipe
+    from toolkit.recipes.sample import SampleRecipe
 
-    recipes: dict[str, Recipe] = {"apex": ApexRecipe(), "fbgemm_gpu": FbgemmGpuRecipe()}
+    recipes: dict[str, Recipe] = {"apex": ApexRecipe(), "fbgemm_gpu": FbgemmGpuRecipe(),
+                                  "sample": SampleRecipe()}
     try:
         return recipes[name]
     except KeyError:

@@ -8,10 +8,11 @@
 
 from __future__ import annotations
 
-from toolkit.matrix import PackageVersion, version_sort_key
+from toolkit.matrix import Build, PackageVersion, version_sort_key
 from toolkit.plan import Context, Step
 
 EXT_FLAGS = ("--cpp_ext", "--cuda_ext")
+BUILD_REQUIREMENTS = ("build", "wheel", "setuptools", "ninja", "packaging")
 CUDA_ONLY_FLAGS = ("--fast_layer_norm", "--fmha", "--fast_bottleneck", "--fused_conv_bias_relu")
 
 _MODULES_14 = (
@@ -34,12 +35,19 @@ def _minor(version: PackageVersion) -> tuple[int, ...]:
 
 class ApexRecipe:
     name = "apex"
+    needs_torch = True
+
+    def carries_gpu_code(self, build: Build) -> bool:
+        return True
 
     def build_steps(self, ctx: Context) -> list[Step]:
         v = ctx.build.pkg_version
         jit = v.build_style == "jit-prebuild"
         env = dict(ctx.base_env)
-        if _minor(v) >= (1, 7):
+        if ctx.options.naming == "upstream":
+            env["DESIRED_CUDA"] = f"rocm{ctx.build.rocm.version}"
+            env["APEX_COMMIT"] = "{SHA}"
+        elif _minor(v) >= (1, 7):
             env["BUILD_VERSION"] = f"{v.version}+{ctx.local_version}"
         if jit:
             env["APEX_BUILD_CPP_OPS"] = "1"
@@ -48,11 +56,13 @@ class ApexRecipe:
         if not jit:
             argv += [f"-C--build-option={flag}" for flag in EXT_FLAGS]
         argv += ["--outdir", ctx.wheelhouse, ctx.source_dir]
-        steps = [
+        return [
+            Step("install-requirements", ctx.uv_pip(*BUILD_REQUIREMENTS),
+                 "install the build front-end apex's setup.py needs (torch is already there)"),
             Step(
                 "preflight",
-                (ctx.env_python, "-m", "toolkit.preflight", "hip-match",
-                 "--hipcc", f"{ctx.rocm.bin}/hipcc"),
+                (ctx.toolkit_python, "-m", "toolkit", "preflight", "hip-match",
+                 "--hipcc", f"{ctx.rocm.bin}/hipcc", "--python", ctx.env_python),
                 "hipcc major.minor must equal torch.version.hip major.minor "
                 "(apex refuses to build otherwise, with a misleading message)",
             ),
@@ -66,7 +76,6 @@ class ApexRecipe:
                 cwd=ctx.source_dir,
             ),
         ]
-        return steps
 
     def expected_modules(self, version: PackageVersion) -> tuple[str, ...]:
         mods = _MODULES_14 + (_MODULES_15 if _minor(version) >= (1, 5) else ())

@@ -8,7 +8,7 @@ v1.3 ``--build-target=default --build-variant=rocm`` with ``BUILD_ROCM_VERSION``
 
 from __future__ import annotations
 
-from toolkit.matrix import PackageVersion
+from toolkit.matrix import Build, PackageVersion
 from toolkit.plan import Context, Step
 
 VARIANT_OPTIONS = {
@@ -25,6 +25,10 @@ SYMBOLS = (
 
 class FbgemmGpuRecipe:
     name = "fbgemm_gpu"
+    needs_torch = True
+
+    def carries_gpu_code(self, build: Build) -> bool:
+        return True
 
     def build_steps(self, ctx: Context) -> list[Step]:
         v = ctx.build.pkg_version
@@ -43,7 +47,8 @@ class FbgemmGpuRecipe:
                 *(f"--config-setting=--build-option={o}" for o in options),
                 "--outdir", ctx.wheelhouse, pkg_dir)
         return [
-            Step("install-requirements", ctx.uv_pip("-r", f"{pkg_dir}/requirements.txt"),
+            Step("install-requirements",
+                 ctx.uv_pip("-r", f"{pkg_dir}/requirements.txt", "build", "wheel", "setuptools"),
                  "install fbgemm_gpu's build requirements", cwd=pkg_dir),
             Step("build-wheel", argv,
                  f"build fbgemm_gpu {v.version} (ROCm variant) for {';'.join(ctx.targets)}",

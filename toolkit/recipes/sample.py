@@ -1,0 +1,79 @@
+"""The bundled sample extension (examples/hip_extension): a HIP kernel and a Python module.
+
+Built with hipcc for ``PYTORCH_ROCM_ARCH`` when a ROCm compiler exists, else its CPU variant
+(said plainly). It needs no torch, so the demo runs on a machine with nothing but a compiler.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from types import MappingProxyType
+
+from toolkit.matrix import Build, Package, PackageVersion, RocmRelease, SdkSource
+from toolkit.plan import Context, Step
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "hip_extension"
+DEMO_TARGETS = ("gfx90a", "gfx908")
+VERSION = "0.1.0"
+
+
+class SampleRecipe:
+    name = "sample"
+    needs_torch = False
+
+    def carries_gpu_code(self, build: Build) -> bool:
+        return build.rocm.sdk.provider != "none"
+
+    def build_steps(self, ctx: Context) -> list[Step]:
+        env = dict(ctx.base_env)
+        if ctx.build.rocm.sdk.provider == "none":
+            env["HIP_SAMPLE_VARIANT"] = "cpu"
+        return [
+            Step("install-requirements", ctx.uv_pip("build", "wheel", "setuptools>=61"),
+                 "install the build front-end"),
+            Step("build-wheel",
+                 (ctx.env_python, "-m", "build", "--wheel", "--no-isolation",
+                  "--outdir", ctx.wheelhouse, ctx.source_dir),
+                 ("build hip_sample for " + ";".join(ctx.targets))
+                 if self.carries_gpu_code(ctx.build)
+                 else "build hip_sample's CPU variant (no ROCm compiler on this machine)",
+                 env=env, cwd=ctx.source_dir),
+        ]
+
+    def expected_modules(self, version: PackageVersion) -> tuple[str, ...]:
+        return ("hip_sample", "hip_sample._native")
+
+    def required_symbols(self, version: PackageVersion) -> tuple[str, ...]:
+        return ()
+
+
+def detect_hip() -> tuple[str, str] | None:
+    """(root, major.minor) of the HIP compiler on this machine, or None."""
+    hipcc = shutil.which("hipcc")
+    if not hipcc:
+        return None
+    root = str(Path(hipcc).resolve().parent.parent)
+    hipconfig = Path(hipcc).parent / "hipconfig"
+    try:
+        out = subprocess.run([str(hipconfig), "--version"], capture_output=True, text=True,
+                             timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"([0-9]+)\.([0-9]+)", out)
+    return (root, f"{m.group(1)}.{m.group(2)}") if m else None
+
+
+def demo_build(python: str, hip: tuple[str, str] | None) -> Build:
+    """The sample as a build: for the host's Python and whatever ROCm the host has."""
+    if hip:
+        root, version = hip
+        rocm = RocmRelease(version, version, "gfx90X-dcgpu",
+                           SdkSource("system", version=version), MappingProxyType({}))
+    else:
+        rocm = RocmRelease("cpu", "", "gfx90X-dcgpu", SdkSource("none"), MappingProxyType({}))
+    pv = PackageVersion("hip_sample", VERSION, "HEAD", "", (rocm.version,), (python,), "setuptools")
+    package = Package("hip_sample", "hip-sample", str(EXAMPLE), "sample", (pv,))
+    return Build(package, pv, python, rocm)
