@@ -38,12 +38,6 @@ PENDING: dict[str, str] = {
     "create-env": "issue #4 (environments)",
     "install-rocm-sdk": "issue #4 (environments)",
     "install-torch": "issue #4 (environments)",
-    "get-sources": "issue #5 (build)",
-    "preflight": "issue #5 (build)",
-    "install-requirements": "issue #5 (build)",
-    "build-wheel": "issue #5 (build)",
-    "name-wheel": "issue #5 (build)",
-    "check": "issue #5 (build)",
     "smoke": "issue #6 (smoke tests)",
 }
 
@@ -65,6 +59,7 @@ class Run:
     values: dict[str, str] = field(default_factory=dict)
     results: list[StepResult] = field(default_factory=list)
     log_path: Path | None = None
+    failed_step: str | None = None
 
     def resolve(self, text: str) -> str:
         for key, val in self.values.items():
@@ -76,7 +71,14 @@ BeforeHook = Callable[[Step, Run], "str | None"]
 AfterHook = Callable[[Step, Run], None]
 _BEFORE: dict[str, list[BeforeHook]] = collections.defaultdict(list)
 _AFTER: dict[str, list[AfterHook]] = collections.defaultdict(list)
-_UNFILLED = re.compile(r"\{(ROCM_ROOT|ROCM_BIN|ROCM_CMAKE|SHA|SHA8|TORCH_LIB|PATH)\}")
+_UNFILLED = re.compile(r"\{(ROCM_ROOT|ROCM_BIN|ROCM_CMAKE|SHA|SHA8|TORCH_LIB|WHEEL|PATH)\}")
+LAST_RUN: Run | None = None  # the most recent run, also when it failed
+
+
+def _load_hooks() -> None:
+    """Modules that register step hooks (imported lazily: they import this module)."""
+    import toolkit.building
+    import toolkit.sources
 
 
 def register(step_name: str, *, before: BeforeHook | None = None,
@@ -150,9 +152,11 @@ def run_step(step: Step, run: Run, log: TextIO) -> StepResult:
 
 def execute(plan: Plan, layout: Layout, *, out: TextIO | None = None) -> Run:
     """Run every step in order; raise ``StepFailed`` at the first failure."""
+    global LAST_RUN
     ensure_implemented(plan)
+    _load_hooks()
     out = out or sys.stdout
-    run = Run(plan, layout)
+    run = LAST_RUN = Run(plan, layout)
     art = layout.artifacts(plan.build)
     art.mkdir(parents=True, exist_ok=True)
     run.log_path = art / "build.log"
@@ -171,6 +175,7 @@ def execute(plan: Plan, layout: Layout, *, out: TextIO | None = None) -> Run:
                 for hook in _AFTER[step.name]:
                     hook(step, run)
             except ToolkitError:
+                run.failed_step = step.name
                 _progress(out, i, total, step, "FAILED", time.monotonic() - start)
                 raise
             result.seconds = time.monotonic() - start

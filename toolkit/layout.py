@@ -27,7 +27,9 @@ class Layout:
         return cls(Path(root or os.getcwd()).resolve(), default_cache().resolve())
 
     def env_name(self, build: Build) -> str:
-        return f"{build.python}-rocm{build.rocm.version}-torch{build.pkg_version.torch_minor}"
+        torch = build.pkg_version.torch_minor
+        rocm = "cpu" if build.rocm.version == "cpu" else f"rocm{build.rocm.version}"
+        return f"{build.python}-{rocm}" + (f"-torch{torch}" if torch else "")
 
     def env_dir(self, build: Build) -> Path:
         return self.cache / "envs" / self.env_name(build)

@@ -473,7 +473,10 @@ def _load(data_dir: Path) -> Matrix:
     for path in sorted(data_dir.glob("*.toml")):
         if path.name in {"gpus.toml", "rocm.toml"}:
             continue
-        package = _load_package(_read(path), rocm)
+        doc = _read(path)
+        if not doc.has("package"):  # other data (e.g. CI trigger rules) lives beside packages
+            continue
+        package = _load_package(doc, rocm)
         if package.name in packages:
             raise DataError(f"{path}: package.name: {package.name!r} is defined twice")
         packages[package.name] = package

@@ -53,7 +53,7 @@ def provision_steps(
     interp = host.interpreters.get(build.python, f"python{build.python}")
 
     steps: list[Step] = [
-        Step("create-env", ("uv", "venv", "--seed", "--python", interp, str(env_dir)),
+        Step("create-env", (host.uv, "venv", "--seed", "--python", interp, str(env_dir)),
              f"create the Python {build.python} environment for ROCm {build.rocm.version}"),
     ]
     family: str | None = None
@@ -74,7 +74,7 @@ def provision_steps(
         links = [a for fl in options.find_links for a in ("--find-links", fl)]
         steps.append(Step(
             "install-rocm-sdk",
-            (*("uv", "pip", "install", "--python", env_python, "--prerelease=allow"),
+            (*(host.uv, "pip", "install", "--python", env_python, "--prerelease=allow"),
              "--index-url", sdk_index, *links, spec),
             f"install the ROCm {build.rocm.version} SDK from TheRock's index"
             + (f" (family {family})" if family else " (multi-arch)"),
@@ -91,6 +91,8 @@ def provision_steps(
             f"(expected {build.rocm.sdk.version or build.rocm.version})",
         ))
 
+    if not build.pkg_version.torch:  # a package that needs no torch (the bundled sample)
+        return steps, rocm_paths, family
     src = build.rocm.torch[build.pkg_version.torch_minor]
     torch_args: list[str] = []
     if src.index_url:
@@ -104,7 +106,7 @@ def provision_steps(
         torch_args += ["--find-links", src.find_links]
     steps.append(Step(
         "install-torch",
-        ("uv", "pip", "install", "--python", env_python, "--prerelease=allow",
+        (host.uv, "pip", "install", "--python", env_python, "--prerelease=allow",
          "--index-strategy", "unsafe-best-match", *torch_args, src.spec),
         f"install torch {build.pkg_version.torch} for ROCm {build.rocm.version} ({src.kind} build"
         + (f"; {src.note}" if src.note else "") + ")",

@@ -50,7 +50,6 @@ def _guard(session: Any, body: Callable[[], None]) -> None:
 def build(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
     def body() -> None:
         from toolkit.commands.plan import options_from
-        from toolkit.execute import execute
         from toolkit.host import discover
         from toolkit.layout import Layout
         from toolkit.matrix import Matrix
@@ -72,12 +71,7 @@ def build(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
             else:
                 print("\n\n".join(render(p) for p in plans))
             return
-        from toolkit.execute import ensure_implemented
-
-        for p in plans:
-            ensure_implemented(p)
-        for p in plans:
-            execute(p, layout)
+        _run_and_summarise(plans, layout)
 
     _guard(session, body)
 
@@ -99,5 +93,58 @@ def lock(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
     _pending(session, f"lock-{python}-rocm{rocm}", "issue #4 (environments)")
 
 
+def _run_and_summarise(plans: list[Any], layout: Any) -> None:
+    from toolkit.building import exit_code, run_plans, summary
+    from toolkit.execute import ensure_implemented
+
+    for p in plans:  # refuse before anything runs
+        ensure_implemented(p)
+    outcomes = run_plans(plans, layout)
+    summary(outcomes)
+    code = exit_code(outcomes)
+    if code:
+        raise SystemExit(code)
+
+
 def demo(session: Any, posargs: Sequence[str]) -> None:
-    _pending(session, "the demo build", "issue #5 (build)")
+    """Build, check and smoke-test the bundled sample for gfx90a and gfx908."""
+
+    def body() -> None:
+        import dataclasses
+        import json
+
+        from toolkit.host import SystemRocm, discover
+        from toolkit.layout import Layout
+        from toolkit.plan import Options, plan, render
+        from toolkit.recipes.sample import DEMO_TARGETS, EXAMPLE, demo_build, detect_hip
+
+        p = argparse.ArgumentParser(prog="nox -s demo --", exit_on_error=False)
+        p.add_argument("--gfx", action="append", default=[], help="default: gfx90a,gfx908")
+        p.add_argument("--dry-run", action="store_true")
+        p.add_argument("--json", action="store_true")
+        p.add_argument("--workdir", default=None)
+        p.add_argument("--cpu", action="store_true", help="build the CPU variant even with hipcc")
+        args = p.parse_args(list(posargs))
+        matrix = load_matrix()
+        hip = None if args.cpu else detect_hip()
+        python = f"{sys.version_info.major}.{sys.version_info.minor}"
+        build = demo_build(python, hip)
+        host = discover()
+        host = dataclasses.replace(
+            host, interpreters={python: sys.executable},
+            system_rocm=SystemRocm(hip[0], hip[1]) if hip else None)
+        if hip:
+            print(f"demo: HIP {hip[1]} compiler found under {hip[0]}: building GPU code")
+        else:
+            print("demo: no ROCm/HIP compiler on this machine: building the CPU variant "
+                  "(install Debian's hipcc for real GPU code)")
+        gfx = matrix.expand_gfx(args.gfx) if args.gfx else DEMO_TARGETS
+        opts = Options(gfx=gfx, rocm_from="system", source=str(EXAMPLE))
+        layout = Layout.default(args.workdir)
+        the_plan = plan(matrix, build, opts, host, layout, toolkit_python=sys.executable)
+        if args.dry_run:
+            print(json.dumps(the_plan.as_json(), indent=2) if args.json else render(the_plan))
+            return
+        _run_and_summarise([the_plan], layout)
+
+    _guard(session, body)

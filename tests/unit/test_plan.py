@@ -23,8 +23,9 @@ def make(build_id: str, **opts: object) -> Plan:
 def test_steps_are_ordered_and_known() -> None:
     p = make("apex-1.8.0-cp312-rocm7.0", gfx=("gfx942",))
     names = [s.name for s in p.steps]
-    assert names == ["create-env", "install-rocm-sdk", "install-torch", "get-sources", "preflight",
-                     "build-wheel", "name-wheel", "check", "smoke"]
+    assert names == ["create-env", "install-rocm-sdk", "install-torch", "get-sources",
+                     "install-requirements", "preflight", "build-wheel", "name-wheel", "check",
+                     "install-wheel", "smoke"]
     assert set(names) <= set(STEP_NAMES)
 
 

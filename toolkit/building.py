@@ -1,0 +1,145 @@
+"""The main job: run the plans of a session, one build after another, and summarise.
+
+Each build runs provision -> source -> build -> name -> check -> smoke through
+``toolkit.execute``; a failed build is reported (failing command, exit code, output tail)
+and the next build still runs; the final table shows package, wheel, checks, smoke, time.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from toolkit import execute
+from toolkit.errors import ToolkitError
+from toolkit.layout import Layout
+from toolkit.plan import Plan, Step
+
+
+def _learn_wheel(step: Step, run: execute.Run) -> None:
+    dest = run.layout.dist(run.plan.build)
+    wheels = sorted(dest.glob("*.whl"), key=lambda p: p.stat().st_mtime)
+    if wheels:
+        run.values["WHEEL"] = str(wheels[-1])
+
+
+execute.register("name-wheel", after=_learn_wheel)
+
+
+@dataclass
+class Outcome:
+    build_id: str
+    package: str
+    wheel: str = "-"
+    checks: str = "not run"
+    smoke: str = "not run"
+    seconds: float = 0.0
+    error: str | None = None
+    exit_code: int = 0
+
+
+def _status(run: execute.Run | None, name: str) -> str | None:
+    if run is None:
+        return None
+    for r in run.results:
+        if r.name == name:
+            return f"skipped: {r.skipped}" if r.skipped else "passed"
+    return None
+
+
+def run_plans(plans: list[Plan], layout: Layout, out: TextIO | None = None) -> list[Outcome]:
+    out = out or sys.stdout
+    outcomes: list[Outcome] = []
+    for p in plans:
+        o = Outcome(p.build.id, p.build.package.name)
+        print(f"\n=== {p.build.id} (targets: {', '.join(p.targets)})", file=out, flush=True)
+        start = time.monotonic()
+        run: execute.Run | None = None
+        try:
+            run = execute.execute(p, layout, out=out)
+        except ToolkitError as err:
+            o.error = str(err)
+            o.exit_code = err.exit_code
+            print(f"error: {err}", file=out, flush=True)
+            run = execute.LAST_RUN
+        o.seconds = time.monotonic() - start
+        if run is not None:
+            if "WHEEL" in run.values:
+                o.wheel = Path(run.values["WHEEL"]).name
+            failed = run.failed_step
+            o.checks = _status(run, "check") or ("FAILED" if failed == "check" else "not run")
+            o.smoke = _status(run, "smoke") or ("FAILED" if failed == "smoke" else "not run")
+            if not any(s.name == "smoke" for s in p.steps):
+                o.smoke = "not planned"
+            write_manifest(run, o)
+        outcomes.append(o)
+    return outcomes
+
+
+def summary(outcomes: list[Outcome], out: TextIO | None = None) -> None:
+    from rich.table import Table
+
+    from toolkit.console import console
+
+    table = Table(title="Builds")
+    for col in ("Build", "Wheel", "Checks", "Smoke", "Time", "Result"):
+        table.add_column(col)
+    for o in outcomes:
+        table.add_row(o.build_id, o.wheel, o.checks, o.smoke, f"{o.seconds:.1f}s",
+                      "ok" if o.error is None else "FAILED")
+    console(out).print(table)
+
+
+def exit_code(outcomes: list[Outcome]) -> int:
+    return next((o.exit_code for o in outcomes if o.exit_code), 0)
+
+
+MANIFEST_SCHEMA = 1
+
+
+def write_manifest(run: execute.Run, outcome: Outcome) -> Path:
+    """``artifacts/<build-id>/manifest.json``: what ran, where, and how it ended (atomic)."""
+    import json
+    import os
+
+    from toolkit import __version__
+    from toolkit.recipes import recipe_for
+    from toolkit.urls import mask
+
+    p = run.plan
+    b = p.build
+    recipe = recipe_for(b.package.recipe)
+    data = {
+        "schema_version": MANIFEST_SCHEMA,
+        "toolkit_version": __version__,
+        "build": b.as_json(),
+        "recipe": b.package.recipe,
+        "dist": b.package.dist,
+        "targets": list(p.targets),
+        "family": p.family,
+        "source": {"repo": b.package.repo, "ref": b.pkg_version.ref, "path": p.source,
+                   "sha": run.values.get("SHA")},
+        "env_dir": str(run.layout.env_dir(b)),
+        "wheel": run.values.get("WHEEL"),
+        "expected_modules": list(recipe.expected_modules(b.pkg_version)),
+        "required_symbols": list(recipe.required_symbols(b.pkg_version)),
+        "learned": dict(run.values),
+        "steps": [
+            {"name": r.name, "argv": r.argv, "env": r.env, "returncode": r.returncode,
+             "seconds": round(r.seconds, 3), "skipped": r.skipped}
+            for r in run.results
+        ],
+        "plan": p.as_json(),
+        "outcome": "ok" if outcome.error is None else "failed",
+        "failed_step": run.failed_step,
+        "error": outcome.error,
+    }
+    dest = run.layout.artifacts(b) / "manifest.json"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_suffix(".json.tmp")
+    tmp.write_text(mask(json.dumps(data, indent=2)) + "\n", encoding="utf-8")
+    os.replace(tmp, dest)
+    return dest
