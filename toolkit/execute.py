@@ -78,7 +78,7 @@ LAST_RUN: Run | None = None  # the most recent run, also when it failed
 def _load_hooks() -> None:
     """Modules that register step hooks (imported lazily: they import this module)."""
     import toolkit.building
-    import toolkit.sources
+    import toolkit.sources  # noqa: F401
 
 
 def register(step_name: str, *, before: BeforeHook | None = None,
