@@ -19,6 +19,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "toolkit.commands.matrix",
     "toolkit.commands.plan",
     "toolkit.commands.check",
+    "toolkit.commands.provision",
     "toolkit.commands.name_wheel",
     "toolkit.commands.preflight",
 )

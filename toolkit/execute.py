@@ -35,9 +35,6 @@ TAIL_LINES = 40
 
 # Step name -> the issue that implements it. Entries go as implementations land.
 PENDING: dict[str, str] = {
-    "create-env": "issue #4 (environments)",
-    "install-rocm-sdk": "issue #4 (environments)",
-    "install-torch": "issue #4 (environments)",
     "smoke": "issue #6 (smoke tests)",
 }
 
@@ -182,3 +179,6 @@ def execute(plan: Plan, layout: Layout, *, out: TextIO | None = None) -> Run:
             run.results.append(result)
             _progress(out, i, total, step, "ok", result.seconds)
     return run
+
+
+import toolkit.provision  # noqa: E402,F401  (registers the provisioning hooks)

@@ -12,13 +12,16 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.env import RocmPaths, build_env
 from toolkit.errors import UsageError
 from toolkit.host import HostFacts
 from toolkit.layout import Layout
 from toolkit.matrix import Build, Matrix
+
+if TYPE_CHECKING:
+    from toolkit.locks import LockRef
 
 STEP_NAMES = (
     "create-env",
@@ -80,6 +83,7 @@ class Options:
     allow_insecure_index: bool = False  # plain http:// to a non-loopback index
     allow_rocm_mismatch: bool = False  # system ROCm version differs from the session's
     rocm_sdk_test: bool = False  # run `rocm-sdk test` after installing the pip SDK
+    locks: tuple[LockRef, ...] = ()  # lock files found by the caller (toolkit.locks.read_locks)
 
 
 @dataclass(frozen=True)

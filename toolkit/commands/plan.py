@@ -36,10 +36,18 @@ def add_build_options(p: argparse.ArgumentParser) -> None:
 
 
 def options_from(args: argparse.Namespace) -> tuple[object, object]:
+    import os
+
+    from toolkit.layout import Layout
+    from toolkit.locks import read_locks
     from toolkit.matrix import load_matrix
     from toolkit.plan import Options
 
     matrix = load_matrix()
+    # CI overrides (flags win): TOOLKIT_ROCM_FROM, TOOLKIT_ROCM_INDEX_URL, TOOLKIT_ROCM_FAMILY
+    args.rocm_from = args.rocm_from or os.environ.get("TOOLKIT_ROCM_FROM") or None
+    args.index_url = args.index_url or os.environ.get("TOOLKIT_ROCM_INDEX_URL") or None
+    args.family = args.family or os.environ.get("TOOLKIT_ROCM_FAMILY") or None
     if args.naming not in ("toolkit", "upstream"):
         raise UsageError(f"unknown naming {args.naming!r}; valid: toolkit, upstream")
     if args.rocm_from not in (None, "pip", "system"):
@@ -54,7 +62,8 @@ def options_from(args: argparse.Namespace) -> tuple[object, object]:
                    find_links=tuple(args.find_links), family=args.family, source=args.source,
                    naming=args.naming, smoke=not args.no_smoke, no_lock=args.no_lock,
                    allow_insecure_index=args.allow_insecure_index,
-                   allow_rocm_mismatch=args.allow_rocm_mismatch, rocm_sdk_test=args.rocm_sdk_test)
+                   allow_rocm_mismatch=args.allow_rocm_mismatch, rocm_sdk_test=args.rocm_sdk_test,
+                   locks=() if args.no_lock else read_locks(Layout.default(args.workdir).locks()))
     return matrix, opts
 
 
