@@ -87,7 +87,7 @@ class WheelZip:
         if info.file_size > MAX_MEMBER_BYTES:
             return (
                 f"{info.filename} declares {info.file_size} inflated bytes, over the "
-                f"{MAX_MEMBER_BYTES >> 30} GiB limit: not inspected"
+                f"{_human(MAX_MEMBER_BYTES)} limit: not inspected"
             )
         if info.file_size > RATIO_FLOOR and info.file_size > MAX_RATIO * max(info.compress_size, 1):
             return (
@@ -165,6 +165,10 @@ class WheelZip:
         if info.file_size > MAX_SMALL:
             raise MemberError(f"{info.filename}: {info.file_size} bytes is too large")
         return b"".join(self.stream(info))
+
+
+def _human(n: int) -> str:
+    return f"{n >> 30} GiB" if n >= 1 << 30 else f"{n >> 20} MiB"
 
 
 def safe_name(name: str) -> bool:
