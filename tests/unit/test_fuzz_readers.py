@@ -1,0 +1,124 @@
+"""Fuzzing: malformed ELF files, bundles and archives raise our errors, never others."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from toolkit.checks import check_paths
+from toolkit.elf import ElfError, Image, NeedRanges, parse_elf, read_elf_bytes
+from toolkit.errors import UsageError
+from toolkit.offload import compress_bundle, make_bundle, parse_fatbin
+
+from tests.fixtures.wheels import make_wheel
+
+FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _small_elf() -> bytes:
+    for d in ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64"):
+        for name in ("libdl.so.2", "libutil.so.1", "libz.so.1"):
+            p = Path(d) / name
+            if p.exists():
+                return p.read_bytes()
+    pytest.skip("no small system library found")
+
+
+ELF = _small_elf()
+BUNDLE = make_bundle([("host-x86_64-unknown-linux-gnu", b""),
+                      ("hipv4-amdgcn-amd-amdhsa--gfx90a", b"\x7fELF" + bytes(64))], align=64)  # fmt: skip
+SECTION = BUNDLE + compress_bundle(BUNDLE, "zstd", 3) + compress_bundle(BUNDLE, "zlib", 1)
+
+
+def _mutate(data: bytes, edits: list[tuple[int, int]], cut: int | None) -> bytes:
+    buf = bytearray(data)
+    for pos, val in edits:
+        buf[pos % len(buf)] = val
+    return bytes(buf[:cut] if cut is not None else buf)
+
+
+edits = st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(0, 255)), max_size=12)
+
+
+@FUZZ
+@given(edits=edits, cut=st.one_of(st.none(), st.integers(0, len(ELF))),
+       head=st.booleans())  # fmt: skip
+def test_elf_reader_only_raises_elf_error(edits: list[tuple[int, int]], cut: int | None, head: bool) -> None:
+    # bias half the edits into the headers, where they matter most
+    pos_edits = [(p % 4096 if head else p, v) for p, v in edits]
+    data = _mutate(ELF, pos_edits, cut)
+    try:
+        read_elf_bytes(data)
+    except ElfError:
+        pass
+
+
+@FUZZ
+@given(data=st.binary(max_size=512))
+def test_elf_reader_on_random_bytes(data: bytes) -> None:
+    for blob in (data, b"\x7fELF" + data):
+        try:
+            read_elf_bytes(blob)
+        except ElfError:
+            pass
+
+
+@FUZZ
+@given(edits=edits, cut=st.one_of(st.none(), st.integers(0, len(ELF))))
+def test_sparse_parsing_only_asks_for_ranges_or_fails_cleanly(edits: list[tuple[int, int]], cut: int | None) -> None:
+    data = _mutate(ELF, [(p % 2048, v) for p, v in edits], cut)
+    img = Image(len(data), [(0, data[:256])])
+    for _ in range(6):
+        try:
+            parse_elf(img)
+            return
+        except NeedRanges as need:
+            for a, b in need.ranges:
+                assert 0 <= a <= b <= len(data)
+                img.add(a, data[a:b])
+        except ElfError:
+            return
+
+
+@FUZZ
+@given(edits=st.lists(st.tuples(st.integers(0, len(SECTION) - 1), st.integers(0, 255)), max_size=8),
+       cut=st.one_of(st.none(), st.integers(0, len(SECTION))))  # fmt: skip
+def test_bundle_reader_only_raises_offload_errors(edits: list[tuple[int, int]], cut: int | None) -> None:
+    data = _mutate(SECTION, edits, cut)
+    try:
+        parse_fatbin(data)
+    except ElfError:  # OffloadError derives from it
+        pass
+
+
+@FUZZ
+@given(data=st.binary(max_size=256), magic=st.sampled_from([b"__CLANG_OFFLOAD_BUNDLE__", b"CCOB", b""]))
+def test_bundle_reader_on_random_bytes(data: bytes, magic: bytes) -> None:
+    try:
+        parse_fatbin(magic + data)
+    except ElfError:
+        pass
+
+
+@pytest.fixture(scope="module")
+def wheel_bytes(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    d = tmp_path_factory.mktemp("fuzzwheel")
+    return make_wheel(d, "demo", "1.0", "py3-none-linux_x86_64", {"demo/_x.so": ELF}).read_bytes()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(0, 255)), max_size=6),
+       cut=st.one_of(st.none(), st.integers(0, 1 << 20)))  # fmt: skip
+def test_archive_damage_gives_findings_or_usage_errors(
+    tmp_path_factory: pytest.TempPathFactory, wheel_bytes: bytes, edits: list[tuple[int, int]], cut: int | None
+) -> None:
+    path = tmp_path_factory.mktemp("w") / "demo-1.0-py3-none-linux_x86_64.whl"
+    path.write_bytes(_mutate(wheel_bytes, edits, cut % (len(wheel_bytes) + 1) if cut else None))
+    try:
+        report = check_paths([path])
+    except UsageError:
+        return
+    assert isinstance(report.ok, bool)
