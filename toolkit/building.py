@@ -7,11 +7,15 @@ and the next build still runs; the final table shows package, wheel, checks, smo
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import shutil
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from toolkit import execute
 from toolkit.errors import ToolkitError
@@ -27,6 +31,60 @@ def _learn_wheel(step: Step, run: execute.Run) -> None:
 
 
 execute.register("name-wheel", after=_learn_wheel)
+
+KEY_FILE = ".build-key"
+
+
+def _hash_tree(h: Any, root: Path) -> None:
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in {".git", "__pycache__", "build"})
+        for name in sorted(filenames):
+            path = Path(dirpath) / name
+            h.update(str(path.relative_to(root)).encode() + b"\0")
+            try:
+                h.update(path.read_bytes())
+            except OSError:
+                h.update(b"<unreadable>")
+
+
+def build_key(step: Step, run: execute.Run) -> str:
+    """What a wheel depends on: sources, the exact command and environment, installed dists."""
+    h = hashlib.sha256()
+    h.update(json.dumps([run.resolve(a) for a in step.argv]).encode())
+    h.update(json.dumps(execute.step_environment(step, run, {}), sort_keys=True).encode())
+    _hash_tree(h, run.layout.worktree(run.plan.build))
+    env_dir = run.layout.env_dir(run.plan.build)
+    h.update("\n".join(sorted(p.name for p in env_dir.glob("lib/python*/site-packages/*.dist-info")))
+             .encode())
+    return h.hexdigest()
+
+
+def _wheelhouse(run: execute.Run) -> Path:
+    return run.layout.build_dir(run.plan.build) / "wheelhouse"
+
+
+def _before_build(step: Step, run: execute.Run) -> str | None:
+    if os.environ.get("TOOLKIT_REBUILD") == "1":
+        key = ""
+    else:
+        key = build_key(step, run)
+    house = _wheelhouse(run)
+    key_file = house / KEY_FILE
+    wheels = list(house.glob("*.whl"))
+    if key and len(wheels) == 1 and key_file.exists() and key_file.read_text() == key:
+        return f"up to date: sources, command and environment unchanged ({key[:12]})"
+    shutil.rmtree(house, ignore_errors=True)  # a stale wheel never gets renamed as new
+    run.values["_BUILD_KEY"] = key
+    return None
+
+
+def _after_build(step: Step, run: execute.Run) -> None:
+    key = run.values.pop("_BUILD_KEY", "")
+    if key:
+        (_wheelhouse(run) / KEY_FILE).write_text(key)
+
+
+execute.register("build-wheel", before=_before_build, after=_after_build)
 
 
 @dataclass
@@ -102,9 +160,6 @@ MANIFEST_SCHEMA = 1
 
 def write_manifest(run: execute.Run, outcome: Outcome) -> Path:
     """``artifacts/<build-id>/manifest.json``: what ran, where, and how it ended (atomic)."""
-    import json
-    import os
-
     from toolkit import __version__
     from toolkit.recipes import recipe_for
     from toolkit.urls import mask
@@ -126,7 +181,7 @@ def write_manifest(run: execute.Run, outcome: Outcome) -> Path:
         "wheel": run.values.get("WHEEL"),
         "expected_modules": list(recipe.expected_modules(b.pkg_version)),
         "required_symbols": list(recipe.required_symbols(b.pkg_version)),
-        "learned": dict(run.values),
+        "learned": {k: v for k, v in run.values.items() if not k.startswith("_")},
         "steps": [
             {"name": r.name, "argv": r.argv, "env": r.env, "returncode": r.returncode,
              "seconds": round(r.seconds, 3), "skipped": r.skipped}
