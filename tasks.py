@@ -25,15 +25,19 @@ def _multi(flag: str, values: str | list[str] | None) -> list[str]:
         "package": "package name(s), comma list",
         "rocm": "ROCm version(s), comma list",
         "python": "Python version(s), comma list",
-        "format": "table | json",
+        "format": "table | json | github",
+        "trigger": "with --format github: pull_request | push | schedule | workflow_dispatch",
+        "families": "with --format github: GPU families to build/test for, comma list",
     }
 )
 def matrix(
-    c: Context, package: str = "", rocm: str = "", python: str = "", format: str = "table"
+    c: Context, package: str = "", rocm: str = "", python: str = "", format: str = "table",
+    trigger: str = "", families: str = "",
 ) -> None:
-    """Show the build matrix (seed-table shape) or one JSON object per build."""
+    """Show the build matrix (seed-table shape), one JSON object per build, or CI's matrix."""
     _run(["matrix", *_multi("--package", package), *_multi("--rocm", rocm),
-          *_multi("--python", python), "--format", format])
+          *_multi("--python", python), "--format", format, *_multi("--trigger", trigger),
+          *_multi("--families", families)])
 
 
 @task(

@@ -1,4 +1,5 @@
-"""`python -m toolkit matrix`: the matrix as a table (seed-table shape) or JSON."""
+"""`python -m toolkit matrix`: the matrix as a table (seed-table shape), JSON, or the
+GitHub Actions matrix (``--format github --trigger EVENT [--families F,...]``)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,20 @@ from collections.abc import Sequence
 
 from toolkit.matrix import Build, load_matrix, python_sort_key, version_sort_key
 
-FORMATS = ("table", "json")
+FORMATS = ("table", "json", "github")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("matrix", help="show the build matrix")
     add_filters(p)
     p.add_argument("--format", default="table", help=f"one of: {', '.join(FORMATS)}")
+    p.add_argument("--trigger", default=None,
+                   help="with --format github: the GitHub event (pull_request, push, schedule, "
+                        "workflow_dispatch; rules in toolkit/data/ci.toml); default: "
+                        "workflow_dispatch")
+    p.add_argument("--families", action="append", default=[],
+                   help="with --format github: GPU families to build and test for (comma list); "
+                        "default: each ROCm release's default family")
     p.set_defaults(func=run)
 
 
@@ -66,7 +74,19 @@ def run(args: argparse.Namespace) -> int:
 
     if args.format not in FORMATS:
         raise UsageError(f"unknown format {args.format!r}; valid: {', '.join(FORMATS)}")
+    trigger = getattr(args, "trigger", None)
+    families = getattr(args, "families", [])
+    if args.format != "github" and (trigger or any(f.strip() for f in families)):
+        raise UsageError("--trigger and --families apply to --format github only")
     builds = select(args)
+    if args.format == "github":
+        from toolkit.ci import github_json, github_matrix, load_ci
+
+        matrix = load_matrix()
+        entries = github_matrix(matrix, load_ci(matrix), trigger or "workflow_dispatch",
+                                families=families, builds=builds)
+        print(json.dumps(github_json(entries)))
+        return 0
     if args.format == "json":
         print(json.dumps([b.as_json() for b in builds], indent=1))
         return 0
