@@ -10,7 +10,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import shlex
 import shutil
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -63,7 +66,25 @@ def _wheelhouse(run: execute.Run) -> Path:
     return run.layout.build_dir(run.plan.build) / "wheelhouse"
 
 
+_RPATH_FLAG = re.compile(r"^-Wl,(-rpath[,=]|-R)(/.*)$")
+
+
+def sanitized_ldshared(python: str) -> str:
+    """The interpreter's LDSHARED without absolute ``-Wl,-rpath`` flags.
+
+    Interpreters built with an rpath in LDFLAGS (pyenv, some distros) stamp that build-machine
+    path as RUNPATH into every extension they link; the check rightly fails such wheels.
+    """
+    code = "import sysconfig; print(sysconfig.get_config_var('LDSHARED') or '')"
+    res = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=120)
+    words = shlex.split(res.stdout.strip()) if res.returncode == 0 else []
+    kept = [w for w in words if not _RPATH_FLAG.match(w)]
+    return " ".join(shlex.quote(w) for w in kept) or "gcc -shared"
+
+
 def _before_build(step: Step, run: execute.Run) -> str | None:
+    if "{LDSHARED}" in step.env.get("LDSHARED", ""):
+        run.values["LDSHARED"] = sanitized_ldshared(str(run.layout.env_python(run.plan.build)))
     if os.environ.get("TOOLKIT_REBUILD") == "1":
         key = ""
     else:

@@ -68,7 +68,7 @@ BeforeHook = Callable[[Step, Run], "str | None"]
 AfterHook = Callable[[Step, Run], None]
 _BEFORE: dict[str, list[BeforeHook]] = collections.defaultdict(list)
 _AFTER: dict[str, list[AfterHook]] = collections.defaultdict(list)
-_UNFILLED = re.compile(r"\{(ROCM_ROOT|ROCM_BIN|ROCM_CMAKE|SHA|SHA8|TORCH_LIB|WHEEL|PATH)\}")
+_UNFILLED = re.compile(r"\{(ROCM_ROOT|ROCM_BIN|ROCM_CMAKE|SHA|SHA8|TORCH_LIB|WHEEL|LDSHARED|PATH)\}")
 LAST_RUN: Run | None = None  # the most recent run, also when it failed
 
 

@@ -45,6 +45,7 @@ PLACEHOLDER_HELP = {
     "{SHA8}": "its first 8 hex digits",
     "{TORCH_LIB}": "the installed torch's lib/ folder (after install-torch)",
     "{WHEEL}": "the named wheel (after name-wheel)",
+    "{LDSHARED}": "the env interpreter's LDSHARED minus absolute -Wl,-rpath flags",
     "{PATH}": "the inherited PATH",
 }
 
@@ -185,6 +186,8 @@ def plan(
         torch_extensions_dir=str(layout.build_dir(build) / "torch_extensions"),
         host=host,
     )
+    # Never let the interpreter's own build rpath leak into extensions (pyenv Pythons do).
+    base_env["LDSHARED"] = "{LDSHARED}"
     ctx = Context(build, options, host, layout, tuple(targets), rocm_paths,
                   MappingProxyType(base_env), toolkit_python)
     if not recipe.needs_torch:

@@ -1,0 +1,1 @@
+"""apex-shaped fixture package."""
