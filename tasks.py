@@ -78,3 +78,28 @@ def check(
     argv += _multi("--require-symbol", require_symbol)
     argv += ["--json"] if json else []
     _run(argv)
+
+
+@task(
+    help={
+        "nox_report": "a `nox --report FILE` JSON file (repeatable)",
+        "junit": "a JUnit XML file (repeatable)",
+        "json": "print the summary as JSON",
+        "markdown": "also write the markdown summary to this file",
+        "strict": "exit 1 when a session or test failed",
+    },
+    iterable=["nox_report", "junit"],
+)
+def report(
+    c: Context,
+    nox_report: list[str] | None = None,
+    junit: list[str] | None = None,
+    json: bool = False,
+    markdown: str = "",
+    strict: bool = False,
+) -> None:
+    """One table of nox sessions and JUnit suites (and a GitHub step summary in Actions)."""
+    argv = ["report", *_multi("--nox-report", nox_report), *_multi("--junit", junit)]
+    argv += _multi("--markdown", markdown)
+    argv += (["--json"] if json else []) + (["--strict"] if strict else [])
+    _run(argv)
