@@ -66,7 +66,8 @@ ROCM_LIBS = ("libamdhip64", "libhiprtc", "libhiprtc-builtins", "librocblas", "li
              "librocrand", "libhiprand", "librocsparse", "libhipsparse", "libhipsparselt",
              "libroctx64", "libroctracer64", "librocm_smi64", "libamd_smi", "librocprofiler64",
              "librocprofiler-register", "librocm-core", "libhipfort", "libmagma")  # fmt: skip
-_BUNDLED = re.compile(r"^(%s)(?:[.-]|$)" % "|".join(re.escape(n) for n in TORCH_LIBS + ROCM_LIBS))
+_BUNDLED = re.compile(r"^(" + "|".join(map(re.escape, TORCH_LIBS + ROCM_LIBS)) + r")(?:[.-]|$)")
+_NOT_ELF = "%s is named like a library but is not an ELF file"
 UNSAFE_RPATH = re.compile(r"^(/tmp|/var/tmp|/home|/root|/build|/workspace|/__w|/github|/io)(/|$)")
 GENERIC_TARGETS = {
     "gfx9-generic": ("gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"),
@@ -237,7 +238,7 @@ def load_file(path: str | os.PathLike[str]) -> ElfInfo:
             raise ElfError("empty file")
         mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     try:
-        return parse_elf(Image.whole(mm))
+        return parse_elf(Image.whole(memoryview(mm)))
     finally:
         try:
             mm.close()
@@ -353,7 +354,9 @@ class Resolver:
                 return lib
         return self.system(name, obj.info)
 
-    def closure(self, lib: Lib, index: dict[str, Lib]) -> tuple[list[Lib], list[tuple[str, str]], dict[str, Lib]]:
+    def closure(
+        self, lib: Lib, index: dict[str, Lib]
+    ) -> tuple[list[Lib], list[tuple[str, str]], dict[str, Lib]]:
         """Breadth-first DT_NEEDED closure: (libraries, [(missing, needed by)], name -> lib)."""
         order, missing, by_name = [lib], [], {}
         seen_ids, tried = {id(lib)}, set()
@@ -449,10 +452,10 @@ def _with_libraries(paths: Sequence[str | os.PathLike[str]]) -> dict[str, list[L
             lib = Lib(str(p), str(p.parent.resolve()), None)
             add(p.name, lib, _file_loader(p))
             try:
-                info = load_file(p)
-                lib.info = info
-                if info.soname and info.soname != p.name:
-                    out.setdefault(info.soname, []).append(lib)
+                elf = load_file(p)
+                lib.info = elf
+                if elf.soname and elf.soname != p.name:
+                    out.setdefault(elf.soname, []).append(lib)
             except (ElfError, OSError) as err:
                 raise UsageError(f"--with {p}: not a readable ELF library ({err})") from err
         else:
@@ -518,8 +521,7 @@ def _collect_wheel(inp: _Input, jobs: int | None) -> None:
             else:
                 candidates.append(info)
         elif _looks_native(info.filename):
-            res.findings.append(Finding("elf", "error", info.filename,
-                                        f"{info.filename} is named like a library but is not an ELF file"))  # fmt: skip
+            res.findings.append(Finding("elf", "error", info.filename, _NOT_ELF % info.filename))
     for info, loaded in zip(candidates, _load_members(wz, candidates, jobs), strict=True):
         origin = "wheel:" + posixpath.dirname(info.filename)
         if isinstance(loaded, str):
@@ -552,8 +554,7 @@ def _collect_dir(inp: _Input) -> None:
             continue
         if not is_elf(head):
             if _looks_native(f.name):
-                inp.result.findings.append(Finding("elf", "error", str(f),
-                                                   f"{f} is named like a library but is not an ELF file"))  # fmt: skip
+                inp.result.findings.append(Finding("elf", "error", str(f), _NOT_ELF % f))
             continue
         try:
             lib = Lib(str(f), str(f.parent.resolve()), load_file(f))
@@ -685,7 +686,8 @@ def _check_libraries(inp: _Input, resolver: Resolver, targets: list[TargetId],
         f = res.findings
         if lib.info is None:
             res.libraries.append(LibraryResult(lib.path, "unreadable"))
-            f.append(Finding("elf", "error", lib.path, f"{lib.path}: corrupt or unreadable ELF ({lib.error})"))
+            msg = f"{lib.path}: corrupt or unreadable ELF ({lib.error})"
+            f.append(Finding("elf", "error", lib.path, msg))
             continue
         info = lib.info
         lr = LibraryResult(lib.path, _kind(info), needed=list(info.needed),
@@ -761,7 +763,7 @@ def _hygiene(inp: _Input, lib: Lib, info: ElfInfo, own: str, allow: Sequence[str
             severe = UNSAFE_RPATH.match(entry) or not entry.startswith("/")
             f.append(Finding("rpath", "error" if severe else "warning", lib.path,
                 f"{lib.path} has {kind} {entry!r}: not relative to $ORIGIN (a build-machine "
-                "path leaks into the wheel; libraries there would be loaded on users' machines)"))  # fmt: skip
+                "path leaks into the wheel; libraries there would load on users' machines)"))  # fmt: skip
     base = posixpath.basename(lib.path)
     if inp.wheel is not None and _BUNDLED.match(base):
         is_torch = base.startswith(("libtorch", "libc10", "libshm", "libcaffe2"))
@@ -790,8 +792,8 @@ def _check_metadata(inp: _Input) -> None:
     infos = {i.filename: i for i in wz.members}
     dist_infos = sorted({n.split("/")[0] for n in infos if n.split("/")[0].endswith(".dist-info")})
     if len(dist_infos) != 1:
-        f.append(Finding("metadata", "error", None,
-                         f"expected exactly one .dist-info folder, found {dist_infos or 'none'}"))  # fmt: skip
+        msg = f"expected exactly one .dist-info folder, found {dist_infos or 'none'}"
+        f.append(Finding("metadata", "error", None, msg))
         return
     di = dist_infos[0]
     di_name, _, di_version = di[: -len(".dist-info")].rpartition("-")
@@ -806,17 +808,18 @@ def _check_metadata(inp: _Input) -> None:
         if not m_version:
             f.append(Finding("metadata", "error", None, "METADATA has no Version"))
         elif not _valid_version(m_version):
-            f.append(Finding("metadata", "error", None, f"METADATA Version {m_version!r} is not valid PEP 440"))
+            msg = f"METADATA Version {m_version!r} is not valid PEP 440"
+            f.append(Finding("metadata", "error", None, msg))
         elif Version(m_version) != version:
-            f.append(Finding("metadata", "error", None,
-                             f"METADATA Version {m_version} does not match the file name ({version})"))  # fmt: skip
+            msg = f"METADATA Version {m_version} does not match the file name ({version})"
+            f.append(Finding("metadata", "error", None, msg))
     wheel = _headers(wz, infos.get(f"{di}/WHEEL"), f, "WHEEL")
     if wheel is not None:
         wtags = {t.strip() for t in wheel.get_all("Tag") or []}
         expanded = {str(t) for t in tags}
         if wtags != expanded:
-            f.append(Finding("metadata", "error", None,
-                f"WHEEL Tag lines {sorted(wtags)} do not match the file name tags {sorted(expanded)}"))  # fmt: skip
+            msg = f"WHEEL Tag lines {sorted(wtags)} do not match the file name tags {sorted(expanded)}"
+            f.append(Finding("metadata", "error", None, msg))
 
 
 def _same_version(text: str, version: Version) -> bool:

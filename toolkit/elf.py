@@ -53,7 +53,7 @@ class ElfError(UsageError):
     """A file is not a well-formed ELF object (or not one we can read)."""
 
 
-class NeedRanges(Exception):  # noqa: N818 - a request, not an error
+class NeedRanges(Exception):
     """A sparse image lacks these ``(start, end)`` byte ranges; inflate them and retry."""
 
     def __init__(self, ranges: list[tuple[int, int]]) -> None:

@@ -14,7 +14,7 @@ import zipfile
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from toolkit.errors import UsageError
 
@@ -177,4 +177,4 @@ def safe_name(name: str) -> bool:
         return False
     if len(name) > 1 and name[1] == ":":  # C:/...
         return False
-    return ".." not in PurePosixPath(name).parts
+    return ".." not in name.split("/")
