@@ -23,6 +23,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "toolkit.commands.name_wheel",
     "toolkit.commands.preflight",
     "toolkit.commands.report",
+    "toolkit.commands.smoke",
 )
 
 

@@ -1,0 +1,46 @@
+"""Does every installed GPU library carry code for the requested target? (no GPU needed)
+
+Read with the toolkit's checks engine (ELF + offload-bundle readers) from the installed
+files themselves.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+
+def test_gpu_code_for_target(build, target, site_packages):
+    from toolkit.checks import code_runs_on, load_file
+    from toolkit.gfx import parse_target
+
+    if not build.carries_gpu_code:
+        pytest.skip(f"{build.id} is a CPU build: it carries no GPU code")
+    device = parse_target(target)
+    libs = build.libraries()
+    assert libs, f"{build.dist} installed no native library"
+
+    def shown(path):
+        for sp in site_packages:
+            if path.is_relative_to(sp):
+                return str(path.relative_to(sp))
+        return str(path)
+
+    with_code, lacking, code_objects = [], [], []
+    for lib in libs:
+        info = load_file(lib)
+        if not info.gpu_targets:
+            continue
+        if info.is_gpu_code_object:
+            code_objects.append((lib, info.gpu_targets))
+            continue
+        with_code.append(shown(lib))
+        if not any(code_runs_on(code, device) for code in info.gpu_targets):
+            lacking.append(f"{shown(lib)} carries only {', '.join(info.gpu_targets)}")
+    if code_objects and not any(code_runs_on(c, device) for _, ts in code_objects for c in ts):
+        carried = sorted({c for _, ts in code_objects for c in ts})
+        lacking.append(f"its standalone code objects carry only {', '.join(carried)}")
+    assert with_code or code_objects, (
+        f"no installed library of {build.dist} carries GPU code "
+        f"(looked at {', '.join(shown(p) for p in libs)})")
+    assert not lacking, (
+        f"no GPU code for {target} (hipErrorNoBinaryForGpu on that GPU): " + "; ".join(lacking))
