@@ -1,0 +1,254 @@
+"""`report`: real `nox --report` files and small JUnit XML files in one summary."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolkit.cli import main
+from toolkit.errors import UsageError
+from toolkit.report import (
+    EMPTY,
+    FAILED,
+    PASSED,
+    SKIPPED,
+    duration_text,
+    markdown,
+    read_junit,
+    read_nox_report,
+    summarise,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+NOXFILE = '''
+import nox
+
+@nox.session(python=False)
+def fine(session):
+    session.log("ok")
+
+@nox.session(python=False)
+def broken(session):
+    session.error("the build step failed")
+
+@nox.session(python=False)
+def nogpu(session):
+    session.skip("no AMD GPU on this runner")
+
+@nox.session(python=False)
+def crashes(session):
+    session.run("false")
+
+@nox.session(python=False)
+@nox.parametrize("rocm", ["6.4", "7.0"])
+def build(session, rocm):
+    pass
+'''
+
+JUNIT = """<?xml version="1.0" encoding="utf-8"?>
+<testsuites>
+  <testsuite name="smoke" tests="4" failures="1" errors="1" skipped="1" time="12.5">
+    <testcase classname="smoke_tests.test_import" name="test_import_apex" time="1.0"/>
+    <testcase classname="smoke_tests.test_import" name="test_kernel" time="2.0">
+      <failure message="hipErrorNoBinaryForGpu: no kernel image | gfx942">traceback...</failure>
+    </testcase>
+    <testcase classname="smoke_tests.test_ops" name="test_ops" time="0.5">
+      <error>RuntimeError: HIP error
+more lines</error>
+    </testcase>
+    <testcase classname="smoke_tests.test_ops" name="test_multi_gpu" time="0">
+      <skipped message="needs 2 GPUs"/>
+    </testcase>
+  </testsuite>
+  <testsuite name="all-skipped" tests="1">
+    <testcase classname="a" name="b"><skipped/></testcase>
+  </testsuite>
+  <testsuite name="empty" tests="0"/>
+</testsuites>
+"""
+
+SINGLE_SUITE = """<testsuite name="pytest" tests="2">
+  <testcase classname="t" name="one" time="0.25"/>
+  <testcase classname="t" name="two" time="0.5"/>
+</testsuite>
+"""
+
+
+@pytest.fixture(scope="module")
+def nox_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real report: `python -m nox --report FILE` on a tiny noxfile (about a second)."""
+    folder = tmp_path_factory.mktemp("nox")
+    (folder / "noxfile.py").write_text(NOXFILE)
+    report = folder / "nox-report.json"
+    res = subprocess.run(
+        [sys.executable, "-m", "nox", "--report", str(report), "-s", "fine", "broken", "nogpu",
+         "crashes", "build"],
+        cwd=folder, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 1, res.stderr  # some sessions fail on purpose
+    assert report.is_file(), res.stderr
+    return report
+
+
+@pytest.fixture
+def junit(tmp_path: Path) -> Path:
+    path = tmp_path / "junit.xml"
+    path.write_text(JUNIT)
+    return path
+
+
+def test_nox_report_rows(nox_report: Path) -> None:
+    rows = read_nox_report(nox_report)
+    got = {r.name: (r.outcome, r.reason) for r in rows}
+    assert got["fine"] == (PASSED, None)
+    assert got["broken"] == (FAILED, "the build step failed")
+    assert got["nogpu"] == (SKIPPED, "no AMD GPU on this runner")
+    assert got["crashes"][0] == FAILED  # a failed session.run: nox records no reason
+    assert got["build(rocm='6.4')"] == (PASSED, None) and got["build(rocm='7.0')"] == (PASSED, None)
+    assert all(r.kind == "nox" and r.duration is not None and r.duration >= 0 for r in rows)
+
+
+def test_junit_rows(junit: Path) -> None:
+    smoke, skipped, empty = read_junit(junit)
+    assert (smoke.name, smoke.outcome) == ("smoke", FAILED)
+    assert (smoke.passed, smoke.failed, smoke.errors, smoke.skipped) == (1, 1, 1, 1)
+    assert smoke.duration == 12.5
+    assert [c.name for c in smoke.failures] == ["smoke_tests.test_import::test_kernel",
+                                                 "smoke_tests.test_ops::test_ops"]
+    assert smoke.failures[0].message.startswith("hipErrorNoBinaryForGpu")
+    assert smoke.failures[1].message == "RuntimeError: HIP error"  # first line of the text
+    assert smoke.counts() == "1 passed, 1 failed, 1 errors, 1 skipped"
+    assert skipped.outcome == SKIPPED and empty.outcome == EMPTY and empty.tests == 0
+
+
+def test_junit_single_suite_root_and_case_times(tmp_path: Path) -> None:
+    path = tmp_path / "one.xml"
+    path.write_text(SINGLE_SUITE)
+    (row,) = read_junit(path)
+    assert (row.name, row.outcome, row.passed, row.duration) == ("pytest", PASSED, 2, 0.75)
+
+
+def test_summary_of_both(nox_report: Path, junit: Path) -> None:
+    summary = summarise([nox_report], [junit])
+    assert not summary.ok
+    assert {r.name for r in summary.failed} == {"broken", "crashes", "smoke"}
+    assert summary.headline() == (
+        "6 nox sessions: 3 passed, 2 failed, 1 skipped; "
+        "5 tests in 3 suites: 1 passed, 1 failed, 1 errors, 2 skipped")
+    doc = summary.as_json()
+    assert doc["ok"] is False and doc["tests"] == {"passed": 1, "failed": 1, "errors": 1, "skipped": 2}
+    json.dumps(doc)
+
+
+def test_sources_stay_distinct(tmp_path: Path, nox_report: Path) -> None:
+    for name in ("apex-1.8.0-cp312-rocm7.0-gfx94X-dcgpu", "apex-1.8.0-cp313-rocm7.0-gfx94X-dcgpu"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "nox-report.json").write_bytes(nox_report.read_bytes())
+    summary = summarise(sorted(tmp_path.glob("*/nox-report.json")))
+    assert sorted({r.source for r in summary.rows}) == [
+        "apex-1.8.0-cp312-rocm7.0-gfx94X-dcgpu/nox-report.json",
+        "apex-1.8.0-cp313-rocm7.0-gfx94X-dcgpu/nox-report.json"]
+
+
+def test_markdown(nox_report: Path, junit: Path) -> None:
+    text = markdown(summarise([nox_report], [junit]))
+    assert text.startswith("### ❌ Sessions and tests\n")
+    assert "| ❌ | nox | `nox-report.json` | `broken` | failed |" in text
+    assert "| ✅ | nox | `nox-report.json` | `build(rocm='7.0')` | passed |" in text
+    assert "no kernel image \\| gfx942" in text, "a | inside a cell is escaped"
+    assert "<details><summary>Failures (3)</summary>" in text
+    assert "- `broken` (nox-report.json): the build step failed" in text
+
+
+def test_cli_table_and_step_summary(
+    nox_report: Path, junit: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    step = tmp_path / "step-summary.md"
+    step.write_text("earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step))
+    assert main(["report", "--nox-report", str(nox_report), "--junit", str(junit)]) == 0
+    out = capsys.readouterr().out
+    for needle in ("Sessions and tests", "broken", "build(rocm='6.4')", "smoke", "1 passed, 1 failed",
+                   "the build step failed", "6 nox sessions"):
+        assert needle in out, needle
+    text = step.read_text()
+    assert text.startswith("earlier step\n### ❌ Sessions and tests"), "appended, not replaced"
+    assert main(["report", "--junit", str(junit), "--strict"]) == 1
+    assert step.read_text().count("### ❌") == 2
+
+
+def test_cli_without_actions_writes_no_step_summary(
+    nox_report: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    md = tmp_path / "summary.md"
+    assert main(["report", "--nox-report", str(nox_report), "--json", "--markdown", str(md)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [r["name"] for r in doc["rows"]][:2] == ["fine", "broken"]
+    assert md.read_text().startswith("### ❌")
+
+
+def test_cli_strict_passes_when_all_passed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "junit.xml"
+    path.write_text(SINGLE_SUITE)
+    assert main(["report", "--junit", str(path), "--strict"]) == 0
+    assert "2 tests in 1 suite: 2 passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("flag", "content", "needle"),
+    [
+        ("--nox-report", None, "no such nox report"),
+        ("--nox-report", "{not json", "not a nox report"),
+        ("--nox-report", '{"sessions": [{"name": "x", "result": "great"}]}',
+         "sessions[0].result: 'great' is not one of success, failed, aborted, skipped"),
+        ("--nox-report", "[1, 2]", "expected an object with a 'sessions' list"),
+        ("--junit", None, "no such JUnit file"),
+        ("--junit", "<testsuite", "not JUnit XML"),
+        ("--junit", "<html><body/></html>", "the root is <html>"),
+    ],
+)
+def test_bad_files_exit_2(
+    flag: str, content: str | None, needle: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = tmp_path / "input"
+    if content is not None:
+        path.write_text(content)
+    assert main(["report", flag, str(path)]) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and needle in err, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_nothing_to_summarise_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report"]) == 2
+    assert "nothing to summarise" in capsys.readouterr().err
+    with pytest.raises(UsageError):
+        summarise()
+
+
+def test_invoke_report_task(nox_report: Path, junit: Path, tmp_path: Path) -> None:
+    res = subprocess.run(
+        [sys.executable, "-m", "invoke", "report", "--nox-report", str(nox_report),
+         "--nox-report", str(nox_report), "--junit", str(junit), "--json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    assert sum(r["kind"] == "nox" for r in doc["rows"]) == 12
+    strict = subprocess.run(
+        [sys.executable, "-m", "invoke", "report", "--junit", str(junit), "--strict"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert strict.returncode == 1
+
+
+@pytest.mark.parametrize(("seconds", "text"), [(None, ""), (0.04, "0.0s"), (59.9, "59.9s"),
+                                                (61, "1m 01s"), (3725, "1h 02m")])
+def test_duration_text(seconds: float | None, text: str) -> None:
+    assert duration_text(seconds) == text
