@@ -103,3 +103,31 @@ def report(
     argv += _multi("--markdown", markdown)
     argv += (["--json"] if json else []) + (["--strict"] if strict else [])
     _run(argv)
+
+
+@task(
+    help={
+        "gfx": "gfx ids or families to test for, comma list (default: the build's targets)",
+        "build": "build id (default: the most recent build with a manifest)",
+        "env": "the environment to test (default: the build's own)",
+        "workdir": "work folder holding artifacts/ (default: the current folder)",
+        "n": "pytest-xdist processes, e.g. auto",
+        "junit": "write JUnit XML here (CI)",
+        "require_gpu": "fail, not skip, GPU runtime tests without a GPU of the target",
+    }
+)
+def smoke(
+    c: Context,
+    gfx: str = "",
+    build: str = "",
+    env: str = "",
+    workdir: str = "",
+    n: str = "",
+    junit: str = "",
+    require_gpu: bool = False,
+) -> None:
+    """Smoke-test a build in its environment: imports, torch/ROCm match, GPU code, GPU runs."""
+    argv = ["smoke", *_multi("--gfx", gfx), *_multi("--build", build), *_multi("--env", env)]
+    argv += _multi("--workdir", workdir) + _multi("-n", n) + _multi("--junit", junit)
+    argv += ["--require-gpu"] if require_gpu else []
+    _run(argv)

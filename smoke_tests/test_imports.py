@@ -67,14 +67,18 @@ def test_fbgemm_op_registered(build, load, op):
 
 @pytest.mark.package("sample")
 def test_sample_variant(build, load):
+    """VARIANT and ARCHS say what the library really carries (read by the checks engine)."""
+    from toolkit.checks import load_file
+
     hip_sample = load("hip_sample")
+    carried = set(load_file(hip_sample._native.__file__).gpu_targets)
     if build.carries_gpu_code:
         assert hip_sample.VARIANT == "hip", (
             f"hip_sample.VARIANT is {hip_sample.VARIANT!r}: the wheel was built without GPU code")
-        if build.targets:
-            assert set(hip_sample.ARCHS) == set(build.targets), (
-                f"hip_sample.ARCHS is {', '.join(hip_sample.ARCHS)}; the build was for "
-                f"{', '.join(build.targets)}")
+        assert set(hip_sample.ARCHS) == carried, (
+            f"hip_sample.ARCHS is {', '.join(hip_sample.ARCHS)}, but its library carries code "
+            f"for {', '.join(sorted(carried)) or 'nothing'}")
     else:
         assert hip_sample.VARIANT == "cpu"
         assert hip_sample.ARCHS == ()
+        assert not carried, f"the CPU variant carries GPU code for {', '.join(sorted(carried))}"

@@ -25,7 +25,7 @@ def test_sample_saxpy(build, gpu, load):
     y = [1.0 - float(i) / 13 for i in range(1000)]
     got, why = hip_sample.run_kernel(a, x, y)
     assert got is not None, f"the kernel did not run on the {gpu.gfx} GPU: {why}"
-    bad = [(i, g, a * xi + yi) for i, (g, xi, yi) in enumerate(zip(got, x, y))
+    bad = [(i, g, a * xi + yi) for i, (g, xi, yi) in enumerate(zip(got, x, y))  # noqa: B905 (3.9 envs)
            if abs(g - (a * xi + yi)) > 1e-5 * max(1.0, abs(a * xi + yi))]
     assert not bad, f"{len(bad)} of {len(x)} results differ, first (index, got, want): {bad[0]}"
 
@@ -62,7 +62,7 @@ def test_apex_multi_tensor_scale(build, torch_device, load):
     dst = [torch.empty_like(t) for t in src]
     overflow = torch.zeros(1, dtype=torch.int, device=torch_device)
     multi_tensor_applier(amp_C.multi_tensor_scale, overflow, [src, dst], 0.25)
-    for s, d in zip(src, dst):
+    for s, d in zip(src, dst):  # noqa: B905 (zip(strict=) needs 3.10; envs may be 3.9)
         torch.testing.assert_close(d, s * 0.25, rtol=1e-6, atol=1e-6)
     assert overflow.item() == 0, "multi_tensor_scale flagged an overflow on finite inputs"
 

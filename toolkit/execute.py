@@ -35,7 +35,6 @@ TAIL_LINES = 40
 
 # Step name -> the issue that implements it. Entries go as implementations land.
 PENDING: dict[str, str] = {
-    "smoke": "issue #6 (smoke tests)",
 }
 
 

@@ -138,8 +138,9 @@ def parse_amd_smi(text: str) -> list[Gpu]:
 
     def visit(node: Any) -> None:
         if isinstance(node, dict):
-            asic = node.get("asic") if isinstance(node.get("asic"), dict) else node
-            value = asic.get("target_graphics_version") if isinstance(asic, dict) else None
+            inner = node.get("asic")
+            asic: dict[str, Any] = inner if isinstance(inner, dict) else node
+            value = asic.get("target_graphics_version")
             if isinstance(value, str):
                 gfx = value.strip().split(":")[0].lower()
                 if _GFX.match(gfx):

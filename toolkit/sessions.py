@@ -86,7 +86,14 @@ def _pending(session: Any, what: str, issue: str) -> None:
 
 
 def smoke(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
-    _pending(session, f"smoke-{python}-rocm{rocm}", "issue #6 (smoke tests)")
+    """Smoke-test every build of the pair that has a manifest (options: ``-- --help``)."""
+
+    def body() -> None:
+        from toolkit.commands.smoke import run_pair
+
+        run_pair(python, rocm, list(posargs))
+
+    _guard(session, body)
 
 
 def lock(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:

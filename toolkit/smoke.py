@@ -203,7 +203,7 @@ def check_environment(target: SmokeTarget) -> str:
     if not python.exists():
         raise EnvironmentProblem(
             f"environment {target.env_dir} of {target.build_id} does not exist (no bin/python)",
-            hint="run the build again (its create-env step makes it)",
+            hint="check --env, or run the build again (its create-env step makes it)",
         )
     probe = _probe(python, _VERSION_OF, target.dist)
     version = probe.stdout.strip()
@@ -223,7 +223,8 @@ def ensure_suite_deps(python: Path, uv: str, *, xdist: bool, out: TextIO) -> Non
     want = {"pytest": "pytest", "packaging": "packaging", "zstandard": "zstandard"}
     if xdist:
         want["xdist"] = XDIST
-    code = "import importlib.util as u, sys\nprint(' '.join(n for n in sys.argv[1:] if u.find_spec(n) is None))"
+    code = ("import importlib.util as u, sys\n"
+            "print(' '.join(n for n in sys.argv[1:] if u.find_spec(n) is None))")
     probe = _probe(python, code, *sorted(want))
     missing = probe.stdout.split() if probe.returncode == 0 else sorted(want)
     if not missing:
@@ -278,7 +279,7 @@ class SmokeOutcome:
                           for c in self.cases]}
 
 
-_SKIP_PREFIX = re.compile(r"^Skipped:\s*")
+_SKIP_PREFIX = re.compile(r"^(Skipped|Failed):\s*")
 
 
 def parse_junit(path: Path) -> list[Case]:

@@ -100,7 +100,8 @@ def show(outcomes: list[SmokeOutcome], out: TextIO | None = None) -> None:
     for o in outcomes:
         for c in o.cases:
             if c.outcome in ("failed", "error"):
-                con.print(f"  FAILED {c.name}: {c.message}", highlight=False, markup=False)
+                first = c.message.strip().splitlines()[0] if c.message.strip() else "(no message)"
+                con.print(f"  FAILED {c.name}: {first}", highlight=False, markup=False)
         for reason, n in o.skip_reasons().items():
             con.print(f"  skipped ({n}): {reason}", highlight=False, markup=False)
         if not o.cases:
@@ -120,3 +121,51 @@ def finish(outcomes: list[SmokeOutcome]) -> int:
         parts.append(f"{o.build_id}: " + (", ".join(failed) if failed
                                             else f"no test ran (pytest exit {o.returncode})"))
     raise CheckFailed("smoke tests failed: " + "; ".join(parts))
+
+
+def pair_parser(prog: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=prog, exit_on_error=False,
+                                description="Smoke-test every build of this pair that has a manifest.")
+    add_smoke_options(p)
+    p.add_argument("--package", action="append", default=[], help="only these packages (comma list)")
+    return p
+
+
+def run_pair(python: str, rocm: str, posargs: list[str]) -> int:
+    """`nox -s smoke-<py>-rocm<rocm>`: every build of the pair with a manifest, one table."""
+    from toolkit.errors import EnvironmentProblem, ToolkitError
+    from toolkit.layout import Layout
+    from toolkit.smoke import Case, check_targets, manifests, read_manifest
+
+    args = pair_parser(f"nox -s smoke-{python}-rocm{rocm} --").parse_args(posargs)
+    gfx = check_targets(args.gfx) if args.gfx else None
+    packages = {p for v in args.package for p in v.split(",") if p}
+    workdir = Layout.default(args.workdir).root
+    found = manifests(workdir)
+    targets: list[SmokeTarget] = []
+    for bid, path in found.items():
+        data = read_manifest(path)
+        b = data["build"]
+        if str(b.get("python")) == python and str(b.get("rocm")) == rocm and (
+                not packages or b.get("package") in packages):
+            targets.append(SmokeTarget(bid, data, Path(data["env_dir"]), path))
+    if not targets:
+        raise EnvironmentProblem(
+            f"no build of Python {python} / ROCm {rocm} has a manifest in {workdir / 'artifacts'} "
+            f"(builds with a manifest: {', '.join(sorted(found)) or 'none'})",
+            hint=f"nox -s build-{python}-rocm{rocm}" + (" -- --workdir DIR" if args.workdir else ""),
+        )
+    outcomes: list[SmokeOutcome] = []
+    for t in sorted(targets, key=lambda t: t.build_id):
+        junit = None
+        if args.junit:
+            j = Path(args.junit)
+            junit = j if len(targets) == 1 else j.with_name(f"{j.stem}-{t.build_id}{j.suffix}")
+        try:
+            outcomes.append(smoke_one(t, gfx, args, out=sys.stdout, junit=junit))
+        except ToolkitError as err:  # one broken environment does not hide the others
+            o = SmokeOutcome(t.build_id, gfx or t.targets, returncode=err.exit_code)
+            o.cases.append(Case("environment", "error", str(err)))
+            outcomes.append(o)
+    show(outcomes)
+    return finish(outcomes)
