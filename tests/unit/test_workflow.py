@@ -220,20 +220,23 @@ def test_test_job(wf: dict[str, Any]) -> None:
     up = next(u for u in _uses(wf, "build", "actions/upload-artifact") if "dist/" in u["with"]["path"])
     assert down and down[0]["with"]["name"] == up["with"]["name"], "downloads what build uploaded"
     smoke = _step(wf, "test", "invoke smoke")["run"]
-    assert "invoke smoke --gfx ${{ matrix.test_gfx }} --require-gpu --junit junit.xml" in smoke
+    assert "--gfx ${{ matrix.test_gfx }} --require-gpu --junit junit.xml" in smoke
+    assert "invoke smoke --build ${{ matrix.id }} " in smoke
     junit_up = [u for u in _uses(wf, "test", "actions/upload-artifact")
                 if u["with"]["path"] == "junit.xml"]
     assert junit_up and junit_up[0].get("if") and "${{ matrix.id }}" in junit_up[0]["with"]["name"]
 
 
-def test_smoke_task_takes_the_workflows_flags() -> None:
+def test_smoke_task_takes_the_workflows_flags(wf: dict[str, Any]) -> None:
     import tasks
 
     smoke = getattr(tasks, "smoke", None)
     if smoke is None:
         pytest.skip("the `smoke` invoke task has not landed yet")
-    params = inspect.signature(smoke.body).parameters
-    assert {"gfx", "require_gpu", "junit"} <= set(params)
+    run = _step(wf, "test", "invoke smoke")["run"]
+    flags = {f[2:].replace("-", "_") for f in re.findall(r"(?<!\S)--[a-z][a-z-]*", run)}
+    assert {"build", "gfx", "require_gpu", "junit"} <= flags
+    assert flags <= set(inspect.signature(smoke.body).parameters)
 
 
 def test_report_steps_use_the_report_command(wf: dict[str, Any]) -> None:
