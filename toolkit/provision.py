@@ -75,7 +75,9 @@ def choose_family(matrix: Matrix, build: Build, targets: Sequence[str], wanted: 
             raise UsageError(f"unknown GPU family {wanted!r}; valid: {', '.join(sorted(fams))}")
         candidates = [wanted]
     else:
-        candidates = [build.rocm.default_family, *sorted(f.name for f in matrix.families.values())]
+        # the release's default, then the narrowest family (gfx90a before the older gfx90X-dcgpu)
+        others = sorted(matrix.families.values(), key=lambda f: (len(f.targets), f.name))
+        candidates = [build.rocm.default_family, *(f.name for f in others)]
     procs = {t.split(":")[0] for t in targets}
     for name in candidates:
         if procs <= set(fams[name]):
@@ -155,8 +157,9 @@ def sources_for(matrix: Matrix, build: Build, options: Options) -> Sources:
     torch_args: list[str] = []
     if src.index_url:
         url = src.index_url
-        if src.per_family and family:
-            url = f"{url.rstrip('/')}/{family}/"
+        if src.per_family:
+            torch_family = family or choose_family(matrix, build, targets, options.family)
+            url = f"{url.rstrip('/')}/{torch_family}/"
         torch_args += ["--index-url", url]
         if src.kind != "pytorch":
             torch_args += ["--extra-index-url", PYPI]
@@ -165,6 +168,21 @@ def sources_for(matrix: Matrix, build: Build, options: Options) -> Sources:
     return Sources(provider, layout, family, sdk_index, spec, tuple(options.find_links),
                    src.spec, tuple(torch_args),
                    sdk.version if provider == "system" else None)
+
+
+def uv_index_args(pip_args: Sequence[str]) -> tuple[str, ...]:
+    """pip's index options in uv's terms. pip weighs every index alike; uv prefers
+    ``--extra-index-url`` over ``--index-url``, which would let PyPI's CUDA torch win over
+    TheRock's. ``--index A --default-index B`` keeps A (the torch source) first."""
+    out: list[str] = []
+    for opt, val in zip(pip_args[::2], pip_args[1::2], strict=False):
+        if opt == "--index-url":
+            out += ["--index", val]
+        elif opt == "--extra-index-url":
+            out += ["--default-index", val] if val == PYPI else ["--index", val]
+        else:
+            out += [opt, val]
+    return tuple(out)
 
 
 def _lock_for(matrix: Matrix, build: Build, options: Options, sources: Sources) -> str | None:
@@ -250,8 +268,11 @@ def provision_steps(
     if lock:
         torch_argv = (*uv_install, *locked)
     else:
-        torch_argv = (*uv_install, "--index-strategy", "unsafe-best-match", *src.torch_args,
-                      src.torch_spec)
+        # uv's default (first index that has torch wins) keeps PyPI's CUDA torch out when
+        # the torch index is TheRock's; a find-links source is weighed with the index.
+        strategy = (("--index-strategy", "unsafe-best-match")
+                    if "--find-links" in src.torch_args else ())
+        torch_argv = (*uv_install, *strategy, *uv_index_args(src.torch_args), src.torch_spec)
     torch_env = {**tools, **allow}
     steps.append(Step(
         "install-torch", torch_argv,
@@ -341,7 +362,7 @@ def preflight(steps: Sequence[Step]) -> None:
         locked = "-r" in s.argv
         what = "ROCm SDK index" if s.name == "install-rocm-sdk" else "torch index"
         project = None if locked else ("rocm" if s.name == "install-rocm-sdk" else "torch")
-        first = _arg(s.argv, "--index-url")
+        first = _arg(s.argv, "--index-url") or _arg(s.argv, "--index")
         if first:
             probe_index(first, project, what)
         for i, a in enumerate(s.argv[:-1]):

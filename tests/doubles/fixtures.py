@@ -1,0 +1,131 @@
+"""pytest fixtures and helpers around the SDK doubles (import the fixtures into test modules).
+
+``write_data`` writes a small matrix data folder (``TOOLKIT_DATA_DIR``) pointing at the
+local index: package ``sample`` for Python 3.11/3.12 with
+
+- ROCm 7.0 (pip SDK, per-family index): torch 2.8 (double, hip 7.0), 2.7 (double, hip 6.4:
+  a HIP mismatch), 2.13 (the real CPU torch wheel, hip None);
+- ROCm 7.1 (pip SDK, multi-arch index): torch 2.8 (double, hip 7.1);
+- ROCm 5.2 (system SDK: Debian's hipcc): torch 2.8 (double 2.8.0+rocm5.2, hip 5.2).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pytest
+
+from tests.doubles.index import LocalIndex, start
+
+REPO = Path(__file__).resolve().parents[2]
+
+ROCM_TOML = """\
+[indexes]
+local = "{url}v2/"
+local-multi = "{url}multi/"
+
+[releases."7.0"]
+hip = "7.0"
+default_family = "gfx94X-dcgpu"
+sdk.provider = "pip"
+sdk.layout = "per-family"
+sdk.index = "local"
+sdk.spec = "rocm[libraries,devel]>1.0,>=7.0.0a0,<7.1"
+torch."2.7" = {{ kind = "therock", index = "local", spec = "torch==2.7.0" }}
+torch."2.8" = {{ kind = "therock", index = "local", spec = "torch==2.8.0" }}
+torch."2.13" = {{ kind = "therock", index = "local", spec = "torch==2.13.0" }}
+
+[releases."7.1"]
+hip = "7.1"
+default_family = "gfx94X-dcgpu"
+sdk.provider = "pip"
+sdk.layout = "multi-arch"
+sdk.index = "local-multi"
+sdk.spec = "rocm[libraries,devel]>1.0,>=7.1.0a0,<7.2"
+torch."2.8" = {{ kind = "therock", index = "local-multi", spec = "torch==2.8.0" }}
+
+[releases."5.2"]
+hip = "5.2"
+default_family = "gfx90a"
+sdk = {{ provider = "system", version = "5.2.0" }}
+torch."2.8" = {{ kind = "pytorch", index_url = "{url}v2/gfx94X-dcgpu/", spec = "torch==2.8.0+rocm5.2" }}
+"""
+
+SAMPLE_TOML = """\
+# TEST DOUBLE package for provisioning tests (never built: issue 5 owns the build steps)
+[package]
+name = "sample"
+dist = "sample"
+repo = "https://example.invalid/sample.git"
+recipe = "apex"
+
+[[versions]]
+version = "1.0.0"
+ref = "main"
+torch = "2.8.0"
+rocm = ["7.0", "7.1", "5.2"]
+python = ["3.11", "3.12"]
+build_style = "jit-prebuild"
+
+[[versions]]
+version = "0.9.0"
+ref = "main"
+torch = "2.7.0"
+rocm = ["7.0"]
+python = ["3.11"]
+build_style = "jit-prebuild"
+
+[[versions]]
+version = "2.0.0"
+ref = "main"
+torch = "2.13.0"
+rocm = ["7.0"]
+python = ["3.11"]
+build_style = "jit-prebuild"
+"""
+
+
+def write_data(dest: Path, url: str) -> Path:
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copy(REPO / "toolkit" / "data" / "gpus.toml", dest / "gpus.toml")
+    (dest / "rocm.toml").write_text(ROCM_TOML.format(url=url))
+    (dest / "sample.toml").write_text(SAMPLE_TOML)
+    return dest
+
+
+def toolkit(*args: str, env: Mapping[str, str], cwd: Path | None = None,
+            timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """``python -m toolkit ARGS`` in a subprocess (the way a contributor runs it)."""
+    return subprocess.run([sys.executable, "-m", "toolkit", *args], capture_output=True,
+                          text=True, env={**os.environ, **env}, cwd=cwd, timeout=timeout,
+                          check=False)
+
+
+@pytest.fixture(scope="session")
+def local_index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalIndex]:
+    root = tmp_path_factory.mktemp("index")
+    yield from (s.index for s in start(root / "www"))
+
+
+@pytest.fixture(scope="session")
+def uv_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One uv cache for the session (warm after the first install, like a contributor's)."""
+    return tmp_path_factory.mktemp("uv-cache")
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path, local_index: LocalIndex, uv_cache: Path) -> dict[str, str]:
+    """Environment variables for a toolkit subprocess: data, cache and work folders in tmp."""
+    data = write_data(tmp_path / "data", local_index.url)
+    (tmp_path / "work").mkdir()
+    return {
+        "TOOLKIT_DATA_DIR": str(data),
+        "TOOLKIT_CACHE_DIR": str(tmp_path / "cache"),
+        "UV_CACHE_DIR": str(uv_cache),
+        "WORK": str(tmp_path / "work"),
+    }
