@@ -17,7 +17,7 @@ import re
 import shutil
 import subprocess
 import zipfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
@@ -32,6 +32,7 @@ from packaging.utils import (
 )
 from packaging.version import InvalidVersion, Version
 
+from toolkit import wheelzip
 from toolkit.demangle import demangle_many, source_name_fragment
 from toolkit.elf import (
     ElfError,
@@ -47,7 +48,15 @@ from toolkit.elf import (
 from toolkit.errors import UsageError
 from toolkit.gfx import TargetId, parse_target, runs_on
 from toolkit.offload import gpu_targets, read_bundles
-from toolkit.policy import ARCH_OF_MACHINE, Policy, best_policy, get_policy, max_versions, policy_for_tag
+from toolkit.policy import (
+    ARCH_OF_MACHINE,
+    Policy,
+    best_policy,
+    get_policy,
+    max_versions,
+    policy_for_tag,
+    version_key,
+)
 from toolkit.wheelzip import MemberError, WheelZip
 
 Severity = Literal["error", "warning", "info"]
@@ -159,6 +168,15 @@ class Lib:
     origin: str  # directory $ORIGIN expands to: "wheel:<dir>" in a wheel, else absolute
     info: ElfInfo | None
     error: str | None = None
+    loader: Callable[[], ElfInfo] | None = None  # ``--with`` libraries load on first use
+
+    def load(self) -> None:
+        if self.loader is not None and self.info is None and self.error is None:
+            try:
+                self.info = self.loader()
+            except (UsageError, OSError, ValueError) as err:
+                self.error = str(err)
+            self.loader = None
 
 
 def _slice(chunks: Iterable[bytes], start: int, end: int) -> Iterator[memoryview]:
@@ -348,8 +366,7 @@ class Resolver:
                 if hit and hit.info and _compatible(hit.info, obj.info):
                     return hit
         for lib in self.with_libs.get(name, ()):
-            if lib.info is None and lib.error is None:
-                _load_lazy(lib)
+            lib.load()
             if lib.info and _compatible(lib.info, obj.info):
                 return lib
         return self.system(name, obj.info)
@@ -413,25 +430,12 @@ def _defines(lib: Lib, name: bytes, version: str | None) -> bool:
     return versions is None or version in versions or "" in versions
 
 
-def _load_lazy(lib: Lib) -> None:
-    loader = _LAZY.pop(id(lib), None)
-    if loader is None:
-        return
-    try:
-        lib.info = loader()
-    except (UsageError, OSError, ValueError) as err:
-        lib.error = str(err)
-
-
-_LAZY: dict[int, Any] = {}
-
-
 def _with_libraries(paths: Sequence[str | os.PathLike[str]]) -> dict[str, list[Lib]]:
     """``--with`` locations, indexed by file name and loaded on first use."""
     out: dict[str, list[Lib]] = {}
 
-    def add(name: str, lib: Lib, loader: Any) -> None:
-        _LAZY[id(lib)] = loader
+    def add(name: str, lib: Lib, loader: Callable[[], ElfInfo]) -> None:
+        lib.loader = loader
         out.setdefault(name, []).append(lib)
 
     for raw in paths:
@@ -453,7 +457,7 @@ def _with_libraries(paths: Sequence[str | os.PathLike[str]]) -> dict[str, list[L
             add(p.name, lib, _file_loader(p))
             try:
                 elf = load_file(p)
-                lib.info = elf
+                lib.info, lib.loader = elf, None
                 if elf.soname and elf.soname != p.name:
                     out.setdefault(elf.soname, []).append(lib)
             except (ElfError, OSError) as err:
@@ -463,11 +467,11 @@ def _with_libraries(paths: Sequence[str | os.PathLike[str]]) -> dict[str, list[L
     return out
 
 
-def _file_loader(p: Path) -> Any:
+def _file_loader(p: Path) -> Callable[[], ElfInfo]:
     return lambda: load_file(p)
 
 
-def _member_loader(wz: WheelZip, info: zipfile.ZipInfo) -> Any:
+def _member_loader(wz: WheelZip, info: zipfile.ZipInfo) -> Callable[[], ElfInfo]:
     return lambda: load_member(wz, info)
 
 
@@ -507,6 +511,7 @@ def _collect_wheel(inp: _Input, jobs: int | None) -> None:
     if not wz.zf.infolist():
         res.findings.append(Finding("archive", "error", None, "empty wheel: the archive holds no files"))
     candidates: list[zipfile.ZipInfo] = []
+    budget = wheelzip.MAX_TOTAL_BYTES
     for info in wz.members:
         inp.names.append(info.filename)
         try:
@@ -516,9 +521,13 @@ def _collect_wheel(inp: _Input, jobs: int | None) -> None:
             continue
         if is_elf(head):
             why = wz.bomb_check(info)
+            if why is None and info.file_size > budget:
+                why = (f"{info.filename}: the archive's ELF members declare more than "
+                       f"{wheelzip.MAX_TOTAL_BYTES} inflated bytes in all: not inspected")
             if why:
                 res.findings.append(Finding("archive", "error", info.filename, why))
             else:
+                budget -= info.file_size
                 candidates.append(info)
         elif _looks_native(info.filename):
             res.findings.append(Finding("elf", "error", info.filename, _NOT_ELF % info.filename))
@@ -747,7 +756,9 @@ def _check_version_needs(inp: _Input, lib: Lib, info: ElfInfo, by_name: dict[str
         for v in versions:
             if v not in dep.info.version_defs:
                 bad.add(v)
-                have = max_versions(dep.info.version_defs).get(v.partition("_")[0])
+                prefix = v.partition("_")[0]
+                top = max_versions(dep.info.version_defs).get(prefix)
+                have = f"{prefix}_{top}" if top else None
                 inp.result.findings.append(Finding("symbol-version", "error", lib.path,
                     f"import would fail: version `{v}' not found in {file} (required by "
                     f"{lib.path}; {dep.path} provides up to {have or 'none of that prefix'})"))  # fmt: skip
@@ -907,15 +918,20 @@ def _check_policy(inp: _Input, req: Policy | None) -> None:
             except UsageError:
                 continue
             basenames = {posixpath.basename(n) for n in inp.index}
+            worst_of: dict[str, tuple[str, str]] = {}  # prefix -> (highest bad version, file)
             for file, vs in lib.info.version_needs.items():
                 if file in basenames:
                     continue
                 for v in target.violations(vs):
                     prefix = v.partition("_")[0]
-                    why = "required by --policy" if want is req else "claimed by the platform tag"
-                    res.findings.append(Finding("policy", "error", lib.path,
-                        f"{lib.path} needs {v} (from {file}), which {target.name} ({why}) does not "
-                        f"allow (it allows up to {prefix}_{target.highest(prefix)}); the library's "
-                        f"symbols need {lr.policy}"))  # fmt: skip
+                    if prefix not in worst_of or version_key(v) > version_key(worst_of[prefix][0]):
+                        worst_of[prefix] = (v, file)
+            if worst_of:
+                why = "required by --policy" if want is req else "claimed by the platform tag"
+                needs = " and ".join(f"{v} (from {file})" for v, file in worst_of.values())
+                allows = ", ".join(f"{p}_{target.highest(p)}" for p in worst_of)
+                res.findings.append(Finding("policy", "error", lib.path,
+                    f"{lib.path} needs {needs}, which {target.name} ({why}) does not allow "
+                    f"(it allows up to {allows}); the library's symbols need {lr.policy}"))  # fmt: skip
     res.policy = worst.name if worst else None
 

@@ -6,13 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.native import bundle_entries, compile_hip, section
+from tests.fixtures.wheels import make_wheel
 from toolkit import checks
 from toolkit.checks import check_paths
 from toolkit.elf import EM_AMDGPU, read_elf_bytes
 from toolkit.offload import compress_bundle
-
-from tests.fixtures.native import bundle_entries, compile_hip, section
-from tests.fixtures.wheels import make_wheel
 
 pytestmark = [pytest.mark.integration, pytest.mark.hipcc]
 TAG = "cp311-cp311-manylinux_2_28_x86_64"
@@ -47,7 +46,9 @@ def test_requested_targets(hip_lib: Path, gfx: list[str], missing: list[str]) ->
 
 
 @pytest.mark.parametrize(("method", "version"), [("zstd", 3), ("zlib", 2), ("zstd", 1), ("zlib", 1)])
-def test_compressed_bundle_in_a_real_library(tmp_path: Path, hip_lib: Path, method: str, version: int) -> None:
+def test_compressed_bundle_in_a_real_library(
+    tmp_path: Path, hip_lib: Path, method: str, version: int
+) -> None:
     """clang 15 cannot compress bundles: compress the real one and put it back in place."""
     data = bytearray(hip_lib.read_bytes())
     off, size = section(hip_lib, ".hip_fatbin")

@@ -9,17 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.checks import Report, check_paths
-
 from tests.fixtures.native import NEW_GLIBCXX_SOURCE, compile_shared, objdump_max_versions
 from tests.fixtures.wheels import make_wheel
+from toolkit.checks import Report, check_paths
 
 pytestmark = pytest.mark.integration
 TAG = "cp311-cp311-manylinux_2_28_x86_64"
 
 BASE = 'namespace demo { int base_value() { return 42; } }\n'
-USER = 'namespace demo { int base_value(); }\nextern "C" int user_value() { return demo::base_value() + 1; }\n'
-UNDEF = 'namespace demo { void missing_helper(int); }\nextern "C" void call_it() { demo::missing_helper(3); }\n'
+USER = ('namespace demo { int base_value(); }\n'
+        'extern "C" int user_value() { return demo::base_value() + 1; }\n')
+UNDEF = ('namespace demo { void missing_helper(int); }\n'
+         'extern "C" void call_it() { demo::missing_helper(3); }\n')
 PLAIN = 'int plain(int x) { return x * 2; }\n'
 
 
@@ -56,7 +57,8 @@ def test_new_glibcxx_library_cannot_claim_manylinux_2_28(tmp_path: Path, libs: d
     assert lib.policy not in {"manylinux_2_28", "manylinux_2_17", None}
     assert r.wheels[0].policy == lib.policy
     # the same library in a wheel that claims nothing is fine, unless --policy asks for it
-    linux = make_wheel(tmp_path / "l", "demo", "1.0", "cp311-cp311-linux_x86_64", {"demo/_new.so": libs["new"]})
+    linux_tag = "cp311-cp311-linux_x86_64"
+    linux = make_wheel(tmp_path / "l", "demo", "1.0", linux_tag, {"demo/_new.so": libs["new"]})
     assert check_paths([linux]).ok
     assert "required by --policy" in errors(check_paths([linux], policy="manylinux_2_28"), "policy")[0]
     assert check_paths([libs["new"].parent], policy="manylinux_2_35").ok
@@ -71,7 +73,8 @@ def test_max_versions_match_objdump(libs: dict[str, Path]) -> None:
 
 
 def test_undefined_symbol_is_reported_demangled(tmp_path: Path, libs: dict[str, Path]) -> None:
-    whl = make_wheel(tmp_path, "demo", "1.0", TAG, {"demo/_undef.so": libs["undef"], "demo/_ok.so": libs["plain"]})
+    files = {"demo/_undef.so": libs["undef"], "demo/_ok.so": libs["plain"]}
+    whl = make_wheel(tmp_path, "demo", "1.0", TAG, files)
     r = check_paths([whl])
     assert errors(r, "undefined-symbol") == [
         "import would fail: undefined symbol demo::missing_helper(int) (_ZN4demo14missing_helperEi) "
@@ -83,7 +86,8 @@ def test_undefined_symbol_is_reported_demangled(tmp_path: Path, libs: dict[str, 
 
 @pytest.mark.parametrize(
     ("user", "base_at"),
-    [("user_origin", "demo/libbase.so"), ("user_sub", "demo/lib/libbase.so"), ("user_rpath", "demo/libbase.so")],
+    [("user_origin", "demo/libbase.so"), ("user_sub", "demo/lib/libbase.so"),
+     ("user_rpath", "demo/libbase.so")],  # fmt: skip
 )
 def test_libraries_resolve_each_other_through_origin(tmp_path: Path, libs: dict[str, Path], user: str,
                                                      base_at: str) -> None:  # fmt: skip
@@ -93,10 +97,11 @@ def test_libraries_resolve_each_other_through_origin(tmp_path: Path, libs: dict[
 
 
 def test_without_runpath_the_sibling_is_not_found(tmp_path: Path, libs: dict[str, Path]) -> None:
-    whl = make_wheel(tmp_path, "demo", "1.0", TAG, {"demo/_user.so": libs["user_none"], "demo/libbase.so": libs["base"]})
+    files = {"demo/_user.so": libs["user_none"], "demo/libbase.so": libs["base"]}
+    whl = make_wheel(tmp_path, "demo", "1.0", TAG, files)
     r = check_paths([whl])
-    assert errors(r) == ["needed library libbase.so not found (needed by demo/_user.so); its symbols were not "
-                         "checked (pass --with DIR holding it)"]  # fmt: skip
+    assert errors(r) == ["needed library libbase.so not found (needed by demo/_user.so); its "
+                         "symbols were not checked (pass --with DIR holding it)"]  # fmt: skip
     # found when it is provided like torch's libraries are: already loaded, via --with
     assert check_paths([whl], with_paths=[libs["base"].parent]).ok
     assert check_paths([whl], with_paths=[libs["base"]]).ok
@@ -114,7 +119,8 @@ def test_without_runpath_the_sibling_is_not_found(tmp_path: Path, libs: dict[str
 
 def test_wrong_definition_is_an_undefined_symbol(tmp_path: Path, libs: dict[str, Path]) -> None:
     # a libbase.so that does not define demo::base_value(): resolution must look at symbols
-    whl = make_wheel(tmp_path, "demo", "1.0", TAG, {"demo/_user.so": libs["user_origin"], "demo/libbase.so": libs["plain"]})
+    files = {"demo/_user.so": libs["user_origin"], "demo/libbase.so": libs["plain"]}
+    whl = make_wheel(tmp_path, "demo", "1.0", TAG, files)
     assert "demo::base_value()" in errors(check_paths([whl]), "undefined-symbol")[0]
 
 
@@ -125,7 +131,8 @@ def test_absolute_runpath_is_flagged(tmp_path: Path, libs: dict[str, Path]) -> N
 
 
 def test_required_symbols(tmp_path: Path, libs: dict[str, Path]) -> None:
-    whl = make_wheel(tmp_path, "demo", "1.0", TAG, {"demo/_user.so": libs["user_origin"], "demo/libbase.so": libs["base"]})
+    files = {"demo/_user.so": libs["user_origin"], "demo/libbase.so": libs["base"]}
+    whl = make_wheel(tmp_path, "demo", "1.0", TAG, files)
     assert check_paths([whl], required_symbols=["demo::base_value", "user_value"]).ok
     r = check_paths([whl], required_symbols=["demo::base_val", "demo::user_value"])
     assert len(errors(r, "required-symbol")) == 2
@@ -143,3 +150,24 @@ def test_cli_json_and_exit_codes(tmp_path: Path, libs: dict[str, Path]) -> None:
     proc = subprocess.run([sys.executable, "-m", "toolkit", "check", str(libs["plain"].parent)],
                           capture_output=True, text=True)  # fmt: skip
     assert proc.returncode == 0 and "libplain.so" in proc.stdout
+
+
+def test_symbol_versions_must_exist_in_the_provider(tmp_path: Path) -> None:
+    """A library linked against VERS_2.0 of libver.so fails next to a libver.so with VERS_1.0 only."""
+    v2 = tmp_path / "v2.map"
+    v2.write_text("VERS_1.0 { global: foo_old; local: *; };\nVERS_2.0 { global: foo; } VERS_1.0;\n")
+    v1 = tmp_path / "v1.map"
+    v1.write_text("VERS_1.0 { global: foo_old; local: *; };\n")
+    both = "int foo(void){return 2;}\nint foo_old(void){return 1;}\n"
+    new = compile_shared(tmp_path / "new", "libver.so", both, lang="c",
+                         flags=[f"-Wl,--version-script={v2}"])  # fmt: skip
+    old = compile_shared(tmp_path / "old", "libver.so", "int foo_old(void){return 1;}\n", lang="c",
+                         flags=[f"-Wl,--version-script={v1}"])  # fmt: skip
+    user = compile_shared(tmp_path / "user", "libuser.so", "int foo(void);\nint bar(void){return foo();}\n",
+                          lang="c", libs=[new], runpath="$ORIGIN")  # fmt: skip
+    good = make_wheel(tmp_path / "g", "demo", "1.0", TAG, {"demo/_user.so": user, "demo/libver.so": new})
+    assert check_paths([good]).ok
+    bad = make_wheel(tmp_path / "b", "demo", "1.0", TAG, {"demo/_user.so": user, "demo/libver.so": old})
+    r = check_paths([bad])
+    assert errors(r) == ["import would fail: version `VERS_2.0' not found in libver.so (required by "
+                         "demo/_user.so; demo/libver.so provides up to VERS_1.0)"]  # fmt: skip

@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.wheels import make_wheel
 from toolkit import wheelzip
 from toolkit.checks import Report, check_paths
 from toolkit.cli import main
 from toolkit.errors import UsageError
-
-from tests.fixtures.wheels import make_wheel
 
 TAG = "cp311-cp311-manylinux_2_28_x86_64"
 
@@ -46,7 +45,9 @@ def test_clean_native_wheel(tmp_path: Path, libz: Path) -> None:
     assert lib.max_versions["GLIBC"] and lib.policy and lib.policy.startswith("manylinux")
 
 
-def test_json_shape_and_cli_exit_codes(tmp_path: Path, libz: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_shape_and_cli_exit_codes(
+    tmp_path: Path, libz: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     good = make_wheel(tmp_path, "demo", "1.0", TAG, {"demo/_ext.so": libz})
     assert main(["check", str(good), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -57,7 +58,7 @@ def test_json_shape_and_cli_exit_codes(tmp_path: Path, libz: Path, capsys: pytes
     bad = make_wheel(tmp_path / "b", "demo", "1.0", "py3-none-any", {"demo/_ext.so": libz})
     assert main(["check", str(bad)]) == 1
     out = capsys.readouterr().out
-    assert "native code" in out and "FAILED" in out
+    assert "[platform-tag] native code" in out and "FAILED" in out
     assert main(["check", str(tmp_path / "missing.whl")]) == 2
     assert "no such file" in capsys.readouterr().err
 
@@ -144,7 +145,9 @@ def _lie_about_size(whl: Path, member: str, size: int) -> None:
     whl.write_bytes(bytes(data))
 
 
-def test_zip_bombs_are_refused_and_bounded(tmp_path: Path, libz: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_zip_bombs_are_refused_and_bounded(
+    tmp_path: Path, libz: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     big = b"\x7fELF" + bytes(8 << 20)
     whl = make_wheel(tmp_path, "demo", "1.0", TAG, {"demo/bomb.so": big, "demo/_ext.so": libz})
     monkeypatch.setattr(wheelzip, "MAX_MEMBER_BYTES", 4 << 20)
@@ -156,6 +159,10 @@ def test_zip_bombs_are_refused_and_bounded(tmp_path: Path, libz: Path, monkeypat
     r = check_paths([whl])
     assert "(a zip bomb?)" in messages(r)
     monkeypatch.setattr(wheelzip, "MAX_RATIO", 1100)
+    monkeypatch.setattr(wheelzip, "MAX_TOTAL_BYTES", 1 << 20)  # libz fits, the big one does not
+    r = check_paths([whl])
+    assert [f.library for f in r.findings if "in all: not inspected" in f.message] == ["demo/bomb.so"]
+    monkeypatch.setattr(wheelzip, "MAX_TOTAL_BYTES", 32 << 30)
     # a member that inflates to more than it declares is cut at the declared size and fails
     _lie_about_size(whl, "demo/bomb.so", 1 << 16)
     r = check_paths([whl])
@@ -176,7 +183,8 @@ def test_bundled_torch_and_rocm_libraries(tmp_path: Path, libz: Path) -> None:
 
 
 def test_required_symbols(tmp_path: Path, libz: Path) -> None:
-    stdcxx = next(Path(d) / "libstdc++.so.6" for d in ("/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib64")
+    dirs = ("/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib64")
+    stdcxx = next(Path(d) / "libstdc++.so.6" for d in dirs
                   if (Path(d) / "libstdc++.so.6").exists())  # fmt: skip
     whl = make_wheel(tmp_path, "demo", "1.0", TAG, {"demo/_ext.so": libz, "demo/libcxx.so": stdcxx.resolve()})
     r = check_paths([whl], required_symbols=["zlibVersion", "std::terminate"], allow_bundled=["*"])

@@ -8,12 +8,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.fixtures.wheels import make_wheel
 from toolkit.checks import check_paths
 from toolkit.elf import ElfError, Image, NeedRanges, parse_elf, read_elf_bytes
 from toolkit.errors import UsageError
 from toolkit.offload import compress_bundle, make_bundle, parse_fatbin
-
-from tests.fixtures.wheels import make_wheel
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -68,7 +67,9 @@ def test_elf_reader_on_random_bytes(data: bytes) -> None:
 
 @FUZZ
 @given(edits=edits, cut=st.one_of(st.none(), st.integers(0, len(ELF))))
-def test_sparse_parsing_only_asks_for_ranges_or_fails_cleanly(edits: list[tuple[int, int]], cut: int | None) -> None:
+def test_sparse_parsing_only_asks_for_ranges_or_fails_cleanly(
+    edits: list[tuple[int, int]], cut: int | None
+) -> None:
     data = _mutate(ELF, [(p % 2048, v) for p, v in edits], cut)
     img = Image(len(data), [(0, data[:256])])
     for _ in range(6):
@@ -113,7 +114,10 @@ def wheel_bytes(tmp_path_factory: pytest.TempPathFactory) -> bytes:
 @given(edits=st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(0, 255)), max_size=6),
        cut=st.one_of(st.none(), st.integers(0, 1 << 20)))  # fmt: skip
 def test_archive_damage_gives_findings_or_usage_errors(
-    tmp_path_factory: pytest.TempPathFactory, wheel_bytes: bytes, edits: list[tuple[int, int]], cut: int | None
+    tmp_path_factory: pytest.TempPathFactory,
+    wheel_bytes: bytes,
+    edits: list[tuple[int, int]],
+    cut: int | None,
 ) -> None:
     path = tmp_path_factory.mktemp("w") / "demo-1.0-py3-none-linux_x86_64.whl"
     path.write_bytes(_mutate(wheel_bytes, edits, cut % (len(wheel_bytes) + 1) if cut else None))

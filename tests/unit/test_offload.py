@@ -42,7 +42,8 @@ def test_plain_bundle_targets_ignore_host() -> None:
 @pytest.mark.parametrize("version", [1, 2, 3])
 def test_compressed_bundles(method: str, version: int) -> None:
     blob = compress_bundle(_bundle("gfx942"), method, version)
-    assert blob[:4] == b"CCOB" and struct.unpack_from("<HH", blob, 4) == (version, {"zlib": 0, "zstd": 1}[method])
+    method_id = {"zlib": 0, "zstd": 1}[method]
+    assert blob[:4] == b"CCOB" and struct.unpack_from("<HH", blob, 4) == (version, method_id)
     (b,) = parse_fatbin(blob)
     assert (b.compression, b.version, gpu_targets([b])) == (method, version, ("gfx942",))
 

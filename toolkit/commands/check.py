@@ -59,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def show(report: Report) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     from toolkit.console import console
@@ -66,7 +67,7 @@ def show(report: Report) -> None:
     out = console()
     for wheel in report.wheels:
         title = wheel.path if wheel.name is None else f"{wheel.name} {wheel.version}  ({wheel.path})"
-        table = Table(title=title, title_justify="left", show_lines=False)
+        table = Table(title=escape(title), title_justify="left", show_lines=False)
         for col in ("library", "GLIBC", "GLIBCXX", "policy", "GPU targets", "problems"):
             table.add_column(col, overflow="fold")
         per_lib: dict[str, list[str]] = {}
@@ -79,16 +80,17 @@ def show(report: Report) -> None:
             probs = ", ".join(x for x in (errors and f"{errors} error(s)",
                                           warnings and f"{warnings} warning(s)") if x)  # fmt: skip
             table.add_row(
-                lib.path, lib.max_versions.get("GLIBC", "-"), lib.max_versions.get("GLIBCXX", "-"),
+                escape(lib.path), lib.max_versions.get("GLIBC", "-"), lib.max_versions.get("GLIBCXX", "-"),
                 lib.policy or "-", ", ".join(lib.gpu_targets) or "-",
                 f"[red]{probs}[/red]" if errors else (probs or "[green]ok[/green]"),
             )
         if wheel.libraries:
             out.print(table)
         else:
-            out.print(f"[bold]{title}[/bold]: no native code")
+            out.print(f"[bold]{escape(title)}[/bold]: no native code")
         for f in wheel.findings:
             style = {"error": "red", "warning": "yellow"}.get(f.severity, "dim")
-            out.print(f"  [{style}]{f.severity}[/{style}] [{f.check}] {f.message}", highlight=False)
+            out.print(f"  [{style}]{f.severity}[/{style}] {escape(f'[{f.check}] {f.message}')}",
+                      highlight=False)
         status = "[green]ok[/green]" if wheel.ok else "[red]FAILED[/red]"
         out.print(f"  {status}  policy: {wheel.policy or '-'}\n")
