@@ -97,7 +97,37 @@ def smoke(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
 
 
 def lock(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
-    _pending(session, f"lock-{python}-rocm{rocm}", "issue #4 (environments)")
+    """pip-compile --generate-hashes one lock per environment of the pair (``--check``:
+    report missing/stale locks and exit 1 when any is not current)."""
+
+    def body() -> None:
+        from toolkit.commands.plan import options_from
+        from toolkit.interpreters import find
+        from toolkit.layout import Layout
+        from toolkit.locks import lock_status, write_locks
+        from toolkit.matrix import Matrix
+        from toolkit.plan import Options
+
+        parser = session_parser(f"lock-{python}-rocm{rocm}")
+        parser.add_argument("--check", action="store_true",
+                            help="only report missing or stale locks (exit 1 if any)")
+        args = parser.parse_args(list(posargs))
+        args.no_lock = True  # never plan against the locks being (re)written
+        matrix, opts = options_from(args)
+        assert isinstance(matrix, Matrix) and isinstance(opts, Options)
+        builds = matrix.pair_builds(python, rocm, args.package)
+        layout = Layout.default(args.workdir)
+        if args.check:
+            states = lock_status(matrix, builds, opts, layout)
+            for st in states:
+                print(f"{st.state:<9} {st.path}")
+            if any(st.state != "current" for st in states):
+                raise SystemExit(1)
+            return
+        for path in write_locks(matrix, builds, opts, layout, interpreter=find(python).path):
+            print(f"wrote {path}")
+
+    _guard(session, body)
 
 
 def _run_and_summarise(plans: list[Any], layout: Any) -> None:
