@@ -1,0 +1,209 @@
+"""`toolkit smoke`: choosing the build, bad input (exit codes, one line), reading results."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from invoke import Context, Exit
+
+from toolkit import smoke
+from toolkit.cli import main
+from toolkit.errors import EnvironmentProblem, UsageError
+from toolkit.smoke import Case, SmokeOutcome, manifest_for_id, parse_junit, resolve, smoke_facts
+
+SAMPLE_ID = "hip_sample-0.1.0-cp311-rocm5.2"
+
+
+def write_manifest(workdir: Path, build_id: str, env_dir: Path, *, package: str = "hip_sample",
+                   recipe: str = "sample", dist: str = "hip-sample", rocm: str = "5.2",
+                   mtime: float | None = None, **extra: Any) -> Path:
+    path = workdir / "artifacts" / build_id / "manifest.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {"build": {"id": build_id, "package": package, "version": "0.1.0", "python": "3.11",
+                      "rocm": rocm, "torch": ""},
+            "recipe": recipe, "dist": dist, "targets": ["gfx90a", "gfx908"],
+            "env_dir": str(env_dir), "expected_modules": ["hip_sample", "hip_sample._native"],
+            "outcome": "ok", **extra}
+    path.write_text(json.dumps(data))
+    if mtime is not None:
+        os.utime(path, (mtime, mtime))
+    return path
+
+
+def fake_env(root: Path) -> Path:
+    """A folder whose bin/python is this interpreter (which has no hip-sample installed)."""
+    (root / "bin").mkdir(parents=True)
+    (root / "bin" / "python").symlink_to(sys.executable)
+    return root
+
+
+# ------------------------------------------------------------------------------ bad input
+def test_unknown_gfx_is_exit_2_naming_valid_ids(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_manifest(tmp_path, SAMPLE_ID, tmp_path / "env")
+    assert main(["smoke", "--workdir", str(tmp_path), "--gfx", "gfx9999"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown gfx target or family 'gfx9999'" in err
+    assert "gfx942" in err and "gfx90a" in err and "Traceback" not in err
+
+
+def test_unknown_build_is_exit_2_listing_builds_with_manifests(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_manifest(tmp_path, SAMPLE_ID, tmp_path / "env")
+    write_manifest(tmp_path, "apex-1.8.0-cp312-rocm7.0", tmp_path / "env2", package="apex")
+    assert main(["smoke", "--workdir", str(tmp_path), "--gfx", "gfx90a", "--build", "nope-1"]) == 2
+    err = capsys.readouterr().err
+    assert f"no build 'nope-1' in {tmp_path / 'artifacts'}" in err
+    assert f"builds with a manifest: apex-1.8.0-cp312-rocm7.0, {SAMPLE_ID}" in err
+
+
+def test_no_builds_at_all_suggests_the_demo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["smoke", "--workdir", str(tmp_path), "--gfx", "gfx90a"]) == 4
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: no builds in {tmp_path} yet") and "nox -s demo" in err
+    assert err.count("\n") == 1
+
+
+def test_environment_without_the_package(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    env = fake_env(tmp_path / "env")
+    write_manifest(tmp_path, SAMPLE_ID, env)
+    assert main(["smoke", "--workdir", str(tmp_path), "--gfx", "gfx90a"]) == 4
+    err = capsys.readouterr().err
+    assert f"error: hip-sample is not installed in {env}" in err and err.count("\n") == 1
+
+
+def test_failed_build_says_where_it_stopped(tmp_path: Path) -> None:
+    env = fake_env(tmp_path / "env")
+    write_manifest(tmp_path, SAMPLE_ID, env, outcome="failed", failed_step="build-wheel")
+    with pytest.raises(EnvironmentProblem, match=r"its build ended: failed at step build-wheel"):
+        smoke.check_environment(resolve(tmp_path))
+
+
+def test_missing_environment(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_manifest(tmp_path, SAMPLE_ID, tmp_path / "env")
+    assert main(["smoke", "--workdir", str(tmp_path), "--env", str(tmp_path / "gone"),
+                 "--build", SAMPLE_ID, "--gfx", "gfx90a"]) == 4
+    assert f"environment {tmp_path / 'gone'} of {SAMPLE_ID} does not exist" in capsys.readouterr().err
+
+
+def test_env_that_no_build_used_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_manifest(tmp_path, SAMPLE_ID, tmp_path / "env")
+    assert main(["smoke", "--workdir", str(tmp_path), "--env", str(tmp_path / "other")]) == 2
+    assert "give --build ID" in capsys.readouterr().err
+
+
+def test_invoke_task_exits_with_the_code(tmp_path: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    try:
+        import tasks
+    finally:
+        sys.path.pop(0)
+    with pytest.raises(Exit) as exc:
+        tasks.smoke(Context(), gfx="gfx9999", workdir=str(tmp_path))
+    assert exc.value.code == 2
+
+
+def test_nox_session_without_builds_of_the_pair(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from toolkit import sessions
+
+    write_manifest(tmp_path, SAMPLE_ID, tmp_path / "env")
+    with pytest.raises(SystemExit) as exc:
+        sessions.smoke(object(), "3.12", "7.0", ["--workdir", str(tmp_path)])
+    assert exc.value.code == 4
+    err = capsys.readouterr().err
+    assert "no build of Python 3.12 / ROCm 7.0 has a manifest" in err and SAMPLE_ID in err
+    with pytest.raises(SystemExit) as exc:
+        sessions.smoke(object(), "3.12", "7.0", ["--workdir", str(tmp_path), "--gfx", "gfx1"])
+    assert exc.value.code == 2
+
+
+# ------------------------------------------------------------------------------ choosing
+def test_default_is_the_newest_manifest(tmp_path: Path) -> None:
+    write_manifest(tmp_path, "b-new", tmp_path / "e1", mtime=2_000_000_000)
+    write_manifest(tmp_path, "a-old", tmp_path / "e2", mtime=1_000_000_000)
+    assert resolve(tmp_path).build_id == "b-new"
+    assert resolve(tmp_path, env=str(tmp_path / "e2")).build_id == "a-old"
+    chosen = resolve(tmp_path, "a-old", str(tmp_path / "elsewhere"))
+    assert chosen.env_dir == (tmp_path / "elsewhere").resolve() and chosen.manifest_path
+
+
+def test_build_without_manifest_comes_from_the_matrix(tmp_path: Path) -> None:
+    """The plan's own smoke step runs before the build's manifest exists."""
+    t = resolve(tmp_path, "apex-1.8.0-cp312-rocm7.0", str(tmp_path / "env"))
+    assert t.manifest_path is None and t.dist == "apex"
+    assert "apex.fused_layer_norm_cuda" in t.manifest["expected_modules"]
+    assert smoke_facts(t.manifest) == {"needs_torch": True, "carries_gpu_code": True,
+                                       "rocm": "7.0", "hip": "7.0", "torch": "2.8"}
+    assert manifest_for_id("nope-1.0-cp312-rocm7.0", None) is None
+    with pytest.raises(UsageError):
+        resolve(tmp_path, "nope-1.0-cp312-rocm7.0", str(tmp_path / "env"))
+
+
+def test_facts_of_the_sample() -> None:
+    facts = smoke_facts({"build": {"id": SAMPLE_ID, "package": "hip_sample", "rocm": "5.2",
+                                   "torch": ""}, "recipe": "sample"})
+    assert facts == {"needs_torch": False, "carries_gpu_code": True, "rocm": "5.2", "hip": "5.2",
+                     "torch": None}
+    cpu = smoke_facts({"build": {"package": "hip_sample", "rocm": "cpu"}, "recipe": "sample"})
+    assert cpu["carries_gpu_code"] is False and cpu["hip"] is None
+
+
+def test_family_names_expand() -> None:
+    assert smoke.check_targets(["gfx90X-dcgpu"]) == ("gfx906", "gfx908", "gfx90a")
+    with pytest.raises(UsageError, match="empty gfx target list"):
+        smoke.check_targets([" , "])
+
+
+# ------------------------------------------------------------------------------ results
+JUNIT = """<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" tests="4">
+<testcase classname="test_imports" name="test_import[hip_sample-0.1.0-hip_sample]" time="0.1"/>
+<testcase classname="test_gpu_code" name="test_gpu_code_for_target[hip_sample-0.1.0-gfx942]">
+<failure message="Failed: no GPU code for gfx942: _native.so carries only gfx908, gfx90a">tb</failure>
+</testcase>
+<testcase classname="test_runtime" name="test_sample_saxpy[hip_sample-0.1.0-gfx942]">
+<skipped type="pytest.skip" message="no AMD GPU found (looked at rocminfo)">where</skipped></testcase>
+<testcase classname="test_runtime" name="test_gpu_is_requested_target[gfx942]">
+<skipped type="pytest.skip" message="no AMD GPU found (looked at rocminfo)">where</skipped></testcase>
+<testcase classname="conftest" name="collect"><error message="collection failure">x</error></testcase>
+</testsuite></testsuites>"""
+
+
+def test_junit_results_and_skip_reasons(tmp_path: Path) -> None:
+    path = tmp_path / "j.xml"
+    path.write_text(JUNIT)
+    cases = parse_junit(path)
+    assert [c.outcome for c in cases] == ["passed", "failed", "skipped", "skipped", "error"]
+    assert cases[1] == Case("test_gpu_code.py::test_gpu_code_for_target[hip_sample-0.1.0-gfx942]",
+                            "failed", "no GPU code for gfx942: _native.so carries only gfx908, gfx90a")
+    o = SmokeOutcome("b", ("gfx942",), cases[:4], returncode=1)
+    assert not o.ok and o.count("skipped") == 2 and o.count("passed") == 1
+    assert o.skip_reasons() == {"no AMD GPU found (looked at rocminfo)": 2}
+
+
+def test_outcome_is_ok_only_when_something_ran_and_nothing_failed() -> None:
+    passed = Case("t.py::a", "passed")
+    skipped = Case("t.py::b", "skipped", "why")
+    assert SmokeOutcome("b", ("gfx90a",), [passed, skipped]).ok
+    assert not SmokeOutcome("b", ("gfx90a",), []).ok  # nothing ran is not a pass
+    assert not SmokeOutcome("b", ("gfx90a",), [passed], returncode=2).ok
+    assert not SmokeOutcome("b", ("gfx90a",), [passed, Case("t.py::c", "error", "x")]).ok
+
+
+def test_summary_lists_failures_and_skip_reasons(capsys: pytest.CaptureFixture[str]) -> None:
+    from toolkit.commands.smoke import finish, show
+    from toolkit.errors import CheckFailed
+
+    o = SmokeOutcome("demo-1", ("gfx942",), [Case("t.py::ok", "passed"),
+                                             Case("t.py::code", "failed", "no code\nassert x"),
+                                             Case("t.py::gpu", "skipped", "found gfx90a, requested gfx942")])
+    show([o])
+    out = capsys.readouterr().out
+    assert "FAILED t.py::code: no code" in out and "assert x" not in out
+    assert "skipped (1): found gfx90a, requested gfx942" in out
+    with pytest.raises(CheckFailed, match=r"smoke tests failed: demo-1: t.py::code"):
+        finish([o])
+    assert finish([SmokeOutcome("demo-1", ("gfx90a",), [Case("t.py::ok", "passed")])]) == 0
