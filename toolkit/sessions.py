@@ -29,6 +29,8 @@ def session_parser(session_name: str) -> argparse.ArgumentParser:
 
     p = argparse.ArgumentParser(prog=f"nox -s {session_name} --", exit_on_error=False)
     p.add_argument("--package", action="append", default=[], help="package name(s), comma list")
+    p.add_argument("--version", action="append", default=[], dest="versions",
+                   help="package version(s), comma list (e.g. 1.8.0)")
     p.add_argument("--dry-run", action="store_true", help="print the plan, run nothing")
     p.add_argument("--json", action="store_true", help="with --dry-run: the plan as JSON")
     add_build_options(p)
@@ -59,6 +61,15 @@ def build(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
         matrix, opts = options_from(args)
         assert isinstance(matrix, Matrix) and isinstance(opts, Options)
         builds = matrix.pair_builds(python, rocm, args.package)
+        if args.versions:
+            wanted = matrix.select(packages=args.package, versions=args.versions)
+            builds = [b for b in builds if b in wanted]
+            if not builds:
+                from toolkit.errors import UsageError
+
+                raise UsageError(f"no build of version {','.join(args.versions)} for Python "
+                                 f"{python} / ROCm {rocm}; this pair builds: "
+                                 + ", ".join(sorted({b.id for b in matrix.pair_builds(python, rocm)})))
         host = discover()
         layout = Layout.default(args.workdir)
         plans = [plan(matrix, b, opts, host, layout, toolkit_python=sys.executable)
@@ -116,6 +127,15 @@ def lock(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
         matrix, opts = options_from(args)
         assert isinstance(matrix, Matrix) and isinstance(opts, Options)
         builds = matrix.pair_builds(python, rocm, args.package)
+        if args.versions:
+            wanted = matrix.select(packages=args.package, versions=args.versions)
+            builds = [b for b in builds if b in wanted]
+            if not builds:
+                from toolkit.errors import UsageError
+
+                raise UsageError(f"no build of version {','.join(args.versions)} for Python "
+                                 f"{python} / ROCm {rocm}; this pair builds: "
+                                 + ", ".join(sorted({b.id for b in matrix.pair_builds(python, rocm)})))
         layout = Layout.default(args.workdir)
         if args.check:
             states = lock_status(matrix, builds, opts, layout)

@@ -10,7 +10,6 @@ import argparse
 import os
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 from setuptools import setup
