@@ -1,0 +1,208 @@
+"""Provisioning plans (pure), env stamps, system ROCm discovery and the version checks."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from toolkit import venvs
+from toolkit.env import RocmPaths
+from toolkit.errors import EnvironmentProblem, UsageError
+from toolkit.host import HostFacts
+from toolkit.layout import Layout
+from toolkit.locks import LockRef, inputs_hash, lock_name
+from toolkit.matrix import Build, load_matrix
+from toolkit.plan import Options, Step, plan
+from toolkit.provision import (
+    check_torch_hip,
+    provision_steps,
+    sources_for,
+    uv_index_args,
+)
+from toolkit.rocm import check_version, find_system, major_minor
+
+MATRIX = load_matrix()
+LAYOUT = Layout(Path("/work"), Path("/cache"))
+HOST = HostFacts()
+
+
+DEFAULT = Options()
+
+
+def _build(bid: str = "apex-1.8.0-cp312-rocm7.0") -> Build:
+    return MATRIX.build(bid)
+
+
+def _steps(opts: Options = DEFAULT, bid: str = "apex-1.8.0-cp312-rocm7.0",
+           host: HostFacts = HOST) -> tuple[dict[str, Step], RocmPaths, str | None]:
+    steps, paths, family = provision_steps(MATRIX, _build(bid), opts, host, LAYOUT)
+    return {s.name: s for s in steps}, paths, family
+
+
+def test_per_family_sdk_step() -> None:
+    steps, paths, family = _steps()
+    sdk = steps["install-rocm-sdk"]
+    assert family == "gfx94X-dcgpu"
+    assert sdk.env["ROCM_SDK_TARGET_FAMILY"] == "gfx94X-dcgpu"
+    assert "--prerelease=allow" in sdk.argv and "--refresh-package" in sdk.argv
+    assert "https://rocm.nightlies.amd.com/v2/gfx94X-dcgpu/" in sdk.argv
+    assert sdk.argv[-1] == "rocm[libraries,devel]>1.0,>=7.0.0a0,<7.1"
+    assert paths.root == "{ROCM_ROOT}"
+    assert list(steps) == ["create-env", "install-rocm-sdk", "install-torch"]
+
+
+def test_interpreter_placeholder_and_discovered_path() -> None:
+    steps, _, _ = _steps()
+    assert "python3.12" in steps["create-env"].argv
+    host = dataclasses.replace(HOST, interpreters={"3.12": "/opt/python/cp312-cp312/bin/python"})
+    steps, _, _ = _steps(host=host)
+    assert "/opt/python/cp312-cp312/bin/python" in steps["create-env"].argv
+
+
+def test_family_from_gfx_prefers_narrowest() -> None:
+    _, _, family = _steps(Options(gfx=("gfx90a",)))
+    assert family == "gfx90a"
+
+
+def test_multi_arch_extras() -> None:
+    m = dataclasses.replace(MATRIX.rocm["7.0"].sdk, layout="multi-arch",
+                            index_url="https://rocm.nightlies.amd.com/whl-multi-arch/")
+    b = _build()
+    torch = {k: dataclasses.replace(v, per_family=False) for k, v in b.rocm.torch.items()}
+    b2 = dataclasses.replace(b, rocm=dataclasses.replace(b.rocm, sdk=m, torch=torch))
+    steps, _, family = provision_steps(MATRIX, b2, Options(gfx=("gfx942", "gfx90a")), HOST, LAYOUT)
+    sdk = {s.name: s for s in steps}["install-rocm-sdk"]
+    assert family is None and "ROCM_SDK_TARGET_FAMILY" not in sdk.env
+    assert sdk.argv[-1].startswith("rocm[libraries,devel,device-gfx942,device-gfx90a]>1.0")
+
+
+def test_torch_index_keeps_therock_before_pypi() -> None:
+    steps, _, _ = _steps()
+    argv = steps["install-torch"].argv
+    assert argv[argv.index("--index") + 1] == "https://rocm.nightlies.amd.com/v2/gfx94X-dcgpu/"
+    assert argv[argv.index("--default-index") + 1] == "https://pypi.org/simple/"
+    assert uv_index_args(["--index-url", "A", "--extra-index-url", "B"]) == ("--index", "A", "--index", "B")
+
+
+def test_unknown_provider_is_usage_error() -> None:
+    with pytest.raises(UsageError, match="unknown ROCm SDK provider 'conda'; valid: pip, system"):
+        _steps(Options(rocm_from="conda"))
+
+
+def test_insecure_index_refused_unless_allowed() -> None:
+    with pytest.raises(UsageError, match=r"http://\*\*\*@mirror.example/"):
+        _steps(Options(index_url="http://me:pw@mirror.example/"))
+    steps, _, _ = _steps(Options(index_url="http://mirror.example/", allow_insecure_index=True))
+    assert "http://mirror.example/gfx94X-dcgpu/" in steps["install-rocm-sdk"].argv
+
+
+def test_system_provider_learns_root_at_execution() -> None:
+    steps, paths, _ = _steps(Options(rocm_from="system", allow_rocm_mismatch=True))
+    sdk = steps["install-rocm-sdk"]
+    assert sdk.argv == ("hipconfig", "--version")
+    assert sdk.env["PATH"] == "{ROCM_BIN}:{PATH}"
+    assert sdk.env["TOOLKIT_ALLOW_ROCM_MISMATCH"] == "1"
+    assert paths.root == "{ROCM_ROOT}"
+
+
+def test_rocm_sdk_test_step() -> None:
+    steps, _, _ = _steps(Options(rocm_sdk_test=True))
+    assert steps["rocm-sdk-test"].argv[-3:] == ("-m", "rocm_sdk", "test")
+
+
+def test_lock_current_stale_and_opt_out() -> None:
+    b = _build()
+    name = lock_name(MATRIX, b)
+    good = inputs_hash(b, sources_for(MATRIX, b, Options()))
+    ref = LockRef(name, f"/work/locks/{name}", good)
+    steps, _, _ = _steps(Options(locks=(ref,)))
+    for step in ("install-rocm-sdk", "install-torch"):
+        argv = steps[step].argv
+        assert "--require-hashes" in argv and argv[argv.index("-r") + 1] == ref.path
+    stale = dataclasses.replace(ref, inputs="0" * 64)
+    with pytest.raises(UsageError, match="is stale") as err:
+        _steps(Options(locks=(stale,)))
+    assert "nox -s lock-3.12-rocm7.0" in str(err.value)
+    steps, _, _ = _steps(Options(locks=(stale,), no_lock=True))
+    assert "-r" not in steps["install-torch"].argv
+
+
+def test_plan_is_pure_and_renders_masked() -> None:
+    from toolkit.plan import render
+    from toolkit.urls import mask
+
+    p1 = plan(MATRIX, _build(), Options(index_url="https://tok:secret@idx.example/v2/"), HOST, LAYOUT)
+    p2 = plan(MATRIX, _build(), Options(index_url="https://tok:secret@idx.example/v2/"), HOST, LAYOUT)
+    assert p1 == p2
+    assert "secret" not in mask(render(p1))
+
+
+# ------------------------------------------------------------------ torch / version checks
+def test_torch_hip_checks() -> None:
+    assert check_torch_hip("2.8.0+rocm7.0", "7.0.51830", "7.0", "7.0", False) is None
+    with pytest.raises(EnvironmentProblem) as err:
+        check_torch_hip("2.7.0+rocm6.4", "6.4.43482", "7.0", "7.0", False)
+    assert "HIP 6.4.43482 (6.4)" in str(err.value) and "needs HIP 7.0" in str(err.value)
+    with pytest.raises(EnvironmentProblem, match=r"torch.version.hip is None"):
+        check_torch_hip("2.13.0+cpu", None, "7.0", "7.0", False)
+    warning = check_torch_hip("2.13.0+cpu", None, "7.0", "7.0", True)
+    assert warning and warning.startswith("warning:")
+
+
+def test_check_version_names_both() -> None:
+    assert major_minor("7.0.0a20260101") == "7.0"
+    assert check_version(what="x", found="6.4.3", session="6.4", allow=False) is None
+    with pytest.raises(EnvironmentProblem, match=r"version 5.2 but .* ROCm 7.0 \(5.2 != 7.0\)"):
+        check_version(what="the system ROCm", found="5.2", session="7.0", allow=False)
+
+
+def test_find_system_version_sources(tmp_path: Path) -> None:
+    opt = tmp_path / "opt"
+    (opt / "rocm-6.4.3/.info").mkdir(parents=True)
+    (opt / "rocm-6.4.3/bin").mkdir()
+    (opt / "rocm-6.4.3/.info/version").write_text("6.4.3-127\n")
+    (opt / "rocm-6.3.4/include/hip").mkdir(parents=True)
+    (opt / "rocm-6.3.4/include/hip/hip_version.h").write_text(
+        "#define HIP_VERSION_MAJOR 6\n#define HIP_VERSION_MINOR 3\n")
+    env = {"PATH": ""}
+    assert find_system(env, opt=opt).version == "6.4.3"
+    got = find_system(env, opt=opt, want="6.3")
+    assert (got.root, got.version) == (str(opt / "rocm-6.3.4"), "6.3")
+    env2 = {"PATH": "", "ROCM_PATH": str(opt / "rocm-6.3.4")}
+    assert find_system(env2, opt=opt).root == str(opt / "rocm-6.3.4")
+    with pytest.raises(EnvironmentProblem, match="no system ROCm install found"):
+        find_system({"PATH": ""}, opt=tmp_path / "empty")
+
+
+# ------------------------------------------------------------------ stamps
+def test_stamp_digest_inputs() -> None:
+    steps = [("create-env", ("uv", "venv"), {}, ())]
+    a = venvs.digest(steps, interpreter="/p 3.12.1", lock_text=None)
+    assert a == venvs.digest(steps, interpreter="/p 3.12.1", lock_text=None)
+    assert a != venvs.digest(steps, interpreter="/p 3.12.2", lock_text=None)
+    assert a != venvs.digest(steps, interpreter="/p 3.12.1", lock_text="x==1")
+    assert a != venvs.digest(steps, interpreter="/p 3.12.1", lock_text=None, toolkit_version="9")
+    assert a != venvs.digest([("create-env", ("uv", "venv", "--seed"), {}, ())],
+                             interpreter="/p 3.12.1", lock_text=None)
+
+
+def test_stamp_ready_only_after_mark(tmp_path: Path) -> None:
+    env = tmp_path / "env"
+    (env / "bin").mkdir(parents=True)
+    py = env / "bin" / "python"
+    py.write_text("#!/bin/sh\n")
+    py.chmod(0o755)
+    assert venvs.is_ready(env, "d1") is None
+    venvs.mark_ready(env, "d1", values={"ROCM_ROOT": "/r", "URL": "https://u:pw@h/"},
+                     described={"argv": ["--index-url", "https://u:pw@h/"]})
+    stamp = venvs.is_ready(env, "d1")
+    assert stamp and stamp["values"]["ROCM_ROOT"] == "/r"
+    assert "pw" not in (env / venvs.STAMP).read_text()
+    assert venvs.is_ready(env, "d2") is None
+    assert [p.name for p in env.iterdir() if p.name.startswith(".stamp-")] == []
+    venvs.invalidate(env)
+    assert venvs.is_ready(env, "d1") is None
+    json.dumps(stamp)
