@@ -179,7 +179,8 @@ def test_build_job(wf: dict[str, Any]) -> None:
     assert job["runs-on"] == "${{ matrix.runner }}"
     step = _step(wf, "build", "nox ")
     assert "-s ${{ matrix.session }} --" in step["run"]
-    assert "--package ${{ matrix.package }} --gfx ${{ matrix.gfx }}" in step["run"]
+    assert "--package ${{ matrix.package }} --version ${{ matrix.version }}" in step["run"]
+    assert "--gfx ${{ matrix.gfx }}" in step["run"]
     uploads = _uses(wf, "build", "actions/upload-artifact")
     wheels = next(u for u in uploads if "dist/" in u["with"]["path"])
     assert "${{ matrix.id }}" in wheels["with"]["name"]
