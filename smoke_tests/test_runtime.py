@@ -11,7 +11,7 @@ import pytest
 pytestmark = pytest.mark.gpu
 
 
-def test_gpu_is_requested_target(gpu, target):
+def test_gpu_is_requested_target(build, gpu, target):
     assert gpu.gfx == target.split(":")[0]
 
 
