@@ -222,7 +222,7 @@ def plan(
         steps.append(Step(
             "smoke",
             (toolkit_python, "-m", "toolkit", "smoke", "--env", str(layout.env_dir(build)),
-             "--build", build.id, "--gfx", ",".join(targets)),
+             "--build", build.id, "--gfx", ",".join(targets), "--workdir", str(layout.root)),
             "smoke tests against the installed wheel (GPU tests skip without a GPU, with the reason)",
         ))
     return Plan(build, tuple(targets), family, tuple(steps), options.source)
