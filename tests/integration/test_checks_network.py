@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.checks import check_paths
-
 from tests.fixtures.native import objdump_max_versions
+from toolkit.checks import check_paths
 
 pytestmark = [
     pytest.mark.integration,
