@@ -16,8 +16,10 @@ Execution (hooks registered into ``toolkit.execute`` at import):
   the old environment, and let ``uv venv`` create it.
 - ``install-rocm-sdk`` after (pip): learn ROCM_ROOT/ROCM_BIN/ROCM_CMAKE, the SDK version
   and targets only through ``python -m rocm_sdk``; check the version against the session.
-  before (system): find the install (ROCM_PATH, /opt/rocm, /opt/rocm-X.Y.Z, hipcc on PATH),
-  read its version, refuse a major.minor mismatch unless ``--allow-rocm-mismatch``.
+  before (system): verify the planned root (``HostFacts.system_rocm``, found by the caller
+  with ``toolkit.rocm.find_system``: ROCM_PATH, /opt/rocm, /opt/rocm-X.Y.Z, hipcc on PATH;
+  else /opt/rocm), read its version (.info/version, hip_version.h, hipconfig --version),
+  refuse a major.minor mismatch unless ``--allow-rocm-mismatch``.
 - ``install-torch`` after: ``torch.version.hip`` major.minor must equal the release's HIP
   (``RocmRelease.hip``); learn TORCH_LIB; then, and only then, write the stamp (atomically).
 
@@ -248,20 +250,16 @@ def provision_steps(
                               "TheRock's own SDK self-test (`rocm-sdk test`)"))
     else:
         expected = src.system_version or build.rocm.version
-        if host.system_rocm:
-            root = host.system_rocm.root
-            rocm_paths = RocmPaths.system(root)
-            argv = (f"{root}/bin/hipconfig", "--version")
-            env = dict(allow)
-        else:
-            rocm_paths = RocmPaths("{ROCM_ROOT}", "{ROCM_BIN}", "{ROCM_CMAKE}",
-                                   "{ROCM_ROOT}/amdgcn/bitcode")
-            argv = ("hipconfig", "--version")
-            env = {"PATH": "{ROCM_BIN}:{PATH}", **allow}
+        # the root the caller discovered (HostFacts.system_rocm), else the conventional
+        # /opt/rocm; execution verifies it is there and that its version matches
+        root = host.system_rocm.root if host.system_rocm else "/opt/rocm"
+        rocm_paths = RocmPaths.system(root)
+        argv = (f"{root}/bin/hipconfig", "--version")
+        env = dict(allow)
         steps.append(Step(
             "install-rocm-sdk", argv,
-            f"use the system ROCm install (expected {expected}; found at execution: "
-            "ROCM_PATH, /opt/rocm, /opt/rocm-X.Y.Z, hipcc on PATH)",
+            f"use the system ROCm install at {root} (expected {expected}; "
+            "toolkit.rocm.find_system looks at ROCM_PATH, /opt/rocm, /opt/rocm-X.Y.Z, hipcc on PATH)",
             env=env,
         ))
 
@@ -443,12 +441,8 @@ def before_install_sdk(step: Step, run: Any) -> str | None:
     from toolkit.rocm import check_version, find_system
 
     build = run.plan.build
-    expected = build.rocm.sdk.version or build.rocm.version
-    if step.argv[0] == "hipconfig":
-        found = find_system(want=expected)
-    else:
-        root = str(Path(step.argv[0]).parent.parent)
-        found = find_system({"ROCM_PATH": root, "PATH": ""}, opt="/nonexistent", want=expected)
+    root = str(Path(step.argv[0]).parent.parent)
+    found = find_system({"ROCM_PATH": root, "PATH": ""}, opt="/nonexistent")
     _warn(check_version(what=f"the system ROCm at {found.root}", found=found.version,
                         session=build.rocm.version,
                         allow=step.env.get(ALLOW_MISMATCH_VAR) == "1"))

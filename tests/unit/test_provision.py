@@ -11,7 +11,7 @@ import pytest
 from toolkit import venvs
 from toolkit.env import RocmPaths
 from toolkit.errors import EnvironmentProblem, UsageError
-from toolkit.host import HostFacts
+from toolkit.host import HostFacts, SystemRocm
 from toolkit.layout import Layout
 from toolkit.locks import LockRef, inputs_hash, lock_name
 from toolkit.matrix import Build, load_matrix
@@ -99,13 +99,16 @@ def test_insecure_index_refused_unless_allowed() -> None:
     assert "http://mirror.example/gfx94X-dcgpu/" in steps["install-rocm-sdk"].argv
 
 
-def test_system_provider_learns_root_at_execution() -> None:
+def test_system_provider_uses_the_discovered_root() -> None:
     steps, paths, _ = _steps(Options(rocm_from="system", allow_rocm_mismatch=True))
     sdk = steps["install-rocm-sdk"]
-    assert sdk.argv == ("hipconfig", "--version")
-    assert sdk.env["PATH"] == "{ROCM_BIN}:{PATH}"
+    assert sdk.argv == ("/opt/rocm/bin/hipconfig", "--version")
     assert sdk.env["TOOLKIT_ALLOW_ROCM_MISMATCH"] == "1"
-    assert paths.root == "{ROCM_ROOT}"
+    assert paths.root == "/opt/rocm"
+    host = dataclasses.replace(HOST, system_rocm=SystemRocm("/usr", "5.2"))
+    steps, paths, _ = _steps(Options(rocm_from="system"), host=host)
+    assert steps["install-rocm-sdk"].argv == ("/usr/bin/hipconfig", "--version")
+    assert paths.root == "/usr" and "TOOLKIT_ALLOW_ROCM_MISMATCH" not in steps["install-rocm-sdk"].env
 
 
 def test_rocm_sdk_test_step() -> None:

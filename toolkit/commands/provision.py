@@ -40,12 +40,22 @@ def provisioning_plan(matrix: Matrix, build: Build, options: Options, layout: La
     from toolkit.host import discover
     from toolkit.interpreters import find
     from toolkit.plan import Plan, plan
-    from toolkit.provision import PROVISION_STEPS
+    from toolkit.provision import PROVISION_STEPS, sdk_provider
 
     host = discover()
     if find_interpreter:
         interp = find(build.python)
         host = dataclasses.replace(host, interpreters=MappingProxyType({build.python: interp.path}))
+    if sdk_provider(build, options) == "system" and host.system_rocm is None:
+        from toolkit.errors import EnvironmentProblem
+        from toolkit.rocm import find_system
+
+        try:
+            host = dataclasses.replace(
+                host, system_rocm=find_system(want=build.rocm.sdk.version or build.rocm.version))
+        except EnvironmentProblem:
+            if find_interpreter:
+                raise
     full = plan(matrix, build, options, host, layout, toolkit_python=sys.executable)
     steps = tuple(s for s in full.steps if s.name in PROVISION_STEPS)
     return Plan(full.build, full.targets, full.family, steps)
