@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 STEP_NAMES = (
     "create-env",
     "install-rocm-sdk",
+    "rocm-sdk-test",
     "install-torch",
     "get-sources",
     "preflight",

@@ -155,6 +155,9 @@ def sources_for(matrix: Matrix, build: Build, options: Options) -> Sources:
         else:
             family = choose_family(matrix, build, targets, options.family)
             sdk_index = f"{index.rstrip('/')}/{family}/"
+    if not build.pkg_version.torch:  # a package that needs no torch (the bundled sample)
+        return Sources(provider, layout, family, sdk_index, spec, tuple(options.find_links),
+                       "", (), sdk.version if provider == "system" else None)
     src = build.torch_source
     torch_args: list[str] = []
     if src.index_url:
@@ -263,6 +266,8 @@ def provision_steps(
             env=env,
         ))
 
+    if not build.pkg_version.torch:
+        return steps, rocm_paths, src.family
     if lock:
         torch_argv = (*uv_install, *locked)
     else:
@@ -504,15 +509,23 @@ def check_torch_hip(version: str, hip: str | None, session_hip: str, rocm: str,
 
 
 def after_install_torch(step: Step, run: Any) -> None:
-    from toolkit import venvs
-
     build = run.plan.build
-    env_dir: Path = run.layout.env_dir(build)
     info = torch_info(str(run.layout.env_python(build)))
     _warn(check_torch_hip(str(info["version"]), info.get("hip"), build.rocm.hip,
                           build.rocm.version, step.env.get(ALLOW_MISMATCH_VAR) == "1"))
     run.values.update({"TORCH_LIB": str(info["lib"]), "TORCH_VERSION": str(info["version"]),
                        "TORCH_HIP": str(info.get("hip"))})
+
+
+def mark_ready_after_last(step: Step, run: Any) -> None:
+    """The env is marked ready after the plan's last provisioning step (and its checks)."""
+    from toolkit import venvs
+
+    steps = _provisioning(run)
+    if not steps or steps[-1].name != step.name:
+        return
+    build = run.plan.build
+    env_dir: Path = run.layout.env_dir(build)
     digest = run.values.get(_DIGEST)
     if digest:
         learned = {k: v for k, v in run.values.items() if k not in _NOT_STORED}
@@ -529,6 +542,8 @@ def register_hooks() -> None:
     register("install-rocm-sdk", before=before_install_sdk, after=after_install_sdk)
     register("rocm-sdk-test", before=before_reused)
     register("install-torch", before=before_reused, after=after_install_torch)
+    for name in PROVISION_STEPS:
+        register(name, after=mark_ready_after_last)
 
 
 register_hooks()

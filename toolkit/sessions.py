@@ -52,10 +52,11 @@ def _guard(session: Any, body: Callable[[], None]) -> None:
 def build(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
     def body() -> None:
         from toolkit.commands.plan import options_from
-        from toolkit.host import discover
+        from toolkit.host import discover, with_system_rocm
         from toolkit.layout import Layout
         from toolkit.matrix import Matrix
         from toolkit.plan import Options, plan, render
+        from toolkit.provision import sdk_provider
 
         args = session_parser(f"build-{python}-rocm{rocm}").parse_args(list(posargs))
         matrix, opts = options_from(args)
@@ -71,6 +72,8 @@ def build(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
                                  f"{python} / ROCm {rocm}; this pair builds: "
                                  + ", ".join(sorted({b.id for b in matrix.pair_builds(python, rocm)})))
         host = discover()
+        if any(sdk_provider(b, opts) == "system" for b in builds):
+            host = with_system_rocm(host, rocm)
         layout = Layout.default(args.workdir)
         plans = [plan(matrix, b, opts, host, layout, toolkit_python=sys.executable)
                  for b in builds]

@@ -70,15 +70,19 @@ def options_from(args: argparse.Namespace) -> tuple[object, object]:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from toolkit.host import discover
+    from toolkit.host import discover, with_system_rocm
     from toolkit.layout import Layout
     from toolkit.matrix import Matrix
     from toolkit.plan import Options, plan, render
+    from toolkit.provision import sdk_provider
 
     matrix, opts = options_from(args)
     assert isinstance(matrix, Matrix) and isinstance(opts, Options)
     build = matrix.build(args.build_id)
-    p = plan(matrix, build, opts, discover(), Layout.default(args.workdir),
+    host = discover()
+    if sdk_provider(build, opts) == "system":
+        host = with_system_rocm(host, build.rocm.version)
+    p = plan(matrix, build, opts, host, Layout.default(args.workdir),
              toolkit_python=sys.executable)
     print(p.to_json() if args.json else render(p))
     return 0
