@@ -56,9 +56,14 @@ def build_key(step: Step, run: execute.Run) -> str:
     h.update(json.dumps([run.resolve(a) for a in step.argv]).encode())
     h.update(json.dumps(execute.step_environment(step, run, {}), sort_keys=True).encode())
     _hash_tree(h, run.layout.worktree(run.plan.build))
-    env_dir = run.layout.env_dir(run.plan.build)
-    h.update("\n".join(sorted(p.name for p in env_dir.glob("lib/python*/site-packages/*.dist-info")))
-             .encode())
+    # The environment as defined: its provisioning stamp and every step before this one
+    # (not a listing of site-packages: smoke runs add pytest there, which changes no wheel).
+    stamp = run.layout.env_dir(run.plan.build) / ".toolkit-env.json"
+    h.update(stamp.read_bytes() if stamp.exists() else b"<no stamp>")
+    for earlier in run.plan.steps:
+        if earlier.name == step.name:
+            break
+        h.update(json.dumps([earlier.name, list(earlier.argv), dict(earlier.env)]).encode())
     return h.hexdigest()
 
 
@@ -85,14 +90,12 @@ def sanitized_ldshared(python: str) -> str:
 def _before_build(step: Step, run: execute.Run) -> str | None:
     if "{LDSHARED}" in step.env.get("LDSHARED", ""):
         run.values["LDSHARED"] = sanitized_ldshared(str(run.layout.env_python(run.plan.build)))
-    if os.environ.get("TOOLKIT_REBUILD") == "1":
-        key = ""
-    else:
-        key = build_key(step, run)
+    key = build_key(step, run)
     house = _wheelhouse(run)
     key_file = house / KEY_FILE
     wheels = list(house.glob("*.whl"))
-    if key and len(wheels) == 1 and key_file.exists() and key_file.read_text() == key:
+    forced = os.environ.get("TOOLKIT_REBUILD") == "1"
+    if not forced and len(wheels) == 1 and key_file.exists() and key_file.read_text() == key:
         return f"up to date: sources, command and environment unchanged ({key[:12]})"
     shutil.rmtree(house, ignore_errors=True)  # a stale wheel never gets renamed as new
     run.values["_BUILD_KEY"] = key

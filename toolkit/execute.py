@@ -111,7 +111,7 @@ def _progress(out: TextIO, index: int, total: int, step: Step, status: str, secs
     print(f"[{index}/{total}] {step.name:<22} {status:<8} {secs:7.1f}s", file=out, flush=True)
 
 
-def run_step(step: Step, run: Run, log: TextIO) -> StepResult:
+def run_step(step: Step, run: Run, log: TextIO, out: TextIO | None = None) -> StepResult:
     env = step_environment(step, run, os.environ)
     argv = [run.resolve(a) for a in step.argv]
     leftover = [m.group(0) for a in argv for m in [_UNFILLED.search(a)] if m]
@@ -133,6 +133,8 @@ def run_step(step: Step, run: Run, log: TextIO) -> StepResult:
     for line in proc.stdout:
         line = mask(line)
         log.write(line)
+        if step.echo and out is not None:
+            out.write("    " + line)
         tail.append(line.rstrip("\n"))
     result.returncode = proc.wait()
     result.seconds = time.monotonic() - start
@@ -167,7 +169,7 @@ def execute(plan: Plan, layout: Layout, *, out: TextIO | None = None) -> Run:
                 log.write(f"\n# {step.name}: skipped: {reason}\n")
                 continue
             try:
-                result = run_step(step, run, log)
+                result = run_step(step, run, log, out)
                 for hook in _AFTER[step.name]:
                     hook(step, run)
             except ToolkitError:

@@ -59,6 +59,7 @@ class Step:
     env: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     unset: tuple[str, ...] = ()
     cwd: str | None = None
+    echo: bool = False  # also show the step's output on the console (e.g. smoke results)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -225,6 +226,7 @@ def plan(
             (toolkit_python, "-m", "toolkit", "smoke", "--env", str(layout.env_dir(build)),
              "--build", build.id, "--gfx", ",".join(targets), "--workdir", str(layout.root)),
             "smoke tests against the installed wheel (GPU tests skip without a GPU, with the reason)",
+            echo=True,
         ))
     return Plan(build, tuple(targets), family, tuple(steps), options.source)
 

@@ -184,6 +184,7 @@ def demo(session: Any, posargs: Sequence[str]) -> None:
         p.add_argument("--json", action="store_true")
         p.add_argument("--workdir", default=None)
         p.add_argument("--cpu", action="store_true", help="build the CPU variant even with hipcc")
+        p.add_argument("--no-smoke", action="store_true", help="stop after the checks")
         args = p.parse_args(list(posargs))
         matrix = load_matrix()
         hip = None if args.cpu else detect_hip()
@@ -199,7 +200,7 @@ def demo(session: Any, posargs: Sequence[str]) -> None:
             print("demo: no ROCm/HIP compiler on this machine: building the CPU variant "
                   "(install Debian's hipcc for real GPU code)")
         gfx = matrix.expand_gfx(args.gfx) if args.gfx else DEMO_TARGETS
-        opts = Options(gfx=gfx, rocm_from="system", source=str(EXAMPLE))
+        opts = Options(gfx=gfx, rocm_from="system", source=str(EXAMPLE), smoke=not args.no_smoke)
         layout = Layout.default(args.workdir)
         the_plan = plan(matrix, build, opts, host, layout, toolkit_python=sys.executable)
         if args.dry_run:
