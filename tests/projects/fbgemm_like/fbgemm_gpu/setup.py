@@ -31,9 +31,12 @@ if "bdist_wheel" not in rest:  # the front-end also runs egg_info with the same 
     rest = [a for a in rest if not a.startswith(("--python-tag", "--plat-name"))]
 sys.argv = [sys.argv[0], *rest]
 
+BUILDING = "bdist_wheel" in sys.argv  # the front-end's metadata pass gets no build options
 if "BUILD_FROM_NOVA" in os.environ:
     sys.exit("fbgemm_like: BUILD_FROM_NOVA is set: targets would shrink to gfx942")
-if STYLE == "package-variant":
+if not BUILDING:
+    pass
+elif STYLE == "package-variant":
     if ours.package_variant != "rocm":
         sys.exit("fbgemm_like: expected --package_variant=rocm")
 else:
@@ -42,9 +45,11 @@ else:
     if not os.environ.get("BUILD_ROCM_VERSION"):
         sys.exit("fbgemm_like: BUILD_ROCM_VERSION must be set for ROCm builds")
 targets = [t for t in cmake_defs.get("AMDGPU_TARGETS", "").split(";") if t]
-if not targets:
+if BUILDING and not targets:
     sys.exit("fbgemm_like: no AMDGPU_TARGETS: CMake would run rocm_agent_enumerator (no GPU here)")
-hip_root = cmake_defs.get("HIP_ROOT_DIR") or sys.exit("fbgemm_like: -DHIP_ROOT_DIR is required")
+hip_root = cmake_defs.get("HIP_ROOT_DIR", "")
+if BUILDING and not hip_root:
+    sys.exit("fbgemm_like: -DHIP_ROOT_DIR is required")
 
 import torch  # noqa: E402,F401  (fbgemm_gpu builds against an installed torch)
 

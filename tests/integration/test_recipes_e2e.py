@@ -1,0 +1,216 @@
+"""The apex and fbgemm_gpu recipes run end to end through `nox -s build-...`.
+
+Fixture projects (tests/projects) accept the same command lines as apex and fbgemm_gpu and
+build a small real HIP extension. A test matrix points the real recipes at git repositories
+made from them; the ROCm SDK is the system's (Debian's hipcc, ROCm 5.2) and torch is the
+test double from the local index (torch.version.hip = 5.2).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.doubles.fixtures import local_index, uv_cache, write_data  # noqa: F401
+from tests.doubles.index import LocalIndex
+from toolkit.matrix import PackageVersion
+from toolkit.recipes import recipe_for
+
+pytestmark = [pytest.mark.integration, pytest.mark.hipcc]
+ROOT = Path(__file__).resolve().parents[2]
+PROJECTS = ROOT / "tests" / "projects"
+
+if not shutil.which("hipcc"):
+    pytest.skip("no hipcc: the fixture projects compile HIP code (apt-get install hipcc)",
+                allow_module_level=True)
+
+
+def git(*args: str, cwd: Path) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
+                          env=env).stdout.strip()
+
+
+def apex_repo(dest: Path) -> Path:
+    """Branches release/1.6.0 (ext-flags) and release/1.8.0 (jit-prebuild), like ROCm/apex."""
+    shutil.copytree(PROJECTS / "apex_like", dest)
+    git("init", "-q", "-b", "main", cwd=dest)
+    recipe = recipe_for("apex")
+    for version, style in (("1.6.0", "ext-flags"), ("1.8.0", "jit-prebuild")):
+        pv = PackageVersion("apex", version, f"release/{version}", "2.8.0", ("5.2",), ("3.11",), style)
+        mods = [m.removeprefix("apex.") for m in recipe.expected_modules(pv)]
+        git("checkout", "-q", "-B", f"release/{version}", cwd=dest)
+        (dest / "version.txt").write_text(version + "\n")
+        (dest / "style.txt").write_text(style + "\n")
+        (dest / "modules.txt").write_text(" ".join(mods) + "\n")
+        git("add", "-A", cwd=dest)
+        git("commit", "-q", "-m", f"apex-like {version}", cwd=dest)
+    return dest
+
+
+def fbgemm_repo(dest: Path) -> Path:
+    shutil.copytree(PROJECTS / "fbgemm_like", dest)
+    git("init", "-q", "-b", "main", cwd=dest)
+    for version, style in (("1.2.0", "package-variant"), ("1.3.0", "build-variant")):
+        (dest / "fbgemm_gpu" / "version.txt").write_text(version + "\n")
+        (dest / "fbgemm_gpu" / "style.txt").write_text(style + "\n")
+        git("add", "-A", cwd=dest)
+        git("commit", "-q", "-m", f"fbgemm-like {version}", cwd=dest)
+        git("tag", f"v{version}", cwd=dest)
+    return dest
+
+
+PACKAGES = """\
+[package]
+name = "apex"
+dist = "apex"
+repo = "{apex}"
+recipe = "apex"
+
+[[versions]]
+version = "1.6.0"
+ref = "release/1.6.0"
+torch = "2.8.0"
+rocm = ["5.2"]
+python = ["3.11"]
+build_style = "ext-flags"
+
+[[versions]]
+version = "1.8.0"
+ref = "release/1.8.0"
+torch = "2.8.0"
+rocm = ["5.2"]
+python = ["3.11"]
+build_style = "jit-prebuild"
+"""
+
+FBGEMM = """\
+[package]
+name = "fbgemm_gpu"
+dist = "fbgemm_gpu-rocm"
+repo = "{fbgemm}"
+subdir = "fbgemm_gpu"
+recipe = "fbgemm_gpu"
+
+[[versions]]
+version = "1.2.0"
+ref = "v1.2.0"
+torch = "2.8.0"
+rocm = ["5.2"]
+python = ["3.11"]
+build_style = "package-variant"
+
+[[versions]]
+version = "1.3.0"
+ref = "v1.3.0"
+torch = "2.8.0"
+rocm = ["5.2"]
+python = ["3.11"]
+build_style = "build-variant"
+"""
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory, local_index: LocalIndex,  # noqa: F811
+          uv_cache: Path) -> dict[str, str]:  # noqa: F811
+    tmp = tmp_path_factory.mktemp("e2e")
+    data = write_data(tmp / "data", local_index.url)
+    (data / "sample.toml").unlink()
+    (data / "apex.toml").write_text(PACKAGES.format(apex=apex_repo(tmp / "apex-src")))
+    (data / "fbgemm_gpu.toml").write_text(FBGEMM.format(fbgemm=fbgemm_repo(tmp / "fbgemm-src")))
+    (tmp / "work").mkdir()
+    return {"TOOLKIT_DATA_DIR": str(data), "TOOLKIT_CACHE_DIR": str(tmp / "cache"),
+            "UV_CACHE_DIR": str(uv_cache), "WORK": str(tmp / "work"), "CI": "true"}
+
+
+def nox_build(world: dict[str, str], *extra: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **world}
+    env.pop("BUILD_FROM_NOVA", None)
+    return subprocess.run(
+        [sys.executable, "-m", "nox", "-s", "build-3.11-rocm5.2", "--", "--rocm-from", "system",
+         "--workdir", world["WORK"], *extra],
+        cwd=ROOT, capture_output=True, text=True, env=env, timeout=1200)
+
+
+def manifest(world: dict[str, str], build_id: str) -> dict[str, object]:
+    path = Path(world["WORK"]) / "artifacts" / build_id / "manifest.json"
+    return json.loads(path.read_text())  # type: ignore[no-any-return]
+
+
+def check_json(wheel: Path, *args: str) -> dict[str, object]:
+    res = subprocess.run([sys.executable, "-m", "toolkit", "check", str(wheel), "--json", *args],
+                         capture_output=True, text=True)
+    return json.loads(res.stdout)  # type: ignore[no-any-return]
+
+
+def test_apex_builds_names_checks_and_smokes(world: dict[str, str]) -> None:
+    res = nox_build(world, "--package", "apex", "--gfx", "gfx90a,gfx908")
+    out = res.stdout + res.stderr
+    assert res.returncode == 0, out[-6000:]
+    for version in ("1.6.0", "1.8.0"):
+        build_id = f"apex-{version}-cp311-rocm5.2"
+        m = manifest(world, build_id)
+        assert m["outcome"] == "ok"
+        sha8 = str(m["source"]["sha"])[:8]  # type: ignore[index]
+        wheel = Path(world["WORK"]) / "dist" / build_id / (
+            f"apex-{version}+rocm5.2git{sha8}-cp311-cp311-linux_x86_64.whl")
+        assert wheel.exists(), sorted(p.name for p in wheel.parent.iterdir())
+        report = check_json(wheel, "--gfx", "gfx90a,gfx908")
+        assert report["ok"] is True
+        libs = report["wheels"][0]["libraries"]  # type: ignore[index]
+        assert libs and all(lib["gpu_targets"] == ["gfx908", "gfx90a"] for lib in libs)
+        steps = {s["name"]: s for s in m["steps"]}  # type: ignore[union-attr]
+        build_step = steps["build-wheel"]
+        assert build_step["env"]["PYTORCH_ROCM_ARCH"] == "gfx90a;gfx908"
+        if version == "1.8.0":
+            assert build_step["env"]["APEX_BUILD_CPP_OPS"] == "1"
+            assert "-C--build-option=--cpp_ext" not in build_step["argv"]
+        else:
+            assert "-C--build-option=--cuda_ext" in build_step["argv"]
+        assert steps["smoke"]["returncode"] == 0
+    assert "Builds" in res.stdout  # the final table
+
+
+def test_fbgemm_both_flag_styles_and_required_symbols(world: dict[str, str]) -> None:
+    res = nox_build(world, "--package", "fbgemm_gpu", "--gfx", "gfx90a", "--no-smoke")
+    assert res.returncode == 0, (res.stdout + res.stderr)[-6000:]
+    for version in ("1.2.0", "1.3.0"):
+        build_id = f"fbgemm_gpu-{version}-cp311-rocm5.2"
+        m = manifest(world, build_id)
+        wheel = Path(str(m["wheel"]))
+        assert wheel.name.startswith(f"fbgemm_gpu_rocm-{version}+rocm5.2git")
+        assert wheel.name.endswith("-manylinux_2_28_x86_64.whl")
+        report = check_json(wheel, "--require-symbol", "fbgemm_gpu::jagged_2d_to_dense")
+        assert report["ok"] is True, report
+
+
+def test_failed_build_leaves_earlier_wheel_untouched(world: dict[str, str], tmp_path: Path) -> None:
+    res = nox_build(world, "--package", "apex", "--version", "1.8.0", "--gfx", "gfx90a", "--no-smoke")
+    assert res.returncode == 0, (res.stdout + res.stderr)[-4000:]
+    dist = Path(world["WORK"]) / "dist" / "apex-1.8.0-cp311-rocm5.2"
+    before = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in dist.glob("*.whl")}
+    assert before
+    broken = tmp_path / "broken"
+    shutil.copytree(PROJECTS / "apex_like", broken)
+    (broken / "kernel.hip").write_text("this is not C++\n")
+    for name, text in (("version.txt", "1.8.0"), ("style.txt", "jit-prebuild"), ("modules.txt", "amp_C")):
+        (broken / name).write_text(text + "\n")
+    git("init", "-q", cwd=broken)
+    git("add", "-A", cwd=broken)
+    git("commit", "-q", "-m", "broken", cwd=broken)
+    res = nox_build(world, "--package", "apex", "--version", "1.8.0", "--gfx", "gfx90a",
+                    "--source", str(broken), "--no-smoke")
+    out = res.stdout + res.stderr
+    assert res.returncode == 5, out[-4000:]
+    assert "step 'build-wheel' failed" in out and "last" in out and "lines of output" in out
+    after = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in dist.glob("*.whl")}
+    assert after == before
+    assert not list(dist.glob(".tmp-*"))
