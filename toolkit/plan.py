@@ -143,7 +143,8 @@ class Context:
     @property
     def local_version(self) -> str:
         """``+rocm7.0git{SHA8}``: the toolkit's local version label."""
-        return f"rocm{self.build.rocm.version}git{{SHA8}}"
+        rocm = self.build.rocm.version
+        return ("cpu" if rocm == "cpu" else f"rocm{rocm}") + "git{SHA8}"
 
     def uv_pip(self, *args: str) -> tuple[str, ...]:
         return (self.host.uv, "pip", "install", "--python", self.env_python, *args)

@@ -27,7 +27,7 @@ _SKIP = re.compile(r"\.dist-info/RECORD(\.jws|\.p7s)?$")
 def local_label(rocm: str, sha: str) -> str:
     if not re.fullmatch(r"[0-9a-f]{8,40}", sha):
         raise UsageError(f"bad source commit {sha!r}: expected 8-40 lowercase hex digits")
-    return f"rocm{rocm}git{sha[:8]}"
+    return ("cpu" if rocm == "cpu" else f"rocm{rocm}") + f"git{sha[:8]}"
 
 
 def with_local(version: str, label: str) -> str:

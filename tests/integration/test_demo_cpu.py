@@ -1,0 +1,28 @@
+"""`nox -s demo -- --cpu`: the sample's CPU variant, said plainly, checks pass."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.integration
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_cpu_variant_is_said_plainly_and_passes(tmp_path: Path) -> None:
+    env = {**os.environ, "TOOLKIT_CACHE_DIR": str(tmp_path / "cache"), "CI": "true"}
+    res = subprocess.run([sys.executable, "-m", "nox", "-s", "demo", "--", "--cpu", "--no-smoke",
+                          "--workdir", str(tmp_path / "work")],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stdout[-4000:] + res.stderr[-2000:]
+    assert "building the CPU variant" in res.stdout
+    wheels = list((tmp_path / "work" / "dist").glob("*/*.whl"))
+    assert len(wheels) == 1 and "+cpugit" in wheels[0].name, wheels
+    check = subprocess.run([sys.executable, "-m", "toolkit", "check", str(wheels[0]), "--json"],
+                           capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout
+    assert '"gpu_targets": []' in check.stdout
