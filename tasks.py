@@ -131,3 +131,15 @@ def smoke(
     argv += _multi("--workdir", workdir) + _multi("-n", n) + _multi("--junit", junit)
     argv += ["--require-gpu"] if require_gpu else []
     _run(argv)
+
+
+@task(
+    help={"manifest": "artifacts/<build-id>/manifest.json", "step": "stop after this step",
+          "dry_run": "print the steps, run nothing", "force": "run even where the host differs"},
+    positional=["manifest"],
+)
+def repro(c: Context, manifest: str, step: str = "", dry_run: bool = False,
+          force: bool = False) -> None:
+    """Re-run a build from its manifest: same lock, packages, env vars and sources."""
+    _run(["repro", manifest, *_multi("--step", step), *(["--dry-run"] if dry_run else []),
+          *(["--force"] if force else [])])

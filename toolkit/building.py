@@ -138,14 +138,17 @@ def run_plans(plans: list[Plan], layout: Layout, out: TextIO | None = None) -> l
     for p in plans:
         o = Outcome(p.build.id, p.build.package.name)
         print(f"\n=== {p.build.id} (targets: {', '.join(p.targets)})", file=out, flush=True)
+        print(f"    reproduce with: {repro_command(layout, p.build.id)}", file=out, flush=True)
         start = time.monotonic()
         run: execute.Run | None = None
         try:
-            run = execute.execute(p, layout, out=out)
+            run = execute.execute(p, layout, out=out,
+                                  on_start=_manifest_at_start)
         except ToolkitError as err:
             o.error = str(err)
             o.exit_code = err.exit_code
             print(f"error: {err}", file=out, flush=True)
+            print(f"    reproduce with: {repro_command(layout, p.build.id)}", file=out, flush=True)
             run = execute.LAST_RUN
         o.seconds = time.monotonic() - start
         if run is not None:
@@ -179,20 +182,20 @@ def exit_code(outcomes: list[Outcome]) -> int:
     return next((o.exit_code for o in outcomes if o.exit_code), 0)
 
 
-MANIFEST_SCHEMA = 1
-
-
-def write_manifest(run: execute.Run, outcome: Outcome) -> Path:
-    """``artifacts/<build-id>/manifest.json``: what ran, where, and how it ended (atomic)."""
-    from toolkit import __version__
+def write_manifest(run: execute.Run, outcome: Outcome | None,
+                   name: str = "manifest.json") -> Path:
+    """``artifacts/<build-id>/manifest.json`` (see toolkit.manifest); ``outcome`` None = running."""
+    from toolkit import __version__, manifest
     from toolkit.recipes import recipe_for
-    from toolkit.urls import mask
 
     p = run.plan
     b = p.build
     recipe = recipe_for(b.package.recipe)
+    env_python = str(run.layout.env_python(b))
+    plan_json = p.as_json()
+    finished = outcome is not None
     data = {
-        "schema_version": MANIFEST_SCHEMA,
+        "schema_version": manifest.SCHEMA_VERSION,
         "toolkit_version": __version__,
         "build": b.as_json(),
         "recipe": b.package.recipe,
@@ -201,24 +204,37 @@ def write_manifest(run: execute.Run, outcome: Outcome) -> Path:
         "family": p.family,
         "source": {"repo": b.package.repo, "ref": b.pkg_version.ref, "path": p.source,
                    "sha": run.values.get("SHA")},
+        "workdir": str(run.layout.root),
         "env_dir": str(run.layout.env_dir(b)),
         "wheel": run.values.get("WHEEL"),
+        "wheel_sha256": manifest._sha256(run.values["WHEEL"]) if "WHEEL" in run.values else None,
         "expected_modules": list(recipe.expected_modules(b.pkg_version)),
         "required_symbols": list(recipe.required_symbols(b.pkg_version)),
+        "sdk": manifest.sdk_facts(plan_json, run.values),
+        "installed": manifest.installed(env_python) if finished else [],
+        "environment": {s.name: dict(s.env) for s in p.steps if s.env},
+        "unset": sorted({v for s in p.steps for v in s.unset}),
+        "tools": manifest.tool_versions(env_python, run.values.get("ROCM_BIN"))
+        if finished else {},
+        "host": manifest.host_facts() if finished else {},
         "learned": {k: v for k, v in run.values.items() if not k.startswith("_")},
         "steps": [
             {"name": r.name, "argv": r.argv, "env": r.env, "returncode": r.returncode,
              "seconds": round(r.seconds, 3), "skipped": r.skipped}
             for r in run.results
         ],
-        "plan": p.as_json(),
-        "outcome": "ok" if outcome.error is None else "failed",
+        "plan": plan_json,
+        "outcome": "running" if outcome is None else ("ok" if outcome.error is None else "failed"),
         "failed_step": run.failed_step,
-        "error": outcome.error,
+        "error": outcome.error if outcome else None,
+        "repro": repro_command(run.layout, b.id),
     }
-    dest = run.layout.artifacts(b) / "manifest.json"
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_suffix(".json.tmp")
-    tmp.write_text(mask(json.dumps(data, indent=2)) + "\n", encoding="utf-8")
-    os.replace(tmp, dest)
-    return dest
+    return manifest.write(run.layout.artifacts(b) / name, data)
+
+
+def _manifest_at_start(run: execute.Run) -> None:
+    write_manifest(run, None)
+
+
+def repro_command(layout: Layout, build_id: str) -> str:
+    return f"invoke repro {layout.artifacts_rel(build_id)}/manifest.json"

@@ -22,6 +22,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "toolkit.commands.provision",
     "toolkit.commands.name_wheel",
     "toolkit.commands.preflight",
+    "toolkit.commands.repro",
     "toolkit.commands.report",
     "toolkit.commands.smoke",
 )

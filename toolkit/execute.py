@@ -148,7 +148,9 @@ def run_step(step: Step, run: Run, log: TextIO, out: TextIO | None = None) -> St
     return result
 
 
-def execute(plan: Plan, layout: Layout, *, out: TextIO | None = None) -> Run:
+def execute(plan: Plan, layout: Layout, *, out: TextIO | None = None,
+            on_start: Callable[[Run], None] | None = None,
+            only: Callable[[Step], bool] | None = None) -> Run:
     """Run every step in order; raise ``StepFailed`` at the first failure."""
     global LAST_RUN
     ensure_implemented(plan)
@@ -158,9 +160,13 @@ def execute(plan: Plan, layout: Layout, *, out: TextIO | None = None) -> Run:
     art = layout.artifacts(plan.build)
     art.mkdir(parents=True, exist_ok=True)
     run.log_path = art / "build.log"
+    if on_start:
+        on_start(run)
     total = len(plan.steps)
     with run.log_path.open("w", encoding="utf-8") as log:
         for i, step in enumerate(plan.steps, 1):
+            if only is not None and not only(step):
+                continue
             start = time.monotonic()
             reason = next((r for hook in _BEFORE[step.name] if (r := hook(step, run))), None)
             if reason:

@@ -52,5 +52,13 @@ class Layout:
     def artifacts(self, build: Build) -> Path:
         return self.root / "artifacts" / build.id
 
+    def artifacts_rel(self, build_id: str) -> str:
+        """``artifacts/<id>`` relative to the current folder when inside it, else absolute."""
+        path = self.root / "artifacts" / build_id
+        try:
+            return str(path.relative_to(Path.cwd()))
+        except ValueError:
+            return str(path)
+
     def locks(self) -> Path:
         return self.root / "locks"

@@ -112,7 +112,9 @@ class Plan:
         }
 
     def to_json(self) -> str:
-        return json.dumps(self.as_json(), indent=2, sort_keys=False)
+        from toolkit.urls import mask
+
+        return mask(json.dumps(self.as_json(), indent=2, sort_keys=False))
 
 
 @dataclass(frozen=True)
@@ -252,4 +254,6 @@ def render(p: Plan) -> str:
     if used:
         lines.append("\n# placeholders filled while running:")
         lines.extend(f"#   {ph} = {PLACEHOLDER_HELP[ph]}" for ph in PLACEHOLDER_HELP if ph in used)
-    return "\n".join(lines)
+    from toolkit.urls import mask
+
+    return mask("\n".join(lines))

@@ -81,7 +81,9 @@ def build(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
             import json
 
             if args.json:
-                print(json.dumps([p.as_json() for p in plans], indent=2))
+                from toolkit.urls import mask
+
+                print(mask(json.dumps([p.as_json() for p in plans], indent=2)))
             else:
                 print("\n\n".join(render(p) for p in plans))
             return
@@ -171,7 +173,6 @@ def demo(session: Any, posargs: Sequence[str]) -> None:
 
     def body() -> None:
         import dataclasses
-        import json
 
         from toolkit.host import SystemRocm, discover
         from toolkit.layout import Layout
@@ -204,7 +205,7 @@ def demo(session: Any, posargs: Sequence[str]) -> None:
         layout = Layout.default(args.workdir)
         the_plan = plan(matrix, build, opts, host, layout, toolkit_python=sys.executable)
         if args.dry_run:
-            print(json.dumps(the_plan.as_json(), indent=2) if args.json else render(the_plan))
+            print(the_plan.to_json() if args.json else render(the_plan))
             return
         _run_and_summarise([the_plan], layout)
 

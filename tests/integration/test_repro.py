@@ -1,0 +1,99 @@
+"""`invoke repro`: a demo build re-run from its manifest, and refusals where it would mislead."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = [pytest.mark.integration, pytest.mark.hipcc]
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = "hip_sample-0.1.0-cp311-rocm5.2"
+
+if not shutil.which("hipcc"):
+    pytest.skip("no hipcc: the demo builds its CPU variant (apt-get install hipcc)",
+                allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    tmp = tmp_path_factory.mktemp("repro")
+    env = {**os.environ, "TOOLKIT_CACHE_DIR": str(tmp / "cache"), "CI": "true"}
+    work = tmp / "work"
+    res = subprocess.run([sys.executable, "-m", "nox", "-s", "demo", "--", "--workdir", str(work)],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, res.stdout[-4000:]
+    assert f"reproduce with: invoke repro {work}/artifacts/{BUILD}/manifest.json" in res.stdout
+    return work, env
+
+
+def invoke_repro(work: Path, env: dict[str, str], manifest: str, *extra: str
+                 ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "invoke", "-r", str(ROOT), "repro", manifest,
+                           *extra], cwd=work, env=env, capture_output=True, text=True, timeout=900)
+
+
+def load(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text())  # type: ignore[no-any-return]
+
+
+def test_manifest_records_what_a_rerun_needs(demo: tuple[Path, dict[str, str]]) -> None:
+    work, _ = demo
+    m = load(work / "artifacts" / BUILD / "manifest.json")
+    assert m["schema_version"] == 2 and m["outcome"] == "ok" and m["failed_step"] is None
+    assert m["targets"] == ["gfx90a", "gfx908"]
+    assert m["sdk"]["provider"] == "system" and m["sdk"]["version"].startswith("5.2")
+    assert {"name": "hip-sample", "version": Path(m["wheel"]).name.split("-")[1]} in m["installed"]
+    assert m["environment"]["build-wheel"]["PYTORCH_ROCM_ARCH"] == "gfx90a;gfx908"
+    assert m["tools"]["hipcc"].startswith("HIP version: 5.2") and m["tools"]["gcc"]
+    assert m["host"]["glibc"] and m["host"]["cores"] >= 1 and m["host"]["gpus"] == []
+    assert [s["name"] for s in m["steps"]][-1] == "smoke"
+    assert all(isinstance(s["returncode"], int) or s["skipped"] for s in m["steps"])
+    assert len(m["source"]["sha"]) == 40
+
+
+def test_repro_reinstalls_the_same_and_runs_the_same_steps(demo: tuple[Path, dict[str, str]]) -> None:
+    work, env = demo
+    res = invoke_repro(work, env, f"artifacts/{BUILD}/manifest.json")
+    assert res.returncode == 0, res.stdout[-4000:] + res.stderr[-2000:]
+    assert "reproduced: same installed distributions" in res.stdout
+    original = load(work / "artifacts" / BUILD / "manifest.json")
+    again = load(work / "artifacts" / BUILD / "repro-manifest.json")
+    assert again["installed"] == original["installed"]
+    ran = {s["name"]: s["argv"] for s in again["steps"] if not s["skipped"]}
+    assert "build-wheel" in ran  # a reproduction really rebuilds
+    for s in original["steps"]:
+        if s["name"] in ran and not s["skipped"]:
+            assert ran[s["name"]] == s["argv"], s["name"]
+
+
+def test_repro_refuses_another_rocm_and_names_it(demo: tuple[Path, dict[str, str]],
+                                                  tmp_path: Path) -> None:
+    work, env = demo
+    m = load(work / "artifacts" / BUILD / "manifest.json")
+    m["sdk"]["version"] = "6.4.0"
+    altered = tmp_path / "manifest.json"
+    altered.write_text(json.dumps(m))
+    res = invoke_repro(work, env, str(altered))
+    assert res.returncode == 4
+    assert "ROCm 6.4.0 in the manifest, 5.2" in res.stderr and "--force" in res.stderr
+    assert "Traceback" not in res.stderr
+    res = invoke_repro(work, env, str(altered), "--dry-run", "--force", "--step", "check")
+    assert res.returncode == 0 and "name-wheel" in res.stdout and "smoke" not in res.stdout
+
+
+def test_repro_bad_input(demo: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
+    work, env = demo
+    res = invoke_repro(work, env, str(tmp_path / "nope.json"))
+    assert res.returncode == 2 and "no manifest at" in res.stderr
+    (tmp_path / "bad.json").write_text("{")
+    res = invoke_repro(work, env, str(tmp_path / "bad.json"))
+    assert res.returncode == 2 and "not a readable manifest" in res.stderr
+    res = invoke_repro(work, env, f"artifacts/{BUILD}/manifest.json", "--step", "fly")
+    assert res.returncode == 2 and "unknown step 'fly'" in res.stderr
