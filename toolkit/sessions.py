@@ -37,6 +37,21 @@ def session_parser(session_name: str) -> argparse.ArgumentParser:
     return p
 
 
+def session_builds(matrix: Any, python: str, rocm: str, args: argparse.Namespace) -> list[Any]:
+    """The pair's builds, narrowed by --package and --version (an empty result is an error)."""
+    from toolkit.errors import UsageError
+
+    builds: list[Any] = matrix.pair_builds(python, rocm, args.package)
+    if args.versions:
+        wanted = matrix.select(packages=args.package, versions=args.versions)
+        builds = [b for b in builds if b in wanted]
+        if not builds:
+            ids = sorted({b.id for b in matrix.pair_builds(python, rocm)})
+            raise UsageError(f"no build of version {','.join(args.versions)} for Python {python} "
+                             f"/ ROCm {rocm}; this pair builds: {', '.join(ids)}")
+    return builds
+
+
 def _guard(session: Any, body: Callable[[], None]) -> None:
     """User errors: one line, the error's own exit code, no traceback."""
     try:
@@ -61,16 +76,7 @@ def build(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
         args = session_parser(f"build-{python}-rocm{rocm}").parse_args(list(posargs))
         matrix, opts = options_from(args)
         assert isinstance(matrix, Matrix) and isinstance(opts, Options)
-        builds = matrix.pair_builds(python, rocm, args.package)
-        if args.versions:
-            wanted = matrix.select(packages=args.package, versions=args.versions)
-            builds = [b for b in builds if b in wanted]
-            if not builds:
-                from toolkit.errors import UsageError
-
-                raise UsageError(f"no build of version {','.join(args.versions)} for Python "
-                                 f"{python} / ROCm {rocm}; this pair builds: "
-                                 + ", ".join(sorted({b.id for b in matrix.pair_builds(python, rocm)})))
+        builds = session_builds(matrix, python, rocm, args)
         host = discover()
         if any(sdk_provider(b, opts) == "system" for b in builds):
             host = with_system_rocm(host, rocm)
@@ -131,16 +137,7 @@ def lock(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
         args.no_lock = True  # never plan against the locks being (re)written
         matrix, opts = options_from(args)
         assert isinstance(matrix, Matrix) and isinstance(opts, Options)
-        builds = matrix.pair_builds(python, rocm, args.package)
-        if args.versions:
-            wanted = matrix.select(packages=args.package, versions=args.versions)
-            builds = [b for b in builds if b in wanted]
-            if not builds:
-                from toolkit.errors import UsageError
-
-                raise UsageError(f"no build of version {','.join(args.versions)} for Python "
-                                 f"{python} / ROCm {rocm}; this pair builds: "
-                                 + ", ".join(sorted({b.id for b in matrix.pair_builds(python, rocm)})))
+        builds = session_builds(matrix, python, rocm, args)
         layout = Layout.default(args.workdir)
         if args.check:
             states = lock_status(matrix, builds, opts, layout)
