@@ -55,12 +55,6 @@ class StepFailed(ToolkitError):
     exit_code = 5
 
 
-class NotImplementedStep(ToolkitError):
-    """A planned step whose implementation has not landed yet (exit 6)."""
-
-    exit_code = 6
-
-
 def unknown(what: str, value: object, valid: Iterable[str]) -> UsageError:
     """The standard "unknown X 'v'; valid: a, b, c" error."""
     shown = ", ".join(str(v) for v in valid)

@@ -10,7 +10,6 @@ Step-specific knowledge plugs in through hooks registered per step name:
 ``before(step, run) -> str | None`` may return a reason to skip the step (e.g. an
 environment already provisioned), ``after(step, run)`` learns values (``ROCM_ROOT``,
 ``SHA``, ``TORCH_LIB`` ...) into ``run.values`` for later placeholders.
-Steps whose implementation has not landed raise ``NotImplementedStep`` before anything runs.
 """
 
 from __future__ import annotations
@@ -26,16 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from toolkit.errors import NotImplementedStep, StepFailed, ToolkitError
+from toolkit.errors import StepFailed, ToolkitError
 from toolkit.layout import Layout
 from toolkit.plan import Plan, Step
 from toolkit.urls import mask
 
 TAIL_LINES = 40
-
-# Step name -> the issue that implements it. Entries go as implementations land.
-PENDING: dict[str, str] = {
-}
 
 
 @dataclass
@@ -83,16 +78,6 @@ def register(step_name: str, *, before: BeforeHook | None = None,
         _BEFORE[step_name].append(before)
     if after:
         _AFTER[step_name].append(after)
-
-
-def ensure_implemented(plan: Plan) -> None:
-    """Refuse up front (before anything runs) when a step is only planned."""
-    for step in plan.steps:
-        if step.name in PENDING:
-            raise NotImplementedStep(
-                f"step '{step.name}' of {plan.build.id} is planned but not implemented yet "
-                f"({PENDING[step.name]}); use --dry-run to see the plan"
-            )
 
 
 def step_environment(step: Step, run: Run, base: Mapping[str, str]) -> dict[str, str]:
@@ -153,7 +138,6 @@ def execute(plan: Plan, layout: Layout, *, out: TextIO | None = None,
             only: Callable[[Step], bool] | None = None) -> Run:
     """Run every step in order; raise ``StepFailed`` at the first failure."""
     global LAST_RUN
-    ensure_implemented(plan)
     _load_hooks()
     out = out or sys.stdout
     run = LAST_RUN = Run(plan, layout)

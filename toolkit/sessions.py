@@ -98,15 +98,6 @@ def build(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
     _guard(session, body)
 
 
-def _pending(session: Any, what: str, issue: str) -> None:
-    from toolkit.errors import NotImplementedStep
-
-    def body() -> None:
-        raise NotImplementedStep(f"{what} is not implemented yet ({issue})")
-
-    _guard(session, body)
-
-
 def smoke(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
     """Smoke-test every build of the pair that has a manifest (options: ``-- --help``)."""
 
@@ -154,10 +145,7 @@ def lock(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
 
 def _run_and_summarise(plans: list[Any], layout: Any) -> None:
     from toolkit.building import exit_code, run_plans, summary
-    from toolkit.execute import ensure_implemented
 
-    for p in plans:  # refuse before anything runs
-        ensure_implemented(p)
     outcomes = run_plans(plans, layout)
     summary(outcomes)
     code = exit_code(outcomes)
