@@ -14,10 +14,6 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").lower() in {"1", "true", "yes"} or "GITHUB_ACTIONS" in os.environ
 
 
-def in_github_actions() -> bool:
-    return os.environ.get("GITHUB_ACTIONS") == "true"
-
-
 def is_rich(stream: TextIO | None = None) -> bool:
     stream = stream or sys.stdout
     return stream.isatty() and not in_ci() and os.environ.get("TERM") != "dumb"
@@ -31,22 +27,3 @@ def console(stream: TextIO | None = None) -> Console:
     if is_rich(stream):
         return Console(file=stream)
     return Console(file=stream, color_system=None, force_terminal=False, width=200, soft_wrap=True)
-
-
-def error(message: str, stream: TextIO | None = None) -> None:
-    """One error line; a GitHub Actions annotation when running there."""
-    stream = stream or sys.stderr
-    if in_github_actions():
-        print(f"::error::{message}", file=stream)
-    else:
-        print(f"error: {message}", file=stream)
-
-
-def group(title: str) -> None:
-    if in_github_actions():
-        print(f"::group::{title}", flush=True)
-
-
-def endgroup() -> None:
-    if in_github_actions():
-        print("::endgroup::", flush=True)

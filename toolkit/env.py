@@ -20,7 +20,6 @@ from toolkit.host import HostFacts
 
 # HIP device compiles of torch extensions peak at several GiB per job.
 GIB_PER_JOB = 3.0
-PLACEHOLDERS = ("{ROCM_ROOT}", "{ROCM_BIN}", "{ROCM_CMAKE}", "{PATH}")
 
 
 @dataclass(frozen=True)
@@ -73,9 +72,3 @@ def build_env(
             env[f"CMAKE_{lang}_COMPILER_LAUNCHER"] = launcher
     return env
 
-
-def resolve(value: str, known: dict[str, str]) -> str:
-    """Fill placeholders; an unfilled one is a programming error caught by the executor."""
-    for key, val in known.items():
-        value = value.replace("{" + key + "}", val)
-    return value

@@ -27,7 +27,7 @@ from typing import TextIO
 
 from toolkit.errors import StepFailed, ToolkitError
 from toolkit.layout import Layout
-from toolkit.plan import Plan, Step
+from toolkit.plan import PLACEHOLDER_HELP, Plan, Step
 from toolkit.urls import mask
 
 TAIL_LINES = 40
@@ -62,7 +62,7 @@ BeforeHook = Callable[[Step, Run], "str | None"]
 AfterHook = Callable[[Step, Run], None]
 _BEFORE: dict[str, list[BeforeHook]] = collections.defaultdict(list)
 _AFTER: dict[str, list[AfterHook]] = collections.defaultdict(list)
-_UNFILLED = re.compile(r"\{(ROCM_ROOT|ROCM_BIN|ROCM_CMAKE|SHA|SHA8|TORCH_LIB|WHEEL|LDSHARED|PATH)\}")
+_UNFILLED = re.compile("|".join(re.escape(p) for p in PLACEHOLDER_HELP))
 LAST_RUN: Run | None = None  # the most recent run, also when it failed
 
 

@@ -39,12 +39,9 @@ def _mem_available_gib() -> float:
 
 
 def find_uv() -> str:
-    try:
-        from uv import find_uv_bin
+    from toolkit.interpreters import find_uv as located
 
-        return str(find_uv_bin())
-    except (ImportError, FileNotFoundError):
-        return shutil.which("uv") or "uv"
+    return located() or "uv"
 
 
 def discover() -> HostFacts:

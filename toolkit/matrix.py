@@ -20,7 +20,6 @@ from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
-from urllib.parse import urlsplit
 
 from toolkit.errors import DataError, UsageError, unknown
 
@@ -331,22 +330,15 @@ class _Table:
         return [(k, _Table(self.file, self._path(f'"{k}"'), v)) for k, v in self.data.items()]
 
     def url(self, name: str) -> str:
+        from toolkit.urls import check_index_url
+
         value = self.text(name)
-        check_url_text(value, where=f"{self.file}: {self._path(name)}", error=DataError)
+        try:
+            check_index_url(value)
+        except UsageError:
+            self.fail(self._path(name), f"{value!r} is not an allowed index URL; valid: "
+                      "https://..., file://..., or http:// on 127.0.0.1/localhost")
         return value if value.endswith("/") else value + "/"
-
-
-def check_url_text(url: str, *, where: str, error: type[Exception] = UsageError) -> None:
-    """https, or http on loopback (the tests' local index); file:// for local folders."""
-    parts = urlsplit(url)
-    if parts.scheme == "https" and parts.hostname:
-        return
-    if parts.scheme == "file":
-        return
-    if parts.scheme == "http" and parts.hostname in {"127.0.0.1", "localhost", "::1"}:
-        return
-    raise error(f"{where}: {url!r} is not an allowed index URL; valid: https://..., "
-                "file://..., or http:// on 127.0.0.1/localhost")
 
 
 def _read(path: Path) -> _Table:

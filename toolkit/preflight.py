@@ -22,22 +22,14 @@ def hipcc_version(hipcc: str) -> str:
     return f"{m.group(1)}.{m.group(2)}"
 
 
-def torch_hip_version(python: str) -> str | None:
-    code = "import torch; print(torch.version.hip or '')"
-    res = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=300)
-    if res.returncode != 0:
-        tail = (res.stderr.strip().splitlines() or ["?"])[-1]
-        raise EnvironmentProblem(f"cannot import torch with {python}: {tail}")
-    value = res.stdout.strip()
-    if not value:
-        return None
-    return ".".join(value.split(".")[:2])
-
-
 def hip_match(hipcc: str, python: str) -> str:
     """hipcc major.minor must equal torch.version.hip major.minor (apex's own rule)."""
+    from toolkit.provision import torch_info
+    from toolkit.rocm import major_minor
+
     compiler = hipcc_version(hipcc)
-    torch_hip = torch_hip_version(python)
+    hip = torch_info(python).get("hip")
+    torch_hip = major_minor(str(hip)) if hip else None
     if torch_hip is None:
         raise EnvironmentProblem(
             f"torch in {python} is not a ROCm build (torch.version.hip is None); hipcc is HIP "

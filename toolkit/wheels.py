@@ -16,7 +16,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
 from toolkit.errors import StepFailed, UsageError
@@ -121,6 +121,3 @@ def name_wheel(wheelhouse: Path, dest: Path, *, label: str | None) -> Path:
     new_version = with_local(str(version), label) if label else None
     return retag(src, dest, version=new_version)
 
-
-def project_name(path: Path) -> str:
-    return str(canonicalize_name(_parse(path)[0]))

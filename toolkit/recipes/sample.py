@@ -6,9 +6,6 @@ Built with hipcc for ``PYTORCH_ROCM_ARCH`` when a ROCm compiler exists, else its
 
 from __future__ import annotations
 
-import re
-import shutil
-import subprocess
 from pathlib import Path
 from types import MappingProxyType
 
@@ -51,19 +48,15 @@ class SampleRecipe:
 
 
 def detect_hip() -> tuple[str, str] | None:
-    """(root, major.minor) of the HIP compiler on this machine, or None."""
-    hipcc = shutil.which("hipcc")
-    if not hipcc:
-        return None
-    root = str(Path(hipcc).resolve().parent.parent)
-    hipconfig = Path(hipcc).parent / "hipconfig"
+    """(root, major.minor) of the system's ROCm/HIP install (see toolkit.rocm), or None."""
+    from toolkit.errors import EnvironmentProblem
+    from toolkit.rocm import find_system, major_minor
+
     try:
-        out = subprocess.run([str(hipconfig), "--version"], capture_output=True, text=True,
-                             timeout=60).stdout
-    except (OSError, subprocess.TimeoutExpired):
+        found = find_system()
+    except EnvironmentProblem:
         return None
-    m = re.search(r"([0-9]+)\.([0-9]+)", out)
-    return (root, f"{m.group(1)}.{m.group(2)}") if m else None
+    return found.root, major_minor(found.version)
 
 
 def demo_build(python: str, hip: tuple[str, str] | None) -> Build:
