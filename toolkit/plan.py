@@ -195,8 +195,6 @@ def plan(
     base_env["LDSHARED"] = "{LDSHARED}"
     ctx = Context(build, options, host, layout, tuple(targets), rocm_paths,
                   MappingProxyType(base_env), toolkit_python)
-    if not recipe.needs_torch:
-        steps = [s for s in steps if s.name != "install-torch"]
     if build.rocm.sdk.provider == "none":  # CPU variant: no ROCm at all
         steps = [s for s in steps if s.name != "install-rocm-sdk"]
     steps.extend(recipe.build_steps(ctx))
