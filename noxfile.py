@@ -1,6 +1,6 @@
 """nox sessions: build-/smoke-/lock-<py>-rocm<rocm> for every matrix pair, plus tests, lint, demo.
 
-Bodies live in ``toolkit.sessions``; options after ``--`` are listed by
+Bodies live in ``toolkit.cli.sessions``; options after ``--`` are listed by
 ``nox -s build-3.12-rocm7.0 -- --help``.
 """
 
@@ -10,7 +10,7 @@ import sys
 
 import nox
 
-from toolkit import sessions
+from toolkit.cli import sessions
 
 nox.options.sessions = ["lint", "tests"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from invoke import Context, Exit, task
 
-from toolkit.cli import main
+from toolkit.cli.main import main
 
 
 def _run(argv: list[str]) -> None:

@@ -111,7 +111,7 @@ def _facts(data: dict[str, Any]) -> dict[str, Any]:
     facts = data.get("smoke")
     if isinstance(facts, dict):
         return facts
-    from toolkit.smoke import smoke_facts  # standalone run: ask the toolkit
+    from toolkit.verify.smoke import smoke_facts  # standalone run: ask the toolkit
 
     return smoke_facts(data)
 
@@ -219,7 +219,7 @@ def require_gpu(pytestconfig: pytest.Config) -> bool:
 
 @pytest.fixture(scope="session")
 def detection() -> Any:
-    from toolkit.gpus import detect
+    from toolkit.env.gpus import detect
 
     return detect()
 

@@ -68,7 +68,7 @@ def test_fbgemm_op_registered(build, load, op):
 @pytest.mark.package("sample")
 def test_sample_variant(build, load):
     """VARIANT and ARCHS say what the library really carries (read by the checks engine)."""
-    from toolkit.checks import load_file
+    from toolkit.inspect.checks import load_file
 
     hip_sample = load("hip_sample")
     carried = set(load_file(hip_sample._native.__file__).gpu_targets)

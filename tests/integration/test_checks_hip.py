@@ -8,10 +8,10 @@ import pytest
 
 from tests.fixtures.native import bundle_entries, compile_hip, section
 from tests.fixtures.wheels import make_wheel
-from toolkit import checks
-from toolkit.checks import check_paths
-from toolkit.elf import EM_AMDGPU, read_elf_bytes
-from toolkit.offload import compress_bundle
+from toolkit.inspect import checks
+from toolkit.inspect.checks import check_paths
+from toolkit.inspect.elf import EM_AMDGPU, read_elf_bytes
+from toolkit.inspect.offload import compress_bundle
 
 pytestmark = [pytest.mark.integration, pytest.mark.hipcc]
 TAG = "cp311-cp311-manylinux_2_28_x86_64"

@@ -11,7 +11,7 @@ import pytest
 
 from tests.fixtures.native import NEW_GLIBCXX_SOURCE, compile_shared, objdump_max_versions
 from tests.fixtures.wheels import make_wheel
-from toolkit.checks import Report, check_paths
+from toolkit.inspect.checks import Report, check_paths
 
 pytestmark = pytest.mark.integration
 TAG = "cp311-cp311-manylinux_2_28_x86_64"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.native import objdump_max_versions
-from toolkit.checks import check_paths
+from toolkit.inspect.checks import check_paths
 
 pytestmark = [
     pytest.mark.integration,

@@ -16,7 +16,7 @@ import pytest
 
 from tests.doubles.fixtures import local_index, sandbox, toolkit, uv_cache  # noqa: F401
 from tests.doubles.index import CPU_TORCH
-from toolkit.venvs import STAMP
+from toolkit.env.venvs import STAMP
 
 pytestmark = pytest.mark.integration
 

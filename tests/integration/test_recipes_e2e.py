@@ -20,8 +20,8 @@ import pytest
 
 from tests.doubles.fixtures import local_index, uv_cache, write_data  # noqa: F401
 from tests.doubles.index import LocalIndex
-from toolkit.matrix import PackageVersion
-from toolkit.recipes import recipe_for
+from toolkit.data.matrix import PackageVersion
+from toolkit.plan.recipes import recipe_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.hipcc]
 ROOT = Path(__file__).resolve().parents[2]

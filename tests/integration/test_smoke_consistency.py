@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from tests.doubles.sdk import write_torch, write_wheel
-from toolkit.commands.smoke import show
-from toolkit.matrix import load_matrix
-from toolkit.smoke import SmokeOutcome, SmokeTarget, manifest_for_id, run
+from toolkit.cli.commands.smoke import show
+from toolkit.data.matrix import load_matrix
+from toolkit.verify.smoke import SmokeOutcome, SmokeTarget, manifest_for_id, run
 
 pytestmark = pytest.mark.integration
 

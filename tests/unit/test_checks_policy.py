@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from toolkit.errors import UsageError
-from toolkit.policy import best_policy, get_policy, load_policies, max_versions, policy_for_tag
+from toolkit.core.errors import UsageError
+from toolkit.inspect.policy import best_policy, get_policy, load_policies, max_versions, policy_for_tag
 
 
 def test_policies_are_auditwheels_data_in_priority_order() -> None:

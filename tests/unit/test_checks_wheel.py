@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.wheels import make_wheel
-from toolkit import wheelzip
-from toolkit.checks import Report, check_paths
-from toolkit.cli import main
-from toolkit.errors import UsageError
+from toolkit.inspect import wheelzip
+from toolkit.inspect.checks import Report, check_paths
+from toolkit.cli.main import main
+from toolkit.core.errors import UsageError
 
 TAG = "cp311-cp311-manylinux_2_28_x86_64"
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.ci import github_json, github_matrix, load_ci
-from toolkit.cli import main
-from toolkit.errors import DataError, UsageError
-from toolkit.matrix import load_matrix, python_sort_key
+from toolkit.data.ci import github_json, github_matrix, load_ci
+from toolkit.cli.main import main
+from toolkit.core.errors import DataError, UsageError
+from toolkit.data.matrix import load_matrix, python_sort_key
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "ci"

@@ -1,4 +1,4 @@
-"""toolkit.elf against pyelftools (an independent reader) on real system libraries."""
+"""toolkit.inspect.elf against pyelftools (an independent reader) on real system libraries."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from elftools.elf.dynamic import DynamicSection
 from elftools.elf.elffile import ELFFile
 from elftools.elf.gnuversions import GNUVerNeedSection
 
-from toolkit.checks import load_file
-from toolkit.elf import (
+from toolkit.inspect.checks import load_file
+from toolkit.inspect.elf import (
     EM_AMDGPU,
     ElfError,
     Image,
@@ -20,7 +20,7 @@ from toolkit.elf import (
     parse_elf,
     read_elf_bytes,
 )
-from toolkit.errors import UsageError
+from toolkit.core.errors import UsageError
 
 
 def _system_lib(name: str) -> Path:

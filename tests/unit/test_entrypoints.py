@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.cli import main
+from toolkit.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,10 +9,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.fixtures.wheels import make_wheel
-from toolkit.checks import check_paths
-from toolkit.elf import ElfError, Image, NeedRanges, parse_elf, read_elf_bytes
-from toolkit.errors import UsageError
-from toolkit.offload import compress_bundle, make_bundle, parse_fatbin
+from toolkit.inspect.checks import check_paths
+from toolkit.inspect.elf import ElfError, Image, NeedRanges, parse_elf, read_elf_bytes
+from toolkit.core.errors import UsageError
+from toolkit.inspect.offload import compress_bundle, make_bundle, parse_fatbin
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

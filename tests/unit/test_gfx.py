@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from toolkit.errors import UsageError
-from toolkit.gfx import parse_target, rocm_arch_value, runs_on
-from toolkit.matrix import load_matrix
+from toolkit.core.errors import UsageError
+from toolkit.core.gfx import parse_target, rocm_arch_value, runs_on
+from toolkit.data.matrix import load_matrix
 
 
 @pytest.mark.parametrize(

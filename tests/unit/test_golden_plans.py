@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.host import HostFacts
-from toolkit.layout import Layout
-from toolkit.matrix import load_matrix
-from toolkit.plan import Options, Plan, plan
+from toolkit.env.host import HostFacts
+from toolkit.plan.layout import Layout
+from toolkit.data.matrix import load_matrix
+from toolkit.plan.planner import Options, Plan, plan
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "plans"
 HOST = HostFacts(cores=16, mem_available_gib=64.0)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from toolkit import gpus
-from toolkit.gpus import Detection, detect, from_kfd, gfx_from_target_version, parse_amd_smi, parse_rocminfo
+from toolkit.env import gpus
+from toolkit.env.gpus import Detection, detect, from_kfd, gfx_from_target_version, parse_amd_smi, parse_rocminfo
 
 CPU_PROPS = """cpu_cores_count 64
 simd_count 0

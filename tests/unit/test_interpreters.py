@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.errors import EnvironmentProblem
-from toolkit.interpreters import candidates, clear_cache, find, parse_request
+from toolkit.core.errors import EnvironmentProblem
+from toolkit.env.interpreters import candidates, clear_cache, find, parse_request
 
 
 def fake_python(path: Path, version: str, *, free_threaded: bool = False, works: bool = True) -> Path:
@@ -99,7 +99,7 @@ def test_candidate_order(tmp_path: Path) -> None:
 
 
 def test_bad_request() -> None:
-    from toolkit.errors import UsageError
+    from toolkit.core.errors import UsageError
 
     with pytest.raises(UsageError):
         parse_request("3")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolkit.locks import header, inputs_hash, lock_name, read_locks, requirements_in
-from toolkit.matrix import load_matrix
-from toolkit.plan import Options
-from toolkit.provision import sources_for
+from toolkit.plan.locks import header, inputs_hash, lock_name, read_locks, requirements_in
+from toolkit.data.matrix import load_matrix
+from toolkit.plan.planner import Options
+from toolkit.plan.provision import sources_for
 
 MATRIX = load_matrix()
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.errors import DataError, UsageError
-from toolkit.matrix import load_matrix, python_tag
+from toolkit.core.errors import DataError, UsageError
+from toolkit.data.matrix import load_matrix, python_tag
 
 
 def test_apex_seed_table_is_exactly_sixty_wheels() -> None:

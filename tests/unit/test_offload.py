@@ -6,7 +6,7 @@ import struct
 
 import pytest
 
-from toolkit.offload import (
+from toolkit.inspect.offload import (
     OffloadError,
     compress_bundle,
     gpu_targets,

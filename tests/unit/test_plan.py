@@ -4,11 +4,11 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.errors import UsageError
-from toolkit.host import HostFacts
-from toolkit.layout import Layout
-from toolkit.matrix import load_matrix
-from toolkit.plan import STEP_NAMES, Options, Plan, plan, render
+from toolkit.core.errors import UsageError
+from toolkit.env.host import HostFacts
+from toolkit.plan.layout import Layout
+from toolkit.data.matrix import load_matrix
+from toolkit.plan.planner import STEP_NAMES, Options, Plan, plan, render
 
 LAYOUT = Layout(Path("/w"), Path("/c"))
 HOST = HostFacts(cores=16, mem_available_gib=64.0)

@@ -8,21 +8,21 @@ from pathlib import Path
 
 import pytest
 
-from toolkit import venvs
-from toolkit.env import RocmPaths
-from toolkit.errors import EnvironmentProblem, UsageError
-from toolkit.host import HostFacts, SystemRocm
-from toolkit.layout import Layout
-from toolkit.locks import LockRef, inputs_hash, lock_name
-from toolkit.matrix import Build, load_matrix
-from toolkit.plan import Options, Step, plan
-from toolkit.provision import (
+from toolkit.env import venvs
+from toolkit.env.buildenv import RocmPaths
+from toolkit.core.errors import EnvironmentProblem, UsageError
+from toolkit.env.host import HostFacts, SystemRocm
+from toolkit.plan.layout import Layout
+from toolkit.plan.locks import LockRef, inputs_hash, lock_name
+from toolkit.data.matrix import Build, load_matrix
+from toolkit.plan.planner import Options, Step, plan
+from toolkit.plan.provision import (
     check_torch_hip,
     provision_steps,
     sources_for,
     uv_index_args,
 )
-from toolkit.rocm import check_version, find_system, major_minor
+from toolkit.env.rocm import check_version, find_system, major_minor
 
 MATRIX = load_matrix()
 LAYOUT = Layout(Path("/work"), Path("/cache"))
@@ -134,8 +134,8 @@ def test_lock_current_stale_and_opt_out() -> None:
 
 
 def test_plan_is_pure_and_renders_masked() -> None:
-    from toolkit.plan import render
-    from toolkit.urls import mask
+    from toolkit.plan.planner import render
+    from toolkit.core.urls import mask
 
     p1 = plan(MATRIX, _build(), Options(index_url="https://tok:secret@idx.example/v2/"), HOST, LAYOUT)
     p2 = plan(MATRIX, _build(), Options(index_url="https://tok:secret@idx.example/v2/"), HOST, LAYOUT)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.cli import main
-from toolkit.errors import UsageError
-from toolkit.report import (
+from toolkit.cli.main import main
+from toolkit.core.errors import UsageError
+from toolkit.verify.report import (
     EMPTY,
     FAILED,
     PASSED,

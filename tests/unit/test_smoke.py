@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from invoke import Context, Exit
 
-from toolkit import smoke
-from toolkit.cli import main
-from toolkit.errors import EnvironmentProblem, UsageError
-from toolkit.smoke import Case, SmokeOutcome, manifest_for_id, parse_junit, resolve, smoke_facts
+from toolkit.verify import smoke
+from toolkit.cli.main import main
+from toolkit.core.errors import EnvironmentProblem, UsageError
+from toolkit.verify.smoke import Case, SmokeOutcome, manifest_for_id, parse_junit, resolve, smoke_facts
 
 SAMPLE_ID = "hip_sample-0.1.0-cp311-rocm5.2"
 
@@ -108,7 +108,7 @@ def test_invoke_task_exits_with_the_code(tmp_path: Path) -> None:
 
 
 def test_nox_session_without_builds_of_the_pair(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from toolkit import sessions
+    from toolkit.cli import sessions
 
     write_manifest(tmp_path, SAMPLE_ID, tmp_path / "env")
     with pytest.raises(SystemExit) as exc:
@@ -194,8 +194,8 @@ def test_outcome_is_ok_only_when_something_ran_and_nothing_failed() -> None:
 
 
 def test_summary_lists_failures_and_skip_reasons(capsys: pytest.CaptureFixture[str]) -> None:
-    from toolkit.commands.smoke import finish, show
-    from toolkit.errors import CheckFailed
+    from toolkit.cli.commands.smoke import finish, show
+    from toolkit.core.errors import CheckFailed
 
     o = SmokeOutcome("demo-1", ("gfx942",), [Case("t.py::ok", "passed"),
                                              Case("t.py::code", "failed", "no code\nassert x"),

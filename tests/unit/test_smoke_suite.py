@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.matrix import load_matrix
-from toolkit.recipes import recipe_for
-from toolkit.smoke import SUITE, manifest_for_id, smoke_facts
+from toolkit.data.matrix import load_matrix
+from toolkit.plan.recipes import recipe_for
+from toolkit.verify.smoke import manifest_for_id, smoke_facts, suite_dir
+
+SUITE = suite_dir()
 
 
 def collect(tmp_path: Path, build_id: str, *extra: str) -> list[str]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from toolkit.errors import EnvironmentProblem, UsageError
-from toolkit.provision import probe_index
-from toolkit.urls import check_index_url, mask
+from toolkit.core.errors import EnvironmentProblem, UsageError
+from toolkit.plan.provision import probe_index
+from toolkit.core.urls import check_index_url, mask
 
 
 @pytest.mark.parametrize("text, shown", [

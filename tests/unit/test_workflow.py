@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from toolkit.ci import load_ci
-from toolkit.cli import build_parser
-from toolkit.matrix import load_matrix
-from toolkit.sessions import session_parser
+from toolkit.data.ci import load_ci
+from toolkit.cli.main import build_parser
+from toolkit.data.matrix import load_matrix
+from toolkit.cli.sessions import session_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW = ROOT / ".github" / "workflows" / "wheels.yml"

@@ -1,0 +1,88 @@
+"""`python -m toolkit plan ID`: print a build's plan (nothing runs)."""
+
+from __future__ import annotations
+
+import argparse
+
+from toolkit.core.errors import UsageError
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("plan", help="print the plan of one build (runs nothing)")
+    p.add_argument("build_id", metavar="ID", help="a build id, e.g. apex-1.8.0-cp312-rocm7.0")
+    add_build_options(p)
+    p.add_argument("--json", action="store_true", help="print the plan as JSON")
+    p.set_defaults(func=run)
+
+
+def add_build_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--gfx", action="append", default=[],
+                   help="gfx ids or family names (comma list); default: the ROCm release's family")
+    p.add_argument("--rocm-from", choices=None, default=None, help="ROCm SDK provider: pip|system")
+    p.add_argument("--index-url", default=None, help="ROCm SDK package index")
+    p.add_argument("--find-links", action="append", default=[], help="extra find-links for the SDK")
+    p.add_argument("--family", default=None, help="GPU family for a per-family SDK index")
+    p.add_argument("--source", default=None, help="build from this checkout (never modified)")
+    p.add_argument("--naming", default="toolkit", help="toolkit|upstream wheel naming")
+    p.add_argument("--no-smoke", action="store_true", help="skip the smoke step")
+    p.add_argument("--workdir", default=None, help="where dist/, artifacts/, build/ go")
+    p.add_argument("--no-lock", action="store_true", help="ignore locks/<py>-rocm<rocm>.txt")
+    p.add_argument("--allow-insecure-index", action="store_true",
+                   help="allow a plain http:// index that is not on loopback")
+    p.add_argument("--allow-rocm-mismatch", action="store_true",
+                   help="accept a system ROCm whose version differs from the session's")
+    p.add_argument("--rocm-sdk-test", action="store_true",
+                   help="run `rocm-sdk test` after installing the pip SDK")
+
+
+def options_from(args: argparse.Namespace) -> tuple[object, object]:
+    import os
+
+    from toolkit.plan.layout import Layout
+    from toolkit.plan.locks import read_locks
+    from toolkit.data.matrix import load_matrix
+    from toolkit.plan.planner import Options
+
+    matrix = load_matrix()
+    # CI overrides (flags win): TOOLKIT_ROCM_FROM, TOOLKIT_ROCM_INDEX_URL, TOOLKIT_ROCM_FAMILY
+    args.rocm_from = args.rocm_from or os.environ.get("TOOLKIT_ROCM_FROM") or None
+    args.index_url = args.index_url or os.environ.get("TOOLKIT_ROCM_INDEX_URL") or None
+    args.family = args.family or os.environ.get("TOOLKIT_ROCM_FAMILY") or None
+    if args.naming not in ("toolkit", "upstream"):
+        raise UsageError(f"unknown naming {args.naming!r}; valid: toolkit, upstream")
+    if args.rocm_from not in (None, "pip", "system"):
+        raise UsageError(f"unknown ROCm SDK provider {args.rocm_from!r}; valid: pip, system")
+    from toolkit.core.urls import check_index_url
+
+    for url in [args.index_url, *args.find_links]:
+        if url and "://" in url:
+            check_index_url(url, allow_insecure=args.allow_insecure_index)
+    gfx = matrix.expand_gfx(args.gfx) if args.gfx else ()
+    opts = Options(gfx=gfx, rocm_from=args.rocm_from, index_url=args.index_url,
+                   find_links=tuple(args.find_links), family=args.family, source=args.source,
+                   naming=args.naming, smoke=not args.no_smoke, no_lock=args.no_lock,
+                   allow_insecure_index=args.allow_insecure_index,
+                   allow_rocm_mismatch=args.allow_rocm_mismatch, rocm_sdk_test=args.rocm_sdk_test,
+                   locks=() if args.no_lock else read_locks(Layout.default(args.workdir).locks()))
+    return matrix, opts
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from toolkit.env.host import discover, with_system_rocm
+    from toolkit.plan.layout import Layout
+    from toolkit.data.matrix import Matrix
+    from toolkit.plan.planner import Options, plan, render
+    from toolkit.plan.provision import sdk_provider
+
+    matrix, opts = options_from(args)
+    assert isinstance(matrix, Matrix) and isinstance(opts, Options)
+    build = matrix.build(args.build_id)
+    host = discover()
+    if sdk_provider(build, opts) == "system":
+        host = with_system_rocm(host, build.rocm.version)
+    p = plan(matrix, build, opts, host, Layout.default(args.workdir),
+             toolkit_python=sys.executable)
+    print(p.to_json() if args.json else render(p))
+    return 0

@@ -1,0 +1,96 @@
+"""`python -m toolkit provision ID`: provision one build's environment and print its path.
+
+Runs only the provisioning steps of the build's plan (create-env, install-rocm-sdk,
+[rocm-sdk-test], install-torch): the interpreter is found first (PATH, pyenv, /opt/python,
+uv), an environment whose stamp matches is reused, the SDK is described through
+``python -m rocm_sdk``, torch's HIP version is checked. Progress goes to stderr, the
+environment folder to stdout (``--json``: also what was learned).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from toolkit.run.executor import Run
+    from toolkit.plan.layout import Layout
+    from toolkit.data.matrix import Build, Matrix
+    from toolkit.plan.planner import Options, Plan
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from toolkit.cli.commands.plan import add_build_options
+
+    p = sub.add_parser("provision", help="create or reuse the environment of one build")
+    p.add_argument("build_id", metavar="ID", help="a build id, e.g. apex-1.8.0-cp312-rocm7.0")
+    add_build_options(p)
+    p.add_argument("--dry-run", action="store_true", help="print the provisioning steps only")
+    p.add_argument("--json", action="store_true", help="print the environment and values as JSON")
+    p.set_defaults(func=run)
+
+
+def provisioning_plan(matrix: Matrix, build: Build, options: Options, layout: Layout, *,
+                      find_interpreter: bool = True) -> Plan:
+    """The build's plan cut down to its provisioning steps (interpreter resolved first)."""
+    from toolkit.env.host import discover
+    from toolkit.env.interpreters import find
+    from toolkit.plan.planner import Plan, plan
+    from toolkit.plan.provision import PROVISION_STEPS, sdk_provider
+
+    host = discover()
+    if find_interpreter:
+        interp = find(build.python)
+        host = dataclasses.replace(host, interpreters=MappingProxyType({build.python: interp.path}))
+    if sdk_provider(build, options) == "system" and host.system_rocm is None:
+        from toolkit.core.errors import EnvironmentProblem
+        from toolkit.env.rocm import find_system
+
+        try:
+            host = dataclasses.replace(
+                host, system_rocm=find_system(want=build.rocm.sdk.version or build.rocm.version))
+        except EnvironmentProblem:
+            if find_interpreter:
+                raise
+    full = plan(matrix, build, options, host, layout, toolkit_python=sys.executable)
+    steps = tuple(s for s in full.steps if s.name in PROVISION_STEPS)
+    return Plan(full.build, full.targets, full.family, steps)
+
+
+def provision(matrix: Matrix, build: Build, options: Options, layout: Layout) -> Run:
+    """Provision (or reuse) the environment of ``build``; the executor's ``Run``."""
+    from toolkit.run.executor import execute
+
+    return execute(provisioning_plan(matrix, build, options, layout), layout, out=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> int:
+    from toolkit.cli.commands.plan import options_from
+    from toolkit.plan.layout import Layout
+    from toolkit.data.matrix import Matrix
+    from toolkit.plan.planner import Options, render
+    from toolkit.core.urls import mask
+
+    matrix, opts = options_from(args)
+    assert isinstance(matrix, Matrix) and isinstance(opts, Options)
+    build = matrix.build(args.build_id)
+    layout = Layout.default(args.workdir)
+    if args.dry_run:
+        p = provisioning_plan(matrix, build, opts, layout, find_interpreter=False)
+        print(mask(p.to_json() if args.json else render(p)))
+        return 0
+    result = provision(matrix, build, opts, layout)
+    env_dir = str(layout.env_dir(build))
+    if args.json:
+        values = {k: mask(v) for k, v in result.values.items() if not k.startswith("_")}
+        print(json.dumps({"env": env_dir, "python": str(layout.env_python(build)),
+                          "values": values,
+                          "steps": [{"name": r.name, "skipped": r.skipped}
+                                    for r in result.results]}, indent=2))
+    else:
+        print(env_dir)
+    return 0

@@ -1,0 +1,43 @@
+"""`python -m toolkit report`: one table of nox sessions and JUnit test suites.
+
+``--nox-report FILE`` (from ``nox --report FILE``) and ``--junit FILE`` may repeat. In GitHub
+Actions the same summary is appended, as markdown, to ``$GITHUB_STEP_SUMMARY``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("report", help="summarise nox --report JSON and JUnit XML files")
+    p.add_argument("--nox-report", action="append", default=[], metavar="FILE",
+                   help="a `nox --report FILE` JSON file (repeatable)")
+    p.add_argument("--junit", action="append", default=[], metavar="FILE",
+                   help="a JUnit XML file, e.g. from `pytest --junit-xml` (repeatable)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--markdown", default=None, metavar="FILE",
+                   help="also write the markdown summary to FILE")
+    p.add_argument("--title", default="Sessions and tests", help="table and summary title")
+    p.add_argument("--strict", action="store_true",
+                   help="exit 1 when a session or test failed (default: 0, the summary only)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from toolkit.verify.report import append_step_summary, markdown, summarise, table
+
+    summary = summarise(args.nox_report, args.junit)
+    if args.json:
+        print(json.dumps(summary.as_json(), indent=2))
+    else:
+        from toolkit.cli.console import console
+
+        console().print(table(summary, args.title))
+    text = markdown(summary, args.title)
+    if args.markdown:
+        Path(args.markdown).write_text(text, encoding="utf-8")
+    append_step_summary(text)
+    return 1 if args.strict and not summary.ok else 0

@@ -1,0 +1,20 @@
+"""`python -m toolkit repro MANIFEST [--step NAME] [--dry-run] [--force]`."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("repro", help="re-run a build from its manifest.json")
+    p.add_argument("manifest", help="artifacts/<build-id>/manifest.json")
+    p.add_argument("--step", default=None, help="stop after this step")
+    p.add_argument("--dry-run", action="store_true", help="print the steps, run nothing")
+    p.add_argument("--force", action="store_true", help="run even where the host differs")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from toolkit.verify.repro import reproduce
+
+    return reproduce(args.manifest, step=args.step, dry_run=args.dry_run, force=args.force)

@@ -1,0 +1,171 @@
+"""`python -m toolkit smoke`: does it import, match my torch and ROCm, run on my GPU?"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from toolkit.core.errors import CheckFailed
+from toolkit.verify.smoke import SmokeOutcome, SmokeTarget
+
+
+def register(subparsers: Any) -> None:
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "smoke",
+        help="run the smoke tests of a build inside its environment (installed wheels)",
+        description=(
+            "Run smoke_tests/ with the build environment's Python against the installed wheel: "
+            "imports, torch/ROCm consistency, GPU code for --gfx, and (with an AMD GPU of "
+            "that target) small numeric checks. Default build: the most recent one of the "
+            "work folder. Exit 0 only if nothing failed; 1 failed, 2 bad input, 4 environment."
+        ),
+    )
+    add_smoke_options(p)
+    p.add_argument("--build", default=None, metavar="ID",
+                   help="build id (default: the newest artifacts/*/manifest.json)")
+    p.add_argument("--env", default=None, metavar="PATH",
+                   help="the environment to test (default: the build's own)")
+    p.add_argument("--json", action="store_true", help="print the results as one JSON object")
+    p.set_defaults(func=run)
+
+
+def add_smoke_options(p: argparse.ArgumentParser) -> None:
+    """Options shared with `nox -s smoke-<py>-rocm<rocm> --`."""
+    p.add_argument("--gfx", action="append", default=[], metavar="TARGETS",
+                   help="gfx ids or family names, comma list (default: the build's targets)")
+    p.add_argument("--workdir", default=None, metavar="DIR",
+                   help="work folder holding artifacts/ (default: the current folder)")
+    p.add_argument("-n", "--numprocesses", dest="workers", default=None, metavar="N",
+                   help="run tests in N processes (pytest-xdist; 'auto' = one per CPU)")
+    p.add_argument("--junit", default=None, metavar="FILE", help="write JUnit XML here (CI)")
+    p.add_argument("--require-gpu", action="store_true",
+                   help="fail, not skip, the GPU runtime tests without a GPU of the target")
+
+
+def run(args: argparse.Namespace) -> int:
+    from toolkit.plan.layout import Layout
+    from toolkit.verify.smoke import check_targets, resolve
+
+    gfx = check_targets(args.gfx) if args.gfx else None  # bad ids: exit 2 before anything
+    workdir = Layout.default(args.workdir).root
+    target = resolve(workdir, args.build, args.env)
+    outcome = smoke_one(target, gfx, args, out=sys.stderr if args.json else sys.stdout)
+    if args.json:
+        json.dump(outcome.to_json(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        show([outcome])
+    return finish([outcome])
+
+
+def smoke_one(target: SmokeTarget, gfx: tuple[str, ...] | None, args: argparse.Namespace,
+              *, out: TextIO, junit: Path | None = None) -> SmokeOutcome:
+    """Run the suite for one build (``gfx`` None: the targets it was built for)."""
+    from dataclasses import replace
+
+    from toolkit.core.errors import UsageError
+    from toolkit.verify.smoke import run as run_suite
+
+    targets = gfx or target.targets
+    if not targets:
+        raise UsageError(f"{target.build_id} names no gfx targets; give --gfx")
+    if target.manifest_path is None and not target.targets:  # the build's own smoke step
+        target = replace(target, manifest={**target.manifest, "targets": list(targets)})
+    print(f"smoke: {target.build_id} in {target.env_dir} for {', '.join(targets)}",
+          file=out, flush=True)
+    if junit is None and args.junit:
+        junit = Path(args.junit)
+    return run_suite(target, targets, require_gpu=args.require_gpu, workers=args.workers,
+                     junit=junit, out=out)
+
+
+def show(outcomes: list[SmokeOutcome], out: TextIO | None = None) -> None:
+    """A summary table, then every failure and every skip reason (skips are never passes)."""
+    from rich.table import Table
+
+    from toolkit.cli.console import console
+
+    con = console(out)
+    table = Table(title="Smoke tests")
+    for col in ("Build", "Targets", "Passed", "Failed", "Skipped", "Result"):
+        table.add_column(col)
+    for o in outcomes:
+        failed = o.count("failed") + o.count("error")
+        table.add_row(o.build_id, ", ".join(o.targets), str(o.count("passed")), str(failed),
+                      str(o.count("skipped")), "ok" if o.ok else "FAILED")
+    con.print(table)
+    for o in outcomes:
+        for c in o.cases:
+            if c.outcome in ("failed", "error"):
+                first = c.message.strip().splitlines()[0] if c.message.strip() else "(no message)"
+                con.print(f"  FAILED {c.name}: {first}", highlight=False, markup=False)
+        for reason, n in o.skip_reasons().items():
+            con.print(f"  skipped ({n}): {reason}", highlight=False, markup=False)
+        if not o.cases:
+            con.print(f"  {o.build_id}: no test ran (pytest exit {o.returncode})",
+                      highlight=False, markup=False)
+        if o.junit:
+            con.print(f"  JUnit XML: {o.junit}", highlight=False, markup=False)
+
+
+def finish(outcomes: list[SmokeOutcome]) -> int:
+    bad = [o for o in outcomes if not o.ok]
+    if not bad:
+        return 0
+    parts = []
+    for o in bad:
+        failed = [c.name for c in o.cases if c.outcome in ("failed", "error")]
+        parts.append(f"{o.build_id}: " + (", ".join(failed) if failed
+                                            else f"no test ran (pytest exit {o.returncode})"))
+    raise CheckFailed("smoke tests failed: " + "; ".join(parts))
+
+
+def pair_parser(prog: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=prog, exit_on_error=False,
+                                description="Smoke-test every build of this pair that has a manifest.")
+    add_smoke_options(p)
+    p.add_argument("--package", action="append", default=[], help="only these packages (comma list)")
+    return p
+
+
+def run_pair(python: str, rocm: str, posargs: list[str]) -> int:
+    """`nox -s smoke-<py>-rocm<rocm>`: every build of the pair with a manifest, one table."""
+    from toolkit.core.errors import EnvironmentProblem, ToolkitError
+    from toolkit.plan.layout import Layout
+    from toolkit.verify.smoke import Case, check_targets, manifests, read_manifest
+
+    args = pair_parser(f"nox -s smoke-{python}-rocm{rocm} --").parse_args(posargs)
+    gfx = check_targets(args.gfx) if args.gfx else None
+    packages = {p for v in args.package for p in v.split(",") if p}
+    workdir = Layout.default(args.workdir).root
+    found = manifests(workdir)
+    targets: list[SmokeTarget] = []
+    for bid, path in found.items():
+        data = read_manifest(path)
+        b = data["build"]
+        if str(b.get("python")) == python and str(b.get("rocm")) == rocm and (
+                not packages or b.get("package") in packages):
+            targets.append(SmokeTarget(bid, data, Path(data["env_dir"]), path))
+    if not targets:
+        raise EnvironmentProblem(
+            f"no build of Python {python} / ROCm {rocm} has a manifest in {workdir / 'artifacts'} "
+            f"(builds with a manifest: {', '.join(sorted(found)) or 'none'})",
+            hint=f"nox -s build-{python}-rocm{rocm}" + (" -- --workdir DIR" if args.workdir else ""),
+        )
+    outcomes: list[SmokeOutcome] = []
+    for t in sorted(targets, key=lambda t: t.build_id):
+        junit = None
+        if args.junit:
+            j = Path(args.junit)
+            junit = j if len(targets) == 1 else j.with_name(f"{j.stem}-{t.build_id}{j.suffix}")
+        try:
+            outcomes.append(smoke_one(t, gfx, args, out=sys.stdout, junit=junit))
+        except ToolkitError as err:  # one broken environment does not hide the others
+            o = SmokeOutcome(t.build_id, gfx or t.targets, returncode=err.exit_code)
+            o.cases.append(Case("environment", "error", str(err)))
+            outcomes.append(o)
+    show(outcomes)
+    return finish(outcomes)

@@ -1,0 +1,66 @@
+"""`python -m toolkit ...`: the one command-line entry point.
+
+Each subcommand lives in ``toolkit/commands/<name>.py`` and exposes
+``register(subparsers) -> None``; the parser it adds sets ``func(args) -> int``.
+Errors derived from ``ToolkitError`` are caught here, once: one line, its exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from toolkit import __version__
+from toolkit.core.errors import ToolkitError
+
+SUBCOMMAND_MODULES: tuple[str, ...] = (
+    "toolkit.cli.commands.matrix",
+    "toolkit.cli.commands.plan",
+    "toolkit.cli.commands.check",
+    "toolkit.cli.commands.provision",
+    "toolkit.cli.commands.name_wheel",
+    "toolkit.cli.commands.preflight",
+    "toolkit.cli.commands.repro",
+    "toolkit.cli.commands.report",
+    "toolkit.cli.commands.smoke",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m toolkit",
+        description="Build, check and smoke-test ROCm PyTorch-extension wheels.",
+    )
+    parser.add_argument("--version", action="version", version=f"toolkit {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:  # a subcommand still being written
+            if exc.name != name:
+                raise
+            continue
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args))
+    except ToolkitError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

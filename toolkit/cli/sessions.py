@@ -1,0 +1,197 @@
+"""The bodies of the nox sessions (noxfile.py only declares them).
+
+Imported by ``noxfile.py`` at ``nox -l`` time: keep module-level imports light.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from toolkit.core.errors import ToolkitError
+from toolkit.data.matrix import load_matrix
+
+
+def pairs() -> list[tuple[str, str]]:
+    return load_matrix().pairs()
+
+
+def tags(python: str, rocm: str) -> list[str]:
+    pkgs = sorted({b.package.name for b in load_matrix().builds
+                   if b.python == python and b.rocm.version == rocm})
+    return [*pkgs, f"rocm{rocm}", f"py{python}", f"python{python}"]
+
+
+def session_parser(session_name: str) -> argparse.ArgumentParser:
+    from toolkit.cli.commands.plan import add_build_options
+
+    p = argparse.ArgumentParser(prog=f"nox -s {session_name} --", exit_on_error=False)
+    p.add_argument("--package", action="append", default=[], help="package name(s), comma list")
+    p.add_argument("--version", action="append", default=[], dest="versions",
+                   help="package version(s), comma list (e.g. 1.8.0)")
+    p.add_argument("--dry-run", action="store_true", help="print the plan, run nothing")
+    p.add_argument("--json", action="store_true", help="with --dry-run: the plan as JSON")
+    add_build_options(p)
+    return p
+
+
+def session_builds(matrix: Any, python: str, rocm: str, args: argparse.Namespace) -> list[Any]:
+    """The pair's builds, narrowed by --package and --version (an empty result is an error)."""
+    from toolkit.core.errors import UsageError
+
+    builds: list[Any] = matrix.pair_builds(python, rocm, args.package)
+    if args.versions:
+        wanted = matrix.select(packages=args.package, versions=args.versions)
+        builds = [b for b in builds if b in wanted]
+        if not builds:
+            ids = sorted({b.id for b in matrix.pair_builds(python, rocm)})
+            raise UsageError(f"no build of version {','.join(args.versions)} for Python {python} "
+                             f"/ ROCm {rocm}; this pair builds: {', '.join(ids)}")
+    return builds
+
+
+def _guard(session: Any, body: Callable[[], None]) -> None:
+    """User errors: one line, the error's own exit code, no traceback."""
+    try:
+        body()
+    except ToolkitError as err:
+        print(f"error: {err}", file=sys.stderr)
+        raise SystemExit(err.exit_code) from None
+    except argparse.ArgumentError as err:
+        print(f"error: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def build(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
+    def body() -> None:
+        from toolkit.cli.commands.plan import options_from
+        from toolkit.env.host import discover, with_system_rocm
+        from toolkit.plan.layout import Layout
+        from toolkit.data.matrix import Matrix
+        from toolkit.plan.planner import Options, plan, render
+        from toolkit.plan.provision import sdk_provider
+
+        args = session_parser(f"build-{python}-rocm{rocm}").parse_args(list(posargs))
+        matrix, opts = options_from(args)
+        assert isinstance(matrix, Matrix) and isinstance(opts, Options)
+        builds = session_builds(matrix, python, rocm, args)
+        host = discover()
+        if any(sdk_provider(b, opts) == "system" for b in builds):
+            host = with_system_rocm(host, rocm)
+        layout = Layout.default(args.workdir)
+        plans = [plan(matrix, b, opts, host, layout, toolkit_python=sys.executable)
+                 for b in builds]
+        if args.dry_run:
+            import json
+
+            if args.json:
+                from toolkit.core.urls import mask
+
+                print(mask(json.dumps([p.as_json() for p in plans], indent=2)))
+            else:
+                print("\n\n".join(render(p) for p in plans))
+            return
+        _run_and_summarise(plans, layout)
+
+    _guard(session, body)
+
+
+def smoke(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
+    """Smoke-test every build of the pair that has a manifest (options: ``-- --help``)."""
+
+    def body() -> None:
+        from toolkit.cli.commands.smoke import run_pair
+
+        run_pair(python, rocm, list(posargs))
+
+    _guard(session, body)
+
+
+def lock(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
+    """pip-compile --generate-hashes one lock per environment of the pair (``--check``:
+    report missing/stale locks and exit 1 when any is not current)."""
+
+    def body() -> None:
+        from toolkit.cli.commands.plan import options_from
+        from toolkit.env.interpreters import find
+        from toolkit.plan.layout import Layout
+        from toolkit.plan.locks import lock_status, write_locks
+        from toolkit.data.matrix import Matrix
+        from toolkit.plan.planner import Options
+
+        parser = session_parser(f"lock-{python}-rocm{rocm}")
+        parser.add_argument("--check", action="store_true",
+                            help="only report missing or stale locks (exit 1 if any)")
+        args = parser.parse_args(list(posargs))
+        args.no_lock = True  # never plan against the locks being (re)written
+        matrix, opts = options_from(args)
+        assert isinstance(matrix, Matrix) and isinstance(opts, Options)
+        builds = session_builds(matrix, python, rocm, args)
+        layout = Layout.default(args.workdir)
+        if args.check:
+            states = lock_status(matrix, builds, opts, layout)
+            for st in states:
+                print(f"{st.state:<9} {st.path}")
+            if any(st.state != "current" for st in states):
+                raise SystemExit(1)
+            return
+        for path in write_locks(matrix, builds, opts, layout, interpreter=find(python).path):
+            print(f"wrote {path}")
+
+    _guard(session, body)
+
+
+def _run_and_summarise(plans: list[Any], layout: Any) -> None:
+    from toolkit.run.jobs import exit_code, run_plans, summary
+
+    outcomes = run_plans(plans, layout)
+    summary(outcomes)
+    code = exit_code(outcomes)
+    if code:
+        raise SystemExit(code)
+
+
+def demo(session: Any, posargs: Sequence[str]) -> None:
+    """Build, check and smoke-test the bundled sample for gfx90a and gfx908."""
+
+    def body() -> None:
+        import dataclasses
+
+        from toolkit.env.host import SystemRocm, discover
+        from toolkit.plan.layout import Layout
+        from toolkit.plan.planner import Options, plan, render
+        from toolkit.plan.recipes.sample import DEMO_TARGETS, EXAMPLE, demo_build, detect_hip
+
+        p = argparse.ArgumentParser(prog="nox -s demo --", exit_on_error=False)
+        p.add_argument("--gfx", action="append", default=[], help="default: gfx90a,gfx908")
+        p.add_argument("--dry-run", action="store_true")
+        p.add_argument("--json", action="store_true")
+        p.add_argument("--workdir", default=None)
+        p.add_argument("--cpu", action="store_true", help="build the CPU variant even with hipcc")
+        p.add_argument("--no-smoke", action="store_true", help="stop after the checks")
+        args = p.parse_args(list(posargs))
+        matrix = load_matrix()
+        hip = None if args.cpu else detect_hip()
+        python = f"{sys.version_info.major}.{sys.version_info.minor}"
+        build = demo_build(python, hip)
+        host = discover()
+        host = dataclasses.replace(
+            host, interpreters={python: sys.executable},
+            system_rocm=SystemRocm(hip[0], hip[1]) if hip else None)
+        if hip:
+            print(f"demo: HIP {hip[1]} compiler found under {hip[0]}: building GPU code")
+        else:
+            print("demo: no ROCm/HIP compiler on this machine: building the CPU variant "
+                  "(install Debian's hipcc for real GPU code)")
+        gfx = matrix.expand_gfx(args.gfx) if args.gfx else DEMO_TARGETS
+        opts = Options(gfx=gfx, rocm_from="system", source=str(EXAMPLE), smoke=not args.no_smoke)
+        layout = Layout.default(args.workdir)
+        the_plan = plan(matrix, build, opts, host, layout, toolkit_python=sys.executable)
+        if args.dry_run:
+            print(the_plan.to_json() if args.json else render(the_plan))
+            return
+        _run_and_summarise([the_plan], layout)
+
+    _guard(session, body)

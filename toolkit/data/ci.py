@@ -1,0 +1,221 @@
+"""The GitHub Actions matrix: which builds run for which trigger, on which runners.
+
+The rules are data (``toolkit/data/ci.toml``, beside the matrix data), validated on load with
+messages that name the file, the key and what is allowed (``DataError``, exit 3). Selection is
+positive: every entry is there because a trigger rule says it runs; nothing is excluded.
+
+One entry is one build (package version x Python x ROCm) for one GPU family: the family gives
+the gfx targets, the per-family SDK index (``--family``) and the GPU runner class that tests the
+wheel. ``github_matrix()`` is pure: the same data always gives the same entries, in matrix order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from toolkit.core.errors import UsageError, unknown
+from toolkit.data.matrix import Build, Matrix, _read, _Table, python_sort_key
+
+CI_FILE = "ci.toml"
+# GitHub events a rule may be written for (the workflow passes ${{ github.event_name }}).
+EVENTS = ("pull_request", "push", "schedule", "workflow_dispatch", "merge_group", "release")
+PYTHON_RULES = ("newest", "all")
+FAMILY_RULES = ("default", "requested")
+
+
+@dataclass(frozen=True)
+class TriggerRule:
+    event: str
+    python: str  # "newest" | "all"
+    families: str  # "default" | "requested"
+
+
+@dataclass(frozen=True)
+class GpuRunner:
+    """A class of GPU machines: its runner label, the gfx target it carries, its families."""
+
+    name: str
+    label: str
+    gfx: str
+    families: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CiConfig:
+    triggers: Mapping[str, TriggerRule]
+    build_runner: str
+    test_runners: tuple[GpuRunner, ...]
+    source: Path
+
+    def runner_for(self, family: str) -> GpuRunner:
+        for runner in self.test_runners:
+            if family in runner.families:
+                return runner
+        raise unknown("GPU family for CI", family, self.families)
+
+    @property
+    def families(self) -> list[str]:
+        """The families CI can build for: those some test runner class can test."""
+        return sorted(f for r in self.test_runners for f in r.families)
+
+
+@dataclass(frozen=True)
+class CiEntry:
+    build: Build
+    family: str
+    gfx: tuple[str, ...]
+    runner: str
+    test_runner: GpuRunner
+
+    @property
+    def artifact(self) -> str:
+        """Unique per entry: the build id plus the family (a build may run for several)."""
+        return f"{self.build.id}-{self.family}"
+
+    def as_json(self) -> dict[str, str]:
+        b = self.build
+        return {
+            "id": b.id,
+            "artifact": self.artifact,
+            "package": b.package.name,
+            "version": b.version,
+            "python": b.python,
+            "rocm": b.rocm.version,
+            "torch": b.pkg_version.torch,
+            "session": b.session,
+            "family": self.family,
+            "families": self.family,
+            "gfx": ",".join(self.gfx),
+            "runner": self.runner,
+            "test_runner": self.test_runner.label,
+            "test_gfx": self.test_runner.gfx,
+        }
+
+
+# ----------------------------------------------------------------------------- loading
+def _only_keys(table: _Table, allowed: Sequence[str]) -> None:
+    for key in table.data:
+        if key not in allowed:
+            where = f"{table.key}.{key}" if table.key else key
+            table.fail(where, f"unknown key; valid: {', '.join(allowed)}")
+
+
+def load_ci(matrix: Matrix, path: str | Path | None = None) -> CiConfig:
+    """Read and validate ``ci.toml`` (default: beside the matrix data) against ``matrix``."""
+    file = Path(path) if path is not None else matrix.source / CI_FILE
+    doc = _read(file)
+    _only_keys(doc, ("triggers", "runners"))
+
+    triggers: dict[str, TriggerRule] = {}
+    for event, rule in doc.table("triggers").items():
+        if event not in EVENTS:
+            rule.fail(rule.key, f"{event!r} is not a GitHub event this toolkit knows; "
+                      f"valid: {', '.join(EVENTS)}")
+        _only_keys(rule, ("python", "families"))
+        triggers[event] = TriggerRule(event, rule.text("python", choices=PYTHON_RULES),
+                                      rule.text("families", choices=FAMILY_RULES))
+    if not triggers:
+        doc.fail("triggers", f"no trigger rules; add at least one of: {', '.join(EVENTS)}")
+
+    runners = doc.table("runners")
+    _only_keys(runners, ("build", "test"))
+    build_runner = runners.text("build")
+    family_names = sorted(matrix.family_targets)
+    targets = matrix.family_targets
+    tests: list[GpuRunner] = []
+    claimed: dict[str, str] = {}
+    for name, t in runners.table("test").items():
+        _only_keys(t, ("label", "gfx", "families"))
+        fams = t.texts("families", choices=family_names)
+        gfx = t.text("gfx")
+        for fam in fams:
+            if fam in claimed:
+                t.fail(f"{t.key}.families", f"{fam!r} is already tested by runner class "
+                       f"{claimed[fam]!r}; a family belongs to one class")
+            claimed[fam] = name
+            if gfx not in targets[fam]:
+                t.fail(f"{t.key}.gfx", f"{gfx!r} is not a target of family {fam!r}; valid: "
+                       f"{', '.join(targets[fam])}")
+        tests.append(GpuRunner(name, t.text("label"), gfx, fams))
+    if not tests:
+        runners.fail("runners.test", "no test runner classes ([runners.test.<class>])")
+
+    config = CiConfig(MappingProxyType(triggers), build_runner, tuple(tests), file)
+    for rel in matrix.rocm.values():
+        if rel.default_family not in claimed:
+            runners.fail("runners.test", f"ROCm {rel.version}'s default family "
+                         f"{rel.default_family!r} has no test runner class; families with one: "
+                         f"{', '.join(config.families)}")
+    return config
+
+
+# ----------------------------------------------------------------------------- selection
+def _families(values: Iterable[str] | str) -> list[str]:
+    items = [values] if isinstance(values, str) else list(values)
+    out: list[str] = []
+    for item in items:
+        for v in item.replace(";", ",").split(","):
+            v = v.strip()
+            if v and v not in out:
+                out.append(v)
+    return out
+
+
+def _newest_pythons(builds: Sequence[Build]) -> set[tuple[str, str, str, str]]:
+    """(package, version, ROCm, python): per package version and ROCm release, the newest
+    Python among ``builds`` that is not free-threaded."""
+    newest: dict[tuple[str, str, str], str] = {}
+    for b in builds:
+        if b.python.endswith("t"):
+            continue
+        key = (b.package.name, b.version, b.rocm.version)
+        if key not in newest or python_sort_key(b.python) > python_sort_key(newest[key]):
+            newest[key] = b.python
+    return {(*key, py) for key, py in newest.items()}
+
+
+def github_matrix(
+    matrix: Matrix,
+    config: CiConfig,
+    trigger: str,
+    *,
+    families: Iterable[str] | str = (),
+    builds: Sequence[Build] | None = None,
+) -> list[CiEntry]:
+    """The entries to run for ``trigger`` (``builds`` narrows the matrix first)."""
+    if trigger not in config.triggers:
+        raise unknown("trigger", trigger, list(config.triggers))
+    rule = config.triggers[trigger]
+    wanted = _families(families)
+    if wanted and rule.families == "default":
+        requested = [t for t, r in config.triggers.items() if r.families == "requested"]
+        raise UsageError(
+            f"trigger {trigger!r} builds each ROCm release's default family only "
+            f"({config.source.name}: triggers.{trigger}.families = 'default'); --families "
+            f"applies to: {', '.join(requested) or 'no trigger'}")
+    for fam in wanted:
+        if fam not in config.families:
+            raise unknown("GPU family for CI", fam, config.families)
+    pool = list(matrix.builds if builds is None else builds)
+    if rule.python == "newest":
+        keep = _newest_pythons(pool)
+        pool = [b for b in pool if (b.package.name, b.version, b.rocm.version, b.python) in keep]
+    targets = matrix.family_targets
+    entries: list[CiEntry] = []
+    for b in pool:
+        for fam in wanted or [b.rocm.default_family]:
+            entries.append(CiEntry(b, fam, targets[fam], config.build_runner,
+                                   config.runner_for(fam)))
+    return entries
+
+
+def github_json(entries: Sequence[CiEntry]) -> dict[str, Any]:
+    """``{"include": [...]}``, the shape ``strategy.matrix: ${{ fromJSON(...) }}`` takes."""
+    if not entries:
+        raise UsageError("no build matches these filters; GitHub rejects an empty matrix",
+                         hint="invoke matrix --format json lists every build")
+    return {"include": [e.as_json() for e in entries]}

@@ -1,0 +1,460 @@
+"""A compact ELF reader: exactly what the wheel checks need, nothing more.
+
+It reads the ELF header, the section headers and the dynamic-linking sections
+(``.dynsym``, ``.dynstr``, ``.gnu.version*``, ``.dynamic``) and hands ``.hip_fatbin`` to
+:mod:`toolkit.inspect.offload`. Data comes from an :class:`Image`: a whole file (bytes or mmap) or
+a *sparse* image holding only some byte ranges of a member still compressed in a wheel.
+When a sparse image lacks a range, parsing raises :class:`NeedRanges` listing every range
+it needs, so the caller can inflate once more and retry.
+
+Every offset read from the file is bounds-checked; malformed input raises
+:class:`ElfError` (a ``UsageError``), never ``struct.error``/``IndexError``.
+"""
+
+from __future__ import annotations
+
+import struct
+from array import array
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from toolkit.core.errors import UsageError
+
+ELF_MAGIC = b"\x7fELF"
+EM_AMDGPU = 224
+SHT_DYNAMIC, SHT_NOBITS, SHT_DYNSYM = 6, 8, 11
+SHT_VERDEF, SHT_VERNEED, SHT_VERSYM = 0x6FFFFFFD, 0x6FFFFFFE, 0x6FFFFFFF
+DT_NEEDED, DT_SONAME, DT_RPATH, DT_RUNPATH = 1, 14, 15, 29
+STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE = 1, 2, 10
+ET_REL, ET_EXEC, ET_DYN = 1, 2, 3
+FATBIN_SECTION = ".hip_fatbin"
+_MAX_LOOP = 1 << 16  # bound for linked lists read from the file (verneed/verdef chains)
+
+# EF_AMDGPU_MACH_* (LLVM BinaryFormat/ELF.h, AMDGPUUsage "AMDGPU EF_AMDGPU_MACH Values").
+AMDGPU_MACH: dict[int, str] = {
+    0x20: "gfx600", 0x21: "gfx601", 0x22: "gfx700", 0x23: "gfx701", 0x24: "gfx702",
+    0x25: "gfx703", 0x26: "gfx704", 0x28: "gfx801", 0x29: "gfx802", 0x2A: "gfx803",
+    0x2B: "gfx810", 0x2C: "gfx900", 0x2D: "gfx902", 0x2E: "gfx904", 0x2F: "gfx906",
+    0x30: "gfx908", 0x31: "gfx909", 0x32: "gfx90c", 0x33: "gfx1010", 0x34: "gfx1011",
+    0x35: "gfx1012", 0x36: "gfx1030", 0x37: "gfx1031", 0x38: "gfx1032", 0x39: "gfx1033",
+    0x3A: "gfx602", 0x3B: "gfx705", 0x3C: "gfx805", 0x3D: "gfx1035", 0x3E: "gfx1034",
+    0x3F: "gfx90a", 0x40: "gfx940", 0x41: "gfx1100", 0x42: "gfx1013", 0x43: "gfx1150",
+    0x44: "gfx1103", 0x45: "gfx1036", 0x46: "gfx1101", 0x47: "gfx1102", 0x48: "gfx1200",
+    0x49: "gfx1250", 0x4A: "gfx1151", 0x4B: "gfx941", 0x4C: "gfx942", 0x4E: "gfx1201",
+    0x4F: "gfx950", 0x50: "gfx1310", 0x51: "gfx9-generic", 0x52: "gfx10-1-generic",
+    0x53: "gfx10-3-generic", 0x54: "gfx11-generic", 0x55: "gfx1152", 0x57: "gfx1154",
+    0x58: "gfx1153", 0x59: "gfx12-generic", 0x5A: "gfx1251", 0x5B: "gfx12-5-generic",
+    0x5C: "gfx1172", 0x5D: "gfx1170", 0x5E: "gfx1171", 0x5F: "gfx9-4-generic",
+}  # fmt: skip
+ELFABIVERSION_AMDGPU_HSA_V3, ELFABIVERSION_AMDGPU_HSA_V4 = 1, 2
+
+
+class ElfError(UsageError):
+    """A file is not a well-formed ELF object (or not one we can read)."""
+
+
+class NeedRanges(Exception):
+    """A sparse image lacks these ``(start, end)`` byte ranges; inflate them and retry."""
+
+    def __init__(self, ranges: list[tuple[int, int]]) -> None:
+        super().__init__(f"need {len(ranges)} more byte range(s)")
+        self.ranges = ranges
+
+
+class Image:
+    """Random access to an ELF file's bytes: whole (``pieces={0: data}``) or sparse."""
+
+    def __init__(
+        self, size: int, pieces: Iterable[tuple[int, bytes | bytearray | memoryview]]
+    ) -> None:
+        self.size = size
+        self._pieces = sorted(((a, memoryview(d)) for a, d in pieces), key=lambda p: p[0])
+
+    @classmethod
+    def whole(cls, data: bytes | bytearray | memoryview) -> Image:
+        view = memoryview(data)
+        return cls(len(view), [(0, view)])
+
+    def add(self, start: int, data: bytes | bytearray | memoryview) -> None:
+        self._pieces = sorted([*self._pieces, (start, memoryview(data))], key=lambda p: p[0])
+
+    def has(self, offset: int, length: int) -> bool:
+        return self._find(offset, length) is not None
+
+    def _find(self, offset: int, length: int) -> memoryview | None:
+        for start, view in self._pieces:
+            if start <= offset and offset + length <= start + len(view):
+                return view[offset - start : offset - start + length]
+        return None
+
+    def view(self, offset: int, length: int, what: str = "data") -> memoryview:
+        if offset < 0 or length < 0 or offset + length > self.size:
+            raise ElfError(
+                f"truncated or corrupt ELF: {what} at offset {offset} (+{length}) lies past "
+                f"the end of the file ({self.size} bytes)"
+            )
+        found = self._find(offset, length)
+        if found is None:
+            raise NeedRanges([(offset, offset + length)])
+        return found
+
+    def require(self, ranges: Iterable[tuple[int, int]]) -> None:
+        """Raise ``NeedRanges`` for every in-file range that is not held (all at once)."""
+        missing = [
+            (a, b) for a, b in ranges if 0 <= a <= b <= self.size and not self.has(a, b - a)
+        ]
+        if missing:
+            raise NeedRanges(missing)
+
+
+@dataclass(frozen=True)
+class Header:
+    elf_class: int  # 32 or 64
+    little: bool
+    osabi: int
+    abiversion: int
+    type: int
+    machine: int
+    flags: int
+    phoff: int
+    shoff: int
+    phentsize: int
+    phnum: int
+    shentsize: int
+    shnum: int
+    shstrndx: int
+
+    @property
+    def endian(self) -> str:
+        return "<" if self.little else ">"
+
+
+@dataclass(frozen=True)
+class Section:
+    name: str
+    type: int
+    offset: int
+    size: int
+    link: int
+    info: int
+    entsize: int
+
+
+@dataclass
+class ElfInfo:
+    """What the checks need from one ELF file; small and picklable."""
+
+    machine: int
+    elf_class: int
+    type: int
+    flags: int = 0
+    soname: str | None = None
+    needed: tuple[str, ...] = ()
+    rpath: tuple[str, ...] = ()
+    runpath: tuple[str, ...] = ()
+    version_needs: dict[str, tuple[str, ...]] = field(default_factory=dict)  # file -> versions
+    version_defs: frozenset[str] = frozenset()
+    undefined: list[tuple[bytes, str | None]] = field(default_factory=list)
+    defined: frozenset[bytes] = frozenset()
+    defined_versions: dict[bytes, tuple[str, ...]] = field(default_factory=dict)
+    has_versym: bool = False
+    has_sections: bool = True
+    gpu_targets: tuple[str, ...] = ()  # from .hip_fatbin bundles or, for code objects, e_flags
+    fatbin_range: tuple[int, int] | None = None  # (offset, size) still to stream (sparse)
+    problems: list[str] = field(default_factory=list)  # non-fatal parse problems
+
+    @property
+    def is_gpu_code_object(self) -> bool:
+        return self.machine == EM_AMDGPU
+
+    @property
+    def has_gpu_code(self) -> bool:
+        return bool(self.gpu_targets)
+
+
+def is_elf(head: bytes | memoryview) -> bool:
+    return bytes(head[:4]) == ELF_MAGIC
+
+
+def parse_header(img: Image) -> Header:
+    ident = img.view(0, 16, "ELF identification")
+    if bytes(ident[:4]) != ELF_MAGIC:
+        raise ElfError("not an ELF file (bad magic)")
+    cls, data = ident[4], ident[5]
+    if cls not in (1, 2) or data not in (1, 2):
+        raise ElfError(f"corrupt ELF: unknown class {cls} or data encoding {data}")
+    e = "<" if data == 1 else ">"
+    if cls == 2:
+        raw = struct.unpack(e + "HHIQQQIHHHHHH", img.view(16, 48, "ELF header"))
+    else:
+        raw = struct.unpack(e + "HHIIIIIHHHHHH", img.view(16, 36, "ELF header"))
+    etype, machine, _ver, _entry, phoff, shoff, flags, _eh, phes, phnum, shes, shnum, shstr = raw
+    hdr = Header(
+        64 if cls == 2 else 32, data == 1, ident[7], ident[8], etype, machine, flags,
+        phoff, shoff, phes, phnum, shes, shnum, shstr,
+    )  # fmt: skip
+    if hdr.shoff and hdr.shnum == 0:  # extended numbering: the count sits in section 0
+        first = _section_header(img, hdr, 0)
+        hdr = Header(**{**hdr.__dict__, "shnum": first[4]})
+    return hdr
+
+
+def _section_header(img: Image, hdr: Header, index: int) -> tuple[int, ...]:
+    if hdr.elf_class == 64:
+        fmt, size = hdr.endian + "IIQQQQIIQQ", 64
+    else:
+        fmt, size = hdr.endian + "IIIIIIIIII", 40
+    if hdr.shentsize < size:
+        raise ElfError(f"corrupt ELF: section header entry size {hdr.shentsize} < {size}")
+    return struct.unpack(fmt, img.view(hdr.shoff + index * hdr.shentsize, size, "section header"))
+
+
+def section_table_range(hdr: Header) -> tuple[int, int]:
+    return hdr.shoff, hdr.shoff + hdr.shnum * hdr.shentsize
+
+
+def segment_ranges(img: Image, hdr: Header, ptype: int) -> list[tuple[int, int]]:
+    """File ranges of the program headers of one type (PT_DYNAMIC = 2)."""
+    fmt = hdr.endian + ("IIQQQQQQ" if hdr.elf_class == 64 else "IIIIIIII")
+    size = struct.calcsize(fmt)
+    if hdr.phentsize < size or hdr.phnum > 1 << 16:
+        return []
+    out = []
+    for i in range(hdr.phnum):
+        f = struct.unpack(fmt, img.view(hdr.phoff + i * hdr.phentsize, size, "program header"))
+        off, filesz = (f[2], f[5]) if hdr.elf_class == 64 else (f[1], f[4])
+        if f[0] == ptype:
+            out.append((off, off + filesz))
+    return out
+
+
+def read_sections(img: Image, hdr: Header) -> list[Section]:
+    if not hdr.shoff or not hdr.shnum:
+        return []
+    if hdr.shnum > 1 << 20:
+        raise ElfError(f"corrupt ELF: {hdr.shnum} sections")
+    start, end = section_table_range(hdr)
+    img.view(start, end - start, "section header table")
+    raw = [_section_header(img, hdr, i) for i in range(hdr.shnum)]
+    # (name, type, flags, addr, offset, size, link, info, align, entsize)
+    names: bytes = b""
+    if 0 < hdr.shstrndx < len(raw):
+        s = raw[hdr.shstrndx]
+        if s[1] != SHT_NOBITS:
+            names = bytes(img.view(s[4], s[5], "section name table"))
+    out = []
+    for r in raw:
+        name = _cstr(names, r[0]).decode("utf-8", "replace") if names else ""
+        size = 0 if r[1] == SHT_NOBITS else r[5]
+        out.append(Section(name, r[1], r[4], size, r[6], r[7], r[9]))
+    return out
+
+
+def _cstr(table: bytes, offset: int) -> bytes:
+    end = table.find(b"\0", offset)
+    if offset < 0 or offset >= len(table) or end < 0:
+        raise ElfError(f"corrupt ELF: string offset {offset} outside its table ({len(table)} bytes)")
+    return table[offset:end]
+
+
+def _str(table: bytes, offset: int) -> str:
+    return _cstr(table, offset).decode("utf-8", "replace")
+
+
+def amdgpu_target(flags: int, abiversion: int) -> str:
+    """The target id (``gfx90a:xnack+``) of an AMDGPU code object from ``e_flags``."""
+    mach = flags & 0xFF
+    name = AMDGPU_MACH.get(mach, f"unknown-amdgpu-mach-0x{mach:02x}")
+    feats: list[str] = []
+    if abiversion >= ELFABIVERSION_AMDGPU_HSA_V4:
+        sram = {0x800: "sramecc-", 0xC00: "sramecc+"}.get(flags & 0xC00)
+        xnack = {0x200: "xnack-", 0x300: "xnack+"}.get(flags & 0x300)
+        feats = [f for f in (sram, xnack) if f]
+    elif abiversion == ELFABIVERSION_AMDGPU_HSA_V3:
+        feats = [f for bit, f in ((0x200, "sramecc+"), (0x100, "xnack+")) if flags & bit]
+    return ":".join([name, *feats])
+
+
+def wanted_ranges(img: Image) -> list[tuple[int, int]]:
+    """Byte ranges a full parse reads (beyond the header/section table), for prefetching."""
+    hdr = parse_header(img)
+    ranges = []
+    for s in read_sections(img, hdr):
+        if s.type in (SHT_DYNSYM, SHT_DYNAMIC, SHT_VERSYM, SHT_VERNEED, SHT_VERDEF):
+            ranges.append((s.offset, s.offset + s.size))
+    return ranges
+
+
+def parse_elf(img: Image, *, symbols: bool = True) -> ElfInfo:
+    """Parse what the checks need. Raises ``ElfError`` or, for sparse images, ``NeedRanges``."""
+    hdr = parse_header(img)
+    info = ElfInfo(machine=hdr.machine, elf_class=hdr.elf_class, type=hdr.type, flags=hdr.flags)
+    if hdr.machine == EM_AMDGPU:
+        info.gpu_targets = (amdgpu_target(hdr.flags, hdr.abiversion),)
+        return info
+    sections = read_sections(img, hdr)
+    if not sections:
+        info.has_sections = False
+        info.problems.append("no section headers: dynamic symbols were not read")
+        return info
+    by_type: dict[int, Section] = {}
+    for s in sections:
+        by_type.setdefault(s.type, s)
+    dynsym, dynamic = by_type.get(SHT_DYNSYM), by_type.get(SHT_DYNAMIC)
+    linked = [sections[s.link] for s in (dynsym, dynamic) if s and 0 < s.link < len(sections)]
+    parts = [s for s in (dynsym, dynamic, *linked) if s]
+    parts += [by_type[t] for t in (SHT_VERSYM, SHT_VERNEED, SHT_VERDEF) if t in by_type]
+    img.require((s.offset, s.offset + s.size) for s in parts)
+
+    def data(sec: Section) -> bytes:
+        return bytes(img.view(sec.offset, sec.size, sec.name or "section"))
+
+    e = hdr.endian
+    if dynamic is not None and 0 < dynamic.link < len(sections):
+        _read_dynamic(info, data(dynamic), data(sections[dynamic.link]), hdr)
+    if dynsym is not None and 0 < dynsym.link < len(sections):
+        strtab = data(sections[dynsym.link])
+        vneed = by_type.get(SHT_VERNEED)
+        vdef = by_type.get(SHT_VERDEF)
+        need_idx = _read_verneed(info, data(vneed), strtab, e, vneed.info) if vneed else {}
+        def_idx = _read_verdef(info, data(vdef), strtab, e, vdef.info) if vdef else {}
+        versym = by_type.get(SHT_VERSYM)
+        if symbols:
+            _read_symbols(info, data(dynsym), strtab, data(versym) if versym else b"", hdr,
+                          need_idx, def_idx)  # fmt: skip
+    fat = next((s for s in sections if s.name == FATBIN_SECTION and s.type != SHT_NOBITS), None)
+    if fat is not None and fat.size:
+        if fat.offset + fat.size > img.size:
+            raise ElfError(f"truncated or corrupt ELF: {FATBIN_SECTION} lies past the end")
+        if img.has(fat.offset, fat.size):
+            from toolkit.inspect.offload import gpu_targets, parse_fatbin
+
+            try:
+                info.gpu_targets = gpu_targets(parse_fatbin(img.view(fat.offset, fat.size)))
+            except ElfError as err:
+                info.problems.append(f"{FATBIN_SECTION}: {err}")
+        else:
+            info.fatbin_range = (fat.offset, fat.size)
+    return info
+
+
+def _read_dynamic(info: ElfInfo, raw: bytes, strtab: bytes, hdr: Header) -> None:
+    fmt = hdr.endian + ("qQ" if hdr.elf_class == 64 else "iI")
+    step = struct.calcsize(fmt)
+    needed: list[str] = []
+    rpath: list[str] = []
+    runpath: list[str] = []
+    for tag, val in struct.iter_unpack(fmt, raw[: len(raw) - len(raw) % step]):
+        if tag == 0:
+            break
+        if tag == DT_NEEDED:
+            needed.append(_str(strtab, val))
+        elif tag == DT_SONAME:
+            info.soname = _str(strtab, val)
+        elif tag == DT_RPATH:
+            rpath += [p for p in _str(strtab, val).split(":") if p]
+        elif tag == DT_RUNPATH:
+            runpath += [p for p in _str(strtab, val).split(":") if p]
+    info.needed, info.rpath, info.runpath = tuple(needed), tuple(rpath), tuple(runpath)
+
+
+def _read_verneed(
+    info: ElfInfo, raw: bytes, strtab: bytes, e: str, count: int
+) -> dict[int, tuple[str, str]]:
+    """Version index -> (version name, file) from ``.gnu.version_r``."""
+    out: dict[int, tuple[str, str]] = {}
+    needs: dict[str, list[str]] = {}
+    off = 0
+    for _ in range(min(count or _MAX_LOOP, _MAX_LOOP)):
+        if off < 0 or off + 16 > len(raw):
+            raise ElfError("corrupt ELF: .gnu.version_r entry out of bounds")
+        _ver, cnt, file_off, aux, nxt = struct.unpack_from(e + "HHIII", raw, off)
+        file = _str(strtab, file_off)
+        a = off + aux
+        for _ in range(min(cnt, _MAX_LOOP)):
+            if a < 0 or a + 16 > len(raw):
+                raise ElfError("corrupt ELF: .gnu.version_r aux entry out of bounds")
+            _hash, _flags, other, name_off, anext = struct.unpack_from(e + "IHHII", raw, a)
+            name = _str(strtab, name_off)
+            out[other & 0x7FFF] = (name, file)
+            needs.setdefault(file, []).append(name)
+            if not anext:
+                break
+            a += anext
+        if not nxt:
+            break
+        off += nxt
+    info.version_needs = {k: tuple(v) for k, v in needs.items()}
+    return out
+
+
+def _read_verdef(info: ElfInfo, raw: bytes, strtab: bytes, e: str, count: int) -> dict[int, str]:
+    """Version index -> version name from ``.gnu.version_d`` (the base version excluded)."""
+    out: dict[int, str] = {}
+    off = 0
+    for _ in range(min(count or _MAX_LOOP, _MAX_LOOP)):
+        if off < 0 or off + 20 > len(raw):
+            raise ElfError("corrupt ELF: .gnu.version_d entry out of bounds")
+        _ver, flags, ndx, cnt, _hash, aux, nxt = struct.unpack_from(e + "HHHHIII", raw, off)
+        if cnt and not flags & 1:  # VER_FLG_BASE names the file itself, not a version
+            if off + aux < 0 or off + aux + 8 > len(raw):
+                raise ElfError("corrupt ELF: .gnu.version_d aux entry out of bounds")
+            out[ndx & 0x7FFF] = _str(strtab, struct.unpack_from(e + "I", raw, off + aux)[0])
+        if not nxt:
+            break
+        off += nxt
+    info.version_defs = frozenset(out.values())
+    return out
+
+
+def _read_symbols(
+    info: ElfInfo,
+    raw: bytes,
+    strtab: bytes,
+    versym_raw: bytes,
+    hdr: Header,
+    need_idx: Mapping[int, tuple[str, str]],
+    def_idx: Mapping[int, str],
+) -> None:
+    if hdr.elf_class == 64:  # name, info, other, shndx, value, size
+        fmt, size, i_name, i_info, i_other, i_shndx = hdr.endian + "IBBHQQ", 24, 0, 1, 2, 3
+    else:  # name, value, size, info, other, shndx
+        fmt, size, i_name, i_info, i_other, i_shndx = hdr.endian + "IIIBBH", 16, 0, 3, 4, 5
+    raw = raw[: len(raw) - len(raw) % size]
+    versym = array("H", versym_raw[: len(versym_raw) & ~1])
+    if hdr.little != (struct.pack("=H", 1) == b"\x01\x00"):
+        versym.byteswap()
+    info.has_versym = bool(versym)
+    nver = len(versym)
+    undefined: list[tuple[bytes, str | None]] = []
+    defined: set[bytes] = set()
+    dver: dict[bytes, list[str]] = {}
+    find = strtab.find
+    slen = len(strtab)
+    for i, sym in enumerate(struct.iter_unpack(fmt, raw)):
+        name_off = sym[i_name]
+        if not name_off:
+            continue
+        bind = sym[i_info] >> 4
+        if name_off >= slen or (end := find(b"\0", name_off)) < 0:
+            raise ElfError(f"corrupt ELF: symbol name offset {name_off} outside .dynstr")
+        name = strtab[name_off:end]
+        ver = versym[i] & 0x7FFF if i < nver else 0
+        if sym[i_shndx] == 0:  # undefined
+            if bind == STB_GLOBAL:
+                undefined.append((name, need_idx[ver][0] if ver in need_idx else None))
+            continue
+        if bind in (STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE) and sym[i_other] & 3 in (0, 3):
+            if name in dver or ver in def_idx:
+                if name not in dver:
+                    dver[name] = [""] if name in defined else []
+                dver[name].append(def_idx.get(ver, ""))
+            defined.add(name)
+    info.undefined = undefined
+    info.defined = frozenset(defined)
+    info.defined_versions = {k: tuple(v) for k, v in dver.items()}
+
+
+def read_elf_bytes(data: bytes | bytearray | memoryview) -> ElfInfo:
+    """Parse a whole in-memory ELF file."""
+    return parse_elf(Image.whole(data))

@@ -1,0 +1,313 @@
+"""Clang offload bundles (the ``.hip_fatbin`` section of a HIP host library).
+
+Layouts (LLVM ``clang/lib/Driver/OffloadBundler.cpp``, ``llvm/Object/OffloadBundle``):
+
+* plain: ``__CLANG_OFFLOAD_BUNDLE__``, u64 entry count, then per entry u64 offset, u64 size,
+  u64 id length and the id (``hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+``); offsets are from the
+  bundle start; the bundle ends at the furthest ``offset + size``.
+* compressed: ``CCOB``, u16 version, u16 method (0 zlib, 1 zstd), then
+  v1: u32 uncompressed size, u64 hash; v2: u32 total size, u32 uncompressed size, u64 hash;
+  v3: u64 total size, u64 uncompressed size, u64 hash; then the compressed plain bundle.
+
+A section may hold several bundles back to back (one per translation unit), separated by
+zero padding. The reader works on a stream of chunks, so a multi-GB fatbin inside a wheel
+is inspected without holding it in memory: only bundle headers are kept.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from toolkit.inspect.elf import ElfError
+
+PLAIN_MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
+CCOB_MAGIC = b"CCOB"
+METHODS = {0: "zlib", 1: "zstd"}
+MAX_ENTRIES = 1 << 14
+MAX_ID_LEN = 1 << 12
+MAX_HEADER_BYTES = 1 << 22  # decompressed bytes kept to find a compressed bundle's header
+_FEED = 1 << 16
+
+
+class OffloadError(ElfError):
+    """A malformed offload bundle."""
+
+
+@dataclass(frozen=True)
+class BundleEntry:
+    kind: str  # hip, hipv4, host, openmp, ...
+    triple: str  # amdgcn-amd-amdhsa-
+    target: str  # gfx90a:xnack+ ("" for host entries)
+
+    @property
+    def is_device(self) -> bool:
+        return self.kind != "host" and self.triple.startswith("amdgcn")
+
+
+@dataclass(frozen=True)
+class Bundle:
+    offset: int
+    compression: str | None  # None, "zlib" or "zstd"
+    version: int | None  # CCOB header version
+    entries: tuple[BundleEntry, ...]
+
+
+def parse_entry_id(text: str) -> BundleEntry:
+    """``hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+`` -> kind, 4-part triple, target id."""
+    parts = text.split("-")
+    if len(parts) < 5:
+        if parts[0] == "host":
+            return BundleEntry("host", "-".join(parts[1:]), "")
+        raise OffloadError(f"bad offload bundle entry id {text!r}")
+    return BundleEntry(parts[0], "-".join(parts[1:5]), "-".join(parts[5:]))
+
+
+class _Stream:
+    """Pull bytes from an iterator of chunks with peek/read/skip/unread; counts position."""
+
+    def __init__(self, chunks: Iterable[bytes | memoryview]) -> None:
+        self._it: Iterator[bytes | memoryview] = iter(chunks)
+        self._buf = bytearray()
+        self.pos = 0
+
+    def _fill(self, n: int) -> None:
+        while len(self._buf) < n:
+            chunk = next(self._it, None)
+            if chunk is None:
+                return
+            self._buf += chunk
+
+    def peek(self, n: int) -> bytes:
+        self._fill(n)
+        return bytes(self._buf[:n])
+
+    def read(self, n: int) -> bytes:
+        out = self.peek(n)
+        del self._buf[: len(out)]
+        self.pos += len(out)
+        return out
+
+    def exact(self, n: int, what: str) -> bytes:
+        out = self.read(n)
+        if len(out) < n:
+            raise OffloadError(f"truncated offload bundle: {what} at offset {self.pos - len(out)}")
+        return out
+
+    def skip(self, n: int) -> int:
+        done = 0
+        while done < n:
+            if not self._buf:
+                self._fill(1)
+                if not self._buf:
+                    break
+            step = min(n - done, len(self._buf))
+            del self._buf[:step]
+            done += step
+        self.pos += done
+        return done
+
+    def unread(self, data: bytes) -> None:
+        self._buf[:0] = data
+        self.pos -= len(data)
+
+    def skip_zeros(self) -> None:
+        while True:
+            self._fill(1)
+            if not self._buf:
+                return
+            stripped = len(self._buf) - len(self._buf.lstrip(b"\0"))
+            if stripped < len(self._buf):
+                self.skip(stripped)
+                return
+            self.skip(stripped)
+
+
+def _plain_header(data: bytes) -> tuple[list[BundleEntry], int, int] | None:
+    """Parse a plain bundle header: (entries, header length, bundle end); None if incomplete."""
+    if len(data) < 32:
+        return None
+    (count,) = struct.unpack_from("<Q", data, 24)
+    if count > MAX_ENTRIES:
+        raise OffloadError(f"corrupt offload bundle: {count} entries")
+    off, end, entries = 32, 32, []
+    for _ in range(count):
+        if len(data) < off + 24:
+            return None
+        e_off, e_size, id_len = struct.unpack_from("<QQQ", data, off)
+        if id_len > MAX_ID_LEN:
+            raise OffloadError(f"corrupt offload bundle: entry id of {id_len} bytes")
+        if len(data) < off + 24 + id_len:
+            return None
+        entries.append(parse_entry_id(data[off + 24 : off + 24 + id_len].decode("ascii", "replace")))
+        off += 24 + id_len
+        end = max(end, e_off + e_size)
+    return entries, off, max(end, off)
+
+
+def _read_plain(s: _Stream, limit: int) -> Bundle:
+    start = s.pos
+    head = s.exact(32, "bundle header")
+    (count,) = struct.unpack_from("<Q", head, 24)
+    if count > MAX_ENTRIES:
+        raise OffloadError(f"corrupt offload bundle: {count} entries")
+    for _ in range(count):
+        item = s.exact(24, "bundle entry")
+        id_len = struct.unpack_from("<Q", item, 16)[0]
+        if id_len > MAX_ID_LEN:
+            raise OffloadError(f"corrupt offload bundle: entry id of {id_len} bytes")
+        head += item + s.exact(id_len, "bundle entry id")
+    parsed = _plain_header(head)
+    assert parsed is not None
+    entries, hlen, end = parsed
+    if start + end > limit:
+        raise OffloadError(f"truncated offload bundle at offset {start}: entries run past the end")
+    s.skip(end - hlen)
+    return Bundle(start, None, None, tuple(entries))
+
+
+class _Inflater:
+    def __init__(self, method: str) -> None:
+        self._z: zlib._Decompress | None = None
+        self._zstd = None
+        if method == "zlib":
+            self._z = zlib.decompressobj()
+        else:
+            import zstandard
+
+            self._zstd = zstandard.ZstdDecompressor().decompressobj()
+
+    def feed(self, data: bytes, max_out: int) -> bytes:
+        if self._z is not None:
+            return self._z.decompress(data, max_out)
+        assert self._zstd is not None
+        return bytes(self._zstd.decompress(data))
+
+    @property
+    def eof(self) -> bool:
+        obj = self._z if self._z is not None else self._zstd
+        return bool(obj.eof)  # type: ignore[union-attr]
+
+    @property
+    def unused(self) -> bytes:
+        obj = self._z if self._z is not None else self._zstd
+        tail = getattr(obj, "unconsumed_tail", b"") if self._z is not None else b""
+        return bytes(tail) + bytes(obj.unused_data)  # type: ignore[union-attr]
+
+
+def _read_ccob(s: _Stream, limit: int) -> Bundle:
+    start = s.pos
+    magic_v = s.exact(8, "compressed bundle header")
+    version, method_id = struct.unpack_from("<HH", magic_v, 4)
+    method = METHODS.get(method_id)
+    if method is None:
+        raise OffloadError(f"compressed offload bundle: unknown compression method {method_id}")
+    total: int | None
+    if version == 1:
+        raw_size, _hash = struct.unpack("<IQ", s.exact(12, "CCOB v1 header"))
+        total, hlen = None, 20
+    elif version == 2:
+        total, raw_size, _hash = struct.unpack("<IIQ", s.exact(16, "CCOB v2 header"))
+        hlen = 24
+    elif version == 3:
+        total, raw_size, _hash = struct.unpack("<QQQ", s.exact(24, "CCOB v3 header"))
+        hlen = 32
+    else:
+        raise OffloadError(f"compressed offload bundle: unknown header version {version}")
+    if total is not None and (total < hlen or start + total > limit):
+        raise OffloadError(f"corrupt compressed offload bundle at {start}: size {total}")
+    left = None if total is None else total - hlen
+    inflater, out, parsed = _Inflater(method), bytearray(), None
+    try:
+        while parsed is None and not inflater.eof and left != 0:
+            piece = s.read(_FEED if left is None else min(_FEED, left))
+            if not piece:
+                break
+            if left is not None:
+                left -= len(piece)
+            out += inflater.feed(piece, MAX_HEADER_BYTES)
+            if len(out) >= 32:
+                if out[:24] != PLAIN_MAGIC:
+                    raise OffloadError("compressed offload bundle does not hold a bundle")
+                parsed = _plain_header(bytes(out))
+            if len(out) >= MAX_HEADER_BYTES and parsed is None:
+                raise OffloadError("compressed offload bundle: header too large")
+        if parsed is None:
+            raise OffloadError(f"truncated compressed offload bundle at offset {start}")
+        if left is not None:
+            s.skip(left)
+        else:  # v1 has no size: inflate to the end of the stream to find where it stops
+            while not inflater.eof:
+                piece = s.read(1024)
+                if not piece:
+                    raise OffloadError(f"truncated compressed offload bundle at offset {start}")
+                inflater.feed(piece, 1 << 20)
+            s.unread(inflater.unused)
+    except (zlib.error, ValueError) as err:
+        raise OffloadError(f"corrupt compressed offload bundle at offset {start}: {err}") from err
+    except Exception as err:  # zstandard.ZstdError (imported lazily)
+        if type(err).__name__ == "ZstdError":
+            raise OffloadError(f"corrupt compressed offload bundle at {start}: {err}") from err
+        raise
+    return Bundle(start, method, version, tuple(parsed[0]))
+
+
+def read_bundles(chunks: Iterable[bytes | memoryview], size: int) -> list[Bundle]:
+    """Read every bundle of a fatbin section streamed as ``chunks`` (``size`` bytes in all)."""
+    s = _Stream(chunks)
+    bundles: list[Bundle] = []
+    while True:
+        s.skip_zeros()
+        magic = s.peek(24)
+        if not magic:
+            return bundles
+        if magic == PLAIN_MAGIC:
+            bundles.append(_read_plain(s, size))
+        elif magic[:4] == CCOB_MAGIC:
+            bundles.append(_read_ccob(s, size))
+        else:
+            raise OffloadError(f"unrecognised data at offset {s.pos} of the fatbin: {magic[:8]!r}")
+        if len(bundles) > MAX_ENTRIES:
+            raise OffloadError("more than 16384 offload bundles in one section")
+
+
+def parse_fatbin(data: bytes | bytearray | memoryview) -> list[Bundle]:
+    view = memoryview(data)
+    return read_bundles((view[i : i + (1 << 20)] for i in range(0, len(view), 1 << 20)), len(view))
+
+
+def gpu_targets(bundles: Iterable[Bundle]) -> tuple[str, ...]:
+    """Distinct device targets (``gfx90a:xnack+``) of the bundles, sorted."""
+    return tuple(sorted({e.target for b in bundles for e in b.entries if e.is_device and e.target}))
+
+
+def make_bundle(entries: Iterable[tuple[str, bytes]], align: int = 4096) -> bytes:
+    """Build a plain bundle (for tests and tools): ``[(entry id, code object bytes)]``."""
+    items = list(entries)
+    header = len(PLAIN_MAGIC) + 8 + sum(24 + len(i.encode()) for i, _ in items)
+    offset, table, blobs = -(-header // align) * align, b"", b""
+    for ident, blob in items:
+        table += struct.pack("<QQQ", offset + len(blobs), len(blob), len(ident)) + ident.encode()
+        blobs += blob
+    body = PLAIN_MAGIC + struct.pack("<Q", len(items)) + table
+    return body + b"\0" * (offset - len(body)) + blobs
+
+
+def compress_bundle(bundle: bytes, method: str = "zstd", version: int = 3) -> bytes:
+    """Wrap a plain bundle as a ``CCOB`` compressed bundle (for tests and tools)."""
+    if method == "zlib":
+        payload = zlib.compress(bundle)
+    else:
+        import zstandard
+
+        payload = zstandard.ZstdCompressor().compress(bundle)
+    mid = {v: k for k, v in METHODS.items()}[method]
+    digest = zlib.crc32(bundle)  # the real hash is a truncated MD5; readers do not check it
+    common = CCOB_MAGIC + struct.pack("<HH", version, mid)
+    if version == 1:
+        return common + struct.pack("<IQ", len(bundle), digest) + payload
+    if version == 2:
+        return common + struct.pack("<IIQ", 24 + len(payload), len(bundle), digest) + payload
+    return common + struct.pack("<QQQ", 32 + len(payload), len(bundle), digest) + payload

@@ -1,0 +1,180 @@
+"""Safe, in-place reading of wheel archives.
+
+Nothing is extracted to disk. Member names are checked (no ``..``, no absolute paths),
+inflation is streamed and bounded (a member never yields more than it declares, and the
+declared sizes are capped per member and per archive), and a member's first bytes can be
+sniffed without inflating the rest, so only ELF members are ever inflated in full.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import zipfile
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from toolkit.core.errors import UsageError
+
+MAX_MEMBER_BYTES = 8 << 30  # declared inflated size of one member
+MAX_TOTAL_BYTES = 32 << 30  # declared inflated size of all inspected members
+MAX_RATIO = 1100  # deflate cannot beat ~1032:1; more is a bomb (or another codec abused)
+RATIO_FLOOR = 64 << 20  # ratios only matter for members larger than this
+MAX_SMALL = 64 << 20  # METADATA, WHEEL, RECORD
+CHUNK = 1 << 20
+
+
+class WheelZipError(UsageError):
+    """The archive itself cannot be read (exit 2)."""
+
+
+class MemberError(UsageError):
+    """One member cannot be read safely; reported as a finding for that member."""
+
+
+@dataclass
+class Problem:
+    member: str
+    message: str
+
+
+@dataclass
+class WheelZip:
+    path: Path
+    zf: zipfile.ZipFile
+    members: list[zipfile.ZipInfo]  # safe, regular files
+    problems: list[Problem] = field(default_factory=list)
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> WheelZip:
+        p = Path(path)
+        try:
+            zf = zipfile.ZipFile(p)
+            infos = zf.infolist()
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as err:
+            raise WheelZipError(f"{p}: not a readable zip archive ({err})") from err
+        members, problems, seen = [], [], set()
+        for info in infos:
+            name = info.filename
+            if not safe_name(name):
+                problems.append(Problem(name, f"unsafe path in archive: {name!r}"))
+                continue
+            if name in seen:
+                problems.append(Problem(name, f"duplicate archive entry {name!r}"))
+                continue
+            seen.add(name)
+            if info.is_dir():
+                continue
+            if info.flag_bits & 1:
+                problems.append(Problem(name, f"encrypted archive entry {name!r}"))
+                continue
+            members.append(info)
+        return cls(p, zf, members, problems)
+
+    def close(self) -> None:
+        self.zf.close()
+
+    def __enter__(self) -> WheelZip:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def bomb_check(self, info: zipfile.ZipInfo) -> str | None:
+        """Why a member must not be inflated, or None."""
+        if info.file_size > MAX_MEMBER_BYTES:
+            return (
+                f"{info.filename} declares {info.file_size} inflated bytes, over the "
+                f"{_human(MAX_MEMBER_BYTES)} limit: not inspected"
+            )
+        if info.file_size > RATIO_FLOOR and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+            return (
+                f"{info.filename} inflates {info.file_size // max(info.compress_size, 1)}:1 "
+                "(a zip bomb?): not inspected"
+            )
+        return None
+
+    def sniff(self, info: zipfile.ZipInfo, n: int = 4) -> bytes:
+        """The first ``n`` inflated bytes of a member, reading as little as possible."""
+        if info.file_size == 0:
+            return b""
+        if info.compress_type in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            try:
+                return self._sniff_raw(info, n)
+            except (OSError, zlib.error, struct.error, ValueError):
+                pass  # fall through to zipfile, which reports the problem properly
+        try:
+            with self.zf.open(info) as f:
+                return f.read(n)
+        except (zipfile.BadZipFile, OSError, EOFError, zlib.error, ValueError,
+                NotImplementedError, RuntimeError) as err:  # fmt: skip
+            raise MemberError(f"{info.filename}: cannot be read ({err})") from err
+
+    def _sniff_raw(self, info: zipfile.ZipInfo, n: int) -> bytes:
+        fp = self.zf.fp
+        if fp is None:
+            raise OSError("archive closed")
+        fd = fp.fileno()
+        local = os.pread(fd, 30, info.header_offset)
+        if len(local) < 30 or local[:4] != b"PK\x03\x04":
+            raise ValueError("bad local header")
+        name_len, extra_len = struct.unpack_from("<HH", local, 26)
+        start = info.header_offset + 30 + name_len + extra_len
+        if info.compress_type == zipfile.ZIP_STORED:
+            return os.pread(fd, min(n, info.compress_size), start)
+        d, out, pos = zlib.decompressobj(-15), b"", 0
+        while len(out) < n and pos < info.compress_size:
+            step = min(512 if pos == 0 else 1 << 16, info.compress_size - pos)
+            raw = os.pread(fd, step, start + pos)
+            if not raw:
+                break
+            pos += len(raw)
+            out += d.decompress(d.unconsumed_tail + raw, n - len(out))
+        return out[:n]
+
+    def stream(self, info: zipfile.ZipInfo, chunk: int = CHUNK, stop: int | None = None
+               ) -> Iterator[bytes]:  # fmt: skip
+        """Inflate a member chunk by chunk, never past its declared size.
+
+        Reading to the end verifies the CRC and the size; ``stop`` ends early (no CRC check).
+        Problems raise ``MemberError``.
+        """
+        why = self.bomb_check(info)
+        if why:
+            raise MemberError(why)
+        total, limit = 0, info.file_size if stop is None else min(stop, info.file_size)
+        try:
+            with self.zf.open(info) as f:
+                while total < limit or stop is None:
+                    data = f.read(chunk if stop is None else min(chunk, limit - total))
+                    if not data:
+                        break
+                    total += len(data)
+                    yield data
+        except (zipfile.BadZipFile, OSError, EOFError, zlib.error, ValueError,
+                NotImplementedError, RuntimeError) as err:  # fmt: skip
+            raise MemberError(f"{info.filename}: corrupt or truncated archive member ({err})") from err
+        if stop is None and total != info.file_size:
+            raise MemberError(
+                f"{info.filename}: inflated to {total} bytes, {info.file_size} declared"
+            )
+
+    def read_small(self, info: zipfile.ZipInfo) -> bytes:
+        if info.file_size > MAX_SMALL:
+            raise MemberError(f"{info.filename}: {info.file_size} bytes is too large")
+        return b"".join(self.stream(info))
+
+
+def _human(n: int) -> str:
+    return f"{n >> 30} GiB" if n >= 1 << 30 else f"{n >> 20} MiB"
+
+
+def safe_name(name: str) -> bool:
+    """A member name that stays inside the extraction root on every platform."""
+    if not name or "\0" in name or name.startswith(("/", "\\")) or "\\" in name:
+        return False
+    if len(name) > 1 and name[1] == ":":  # C:/...
+        return False
+    return ".." not in name.split("/")

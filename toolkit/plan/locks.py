@@ -1,0 +1,255 @@
+"""Lock files: ``locks/<py>-rocm<rocm>.txt`` written by pip-compile ``--generate-hashes``.
+
+One lock per build environment. A (Python, ROCm) pair whose builds need several torch
+releases (apex 1.7 -> torch 2.7 and apex 1.8 -> torch 2.8 on 3.12/rocm6.4) gets one lock per
+torch: ``locks/3.12-rocm6.4-torch2.7.txt``, ``locks/3.12-rocm6.4-torch2.8.txt``.
+
+Each lock starts with a toolkit header::
+
+    # toolkit-lock: 3.12-rocm7.0 torch 2.8
+    # toolkit-lock-inputs: <sha256 of what the lock was compiled from>
+    # regenerate: nox -s lock-3.12-rocm7.0
+
+The inputs hash covers the Python, ROCm, torch release, the SDK requirement, its index and
+GPU family and the torch source (``provision.Sources``). When the matrix or the options
+change, the hash no longer matches and the lock is *stale*: a build refuses it (with the
+command to regenerate it, or ``--no-lock``) instead of installing something else than CI.
+
+Reading lock files happens in the callers (``read_locks`` -> ``Options.locks``) so that
+``plan()`` stays pure. Credentials in index URLs are masked everywhere in the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from toolkit.core.errors import EnvironmentProblem, StepFailed
+from toolkit.core.urls import mask
+
+if TYPE_CHECKING:
+    from toolkit.plan.layout import Layout
+    from toolkit.data.matrix import Build, Matrix
+    from toolkit.plan.planner import Options
+    from toolkit.plan.provision import Sources
+
+LOCK_FORMAT = 1
+_INPUTS = re.compile(r"^# toolkit-lock-inputs: ([0-9a-f]{64})\s*$", re.M)
+
+
+@dataclass(frozen=True)
+class LockRef:
+    """A lock file as found on disk (read by the caller of ``plan()``)."""
+
+    name: str  # "3.12-rocm7.0.txt"
+    path: str
+    inputs: str | None  # the inputs hash from its header; None when the header is missing
+
+
+def lock_name(matrix: Matrix, build: Build) -> str:
+    """``3.12-rocm7.0.txt``, or ``3.12-rocm6.4-torch2.7.txt`` when the pair needs several torch."""
+    base = f"{build.python}-rocm{build.rocm.version}"
+    minors = {b.pkg_version.torch_minor for b in matrix.builds
+              if b.python == build.python and b.rocm.version == build.rocm.version}
+    if len(minors) > 1:
+        return f"{base}-torch{build.pkg_version.torch_minor}.txt"
+    return f"{base}.txt"
+
+
+def inputs_hash(build: Build, sources: Sources) -> str:
+    doc: dict[str, Any] = {
+        "format": LOCK_FORMAT,
+        "python": build.python,
+        "rocm": build.rocm.version,
+        "torch": build.pkg_version.torch_minor,
+        "sources": sources.as_json(),
+    }
+    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
+
+
+def read_locks(folder: str | os.PathLike[str]) -> tuple[LockRef, ...]:
+    """Every ``*.txt`` in the locks folder with its inputs hash (no folder: none)."""
+    path = Path(folder)
+    if not path.is_dir():
+        return ()
+    out: list[LockRef] = []
+    for f in sorted(path.glob("*.txt")):
+        try:
+            head = f.read_text(encoding="utf-8")[:4096]
+        except OSError:
+            continue
+        m = _INPUTS.search(head)
+        out.append(LockRef(f.name, str(f.resolve()), m[1] if m else None))
+    return tuple(out)
+
+
+def find_lock(locks: Iterable[LockRef], name: str) -> LockRef | None:
+    return next((lk for lk in locks if lk.name == name), None)
+
+
+# ----------------------------------------------------------------------------- compiling
+def requirements_in(sources: Sources) -> str:
+    """The pip-compile input for one environment: index options, the SDK and torch."""
+    lines: list[str] = []
+    indexes: list[str] = []
+    if sources.sdk_index:
+        indexes.append(sources.sdk_index)
+    args = list(sources.torch_args)
+    links = list(sources.find_links)
+    i = 0
+    while i < len(args):
+        opt, val = args[i], args[i + 1]
+        if opt in ("--index-url", "--extra-index-url"):
+            indexes.append(val)
+        elif opt == "--find-links":
+            links.append(val)
+        i += 2
+    seen: list[str] = []
+    for url in indexes:
+        if url not in seen:
+            seen.append(url)
+    for n, url in enumerate(seen):
+        lines.append(f"{'--index-url' if n == 0 else '--extra-index-url'} {url}")
+    for link in dict.fromkeys(links):
+        lines.append(f"--find-links {link}")
+    if sources.sdk_spec:
+        lines.append(sources.sdk_spec)
+    lines.append(sources.torch_spec)
+    return "\n".join(lines) + "\n"
+
+
+def header(build: Build, sources: Sources, name: str, digest: str) -> str:
+    desc = f"{build.python}-rocm{build.rocm.version} torch {build.pkg_version.torch_minor}"
+    if sources.family:
+        desc += f" family {sources.family}"
+    return "\n".join([
+        f"# toolkit-lock: {desc}",
+        f"# toolkit-lock-inputs: {digest}",
+        f"# sdk: {mask(sources.sdk_spec or 'system ROCm')}"
+        + (f" from {mask(sources.sdk_index)}" if sources.sdk_index else ""),
+        f"# torch: {mask(sources.torch_spec)} {mask(' '.join(sources.torch_args))}".rstrip(),
+        f"# regenerate: nox -s lock-{build.python}-rocm{build.rocm.version}  (file {name})",
+        "#",
+    ]) + "\n"
+
+
+def _tools_env(layout: Layout, interpreter: str, python: str) -> Path:
+    """A small venv of the target Python holding pip-tools (pip-compile resolves for its own
+    interpreter: markers and wheel tags must be the environment's, not the toolkit's)."""
+    from importlib.metadata import version
+
+    from toolkit.env.interpreters import find_uv
+
+    pt = version("pip-tools")
+    env = layout.cache / "tools" / f"pip-tools-{pt}-py{python}"
+    compile_bin = env / "bin" / "pip-compile"
+    if compile_bin.exists():
+        return compile_bin
+    uv = find_uv()
+    if not uv:
+        raise EnvironmentProblem("uv is needed to prepare pip-tools", hint="pip install uv")
+    for argv in ([uv, "venv", "-q", "--python", interpreter, str(env)],
+                 [uv, "pip", "install", "-q", "--python", str(env / "bin" / "python"),
+                  f"pip-tools=={pt}", "pip"]):
+        proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            last = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or [""]
+            raise EnvironmentProblem(f"cannot prepare pip-tools for Python {python}: "
+                                     f"{mask(' '.join(argv))}: {mask(last[0])}")
+    return compile_bin
+
+
+def compile_lock(
+    build: Build,
+    sources: Sources,
+    *,
+    interpreter: str,
+    layout: Layout,
+    name: str,
+    environ: Mapping[str, str] | None = None,
+) -> Path:
+    """Run pip-compile for one environment; write ``locks/<name>`` atomically, masked."""
+    compile_bin = _tools_env(layout, interpreter, build.python)
+    out_dir = layout.locks()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    digest = inputs_hash(build, sources)
+    env = dict(os.environ if environ is None else environ)
+    if sources.family:
+        env["ROCM_SDK_TARGET_FAMILY"] = sources.family
+    env.pop("PIP_FIND_LINKS", None)  # only what the lock records
+    env["PIP_CONFIG_FILE"] = os.devnull
+    with tempfile.TemporaryDirectory(prefix="toolkit-lock-") as tmp:
+        req = Path(tmp) / "requirements.in"
+        req.write_text(requirements_in(sources), encoding="utf-8")
+        out = Path(tmp) / name
+        argv = [str(compile_bin), "--quiet", "--generate-hashes", "--pre", "--strip-extras",
+                "--allow-unsafe", "--no-emit-trusted-host", "--emit-index-url",
+                "--emit-find-links", "--cache-dir", str(Path(tmp) / "cache"),
+                "--pip-args", "--no-cache-dir --timeout 15 --retries 1",
+                "--output-file", str(out), str(req)]
+        proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tmp,
+                              check=False)
+        if proc.returncode != 0:
+            lines = [ln for ln in (proc.stderr + proc.stdout).splitlines() if ln.strip()]
+            raise StepFailed(f"pip-compile failed for {name} (exit {proc.returncode}): "
+                             f"{mask(lines[-1] if lines else 'no output')}")
+        body = out.read_text(encoding="utf-8").replace(tmp, ".")
+        text = mask(header(build, sources, name, digest) + body)
+        final = out_dir / name
+        fd, tmp_out = tempfile.mkstemp(prefix=f".{name}.", dir=out_dir)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp_out, final)
+    return final
+
+
+@dataclass(frozen=True)
+class LockStatus:
+    name: str
+    state: str  # "current" | "stale" | "missing" | "no-header"
+    path: str
+
+
+def lock_status(matrix: Matrix, builds: Iterable[Build], options: Options,
+                layout: Layout) -> list[LockStatus]:
+    from toolkit.plan.provision import sources_for
+
+    found = read_locks(layout.locks())
+    out: dict[str, LockStatus] = {}
+    for b in builds:
+        name = lock_name(matrix, b)
+        if name in out:
+            continue
+        ref = find_lock(found, name)
+        path = str(layout.locks() / name)
+        if ref is None:
+            out[name] = LockStatus(name, "missing", path)
+        elif ref.inputs is None:
+            out[name] = LockStatus(name, "no-header", path)
+        else:
+            want = inputs_hash(b, sources_for(matrix, b, options))
+            out[name] = LockStatus(name, "current" if want == ref.inputs else "stale", path)
+    return list(out.values())
+
+
+def write_locks(matrix: Matrix, builds: Iterable[Build], options: Options, layout: Layout,
+                *, interpreter: str) -> list[Path]:
+    """One lock per distinct environment among ``builds``."""
+    from toolkit.plan.provision import sources_for
+
+    done: dict[str, Path] = {}
+    for b in builds:
+        name = lock_name(matrix, b)
+        if name in done:
+            continue
+        done[name] = compile_lock(b, sources_for(matrix, b, options), interpreter=interpreter,
+                                  layout=layout, name=name)
+    return list(done.values())

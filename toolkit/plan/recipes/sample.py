@@ -1,0 +1,72 @@
+"""The bundled sample extension (toolkit/examples/hip_extension, shipped as package data): a HIP kernel and a Python module.
+
+Built with hipcc for ``PYTORCH_ROCM_ARCH`` when a ROCm compiler exists, else its CPU variant
+(said plainly). It needs no torch, so the demo runs on a machine with nothing but a compiler.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import MappingProxyType
+
+from toolkit.data.matrix import Build, Package, PackageVersion, RocmRelease, SdkSource
+from toolkit.plan.planner import Context, Step
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "hip_extension"  # package data
+DEMO_TARGETS = ("gfx90a", "gfx908")
+VERSION = "0.1.0"
+
+
+class SampleRecipe:
+    name = "sample"
+    needs_torch = False
+
+    def carries_gpu_code(self, build: Build) -> bool:
+        return build.rocm.sdk.provider != "none"
+
+    def build_steps(self, ctx: Context) -> list[Step]:
+        env = dict(ctx.base_env)
+        if ctx.build.rocm.sdk.provider == "none":
+            env["HIP_SAMPLE_VARIANT"] = "cpu"
+        return [
+            Step("install-requirements", ctx.uv_pip("build", "wheel", "setuptools>=61"),
+                 "install the build front-end"),
+            Step("build-wheel",
+                 (ctx.env_python, "-m", "build", "--wheel", "--no-isolation",
+                  "--outdir", ctx.wheelhouse, ctx.source_dir),
+                 ("build hip_sample for " + ";".join(ctx.targets))
+                 if self.carries_gpu_code(ctx.build)
+                 else "build hip_sample's CPU variant (no ROCm compiler on this machine)",
+                 env=env, cwd=ctx.source_dir),
+        ]
+
+    def expected_modules(self, version: PackageVersion) -> tuple[str, ...]:
+        return ("hip_sample", "hip_sample._native")
+
+    def required_symbols(self, version: PackageVersion) -> tuple[str, ...]:
+        return ()
+
+
+def detect_hip() -> tuple[str, str] | None:
+    """(root, major.minor) of the system's ROCm/HIP install (see toolkit.env.rocm), or None."""
+    from toolkit.core.errors import EnvironmentProblem
+    from toolkit.env.rocm import find_system, major_minor
+
+    try:
+        found = find_system()
+    except EnvironmentProblem:
+        return None
+    return found.root, major_minor(found.version)
+
+
+def demo_build(python: str, hip: tuple[str, str] | None) -> Build:
+    """The sample as a build: for the host's Python and whatever ROCm the host has."""
+    if hip:
+        root, version = hip
+        rocm = RocmRelease(version, version, "gfx90X-dcgpu",
+                           SdkSource("system", version=version), MappingProxyType({}))
+    else:
+        rocm = RocmRelease("cpu", "", "gfx90X-dcgpu", SdkSource("none"), MappingProxyType({}))
+    pv = PackageVersion("hip_sample", VERSION, "HEAD", "", (rocm.version,), (python,), "setuptools")
+    package = Package("hip_sample", "hip-sample", str(EXAMPLE), "sample", (pv,))
+    return Build(package, pv, python, rocm)

@@ -1,0 +1,157 @@
+"""Build manifests: ``artifacts/<build-id>/manifest.json``, enough to re-run a build as it ran.
+
+What a manifest records: the toolkit version; the build (combo) and gfx targets; the SDK
+provider, index URLs and SDK version; the lock file and its hash; every installed
+distribution; the environment variables the toolkit set; each step's argv, exit code and
+duration; tool versions; the source repository and commit; host facts; the outcome.
+Credentials in URLs are masked before anything is written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from toolkit.core.errors import UsageError
+from toolkit.core.urls import mask
+
+SCHEMA_VERSION = 2
+_INDEX_FLAGS = ("--index-url", "--extra-index-url", "--index", "--default-index", "--find-links")
+
+
+def _first_line(argv: list[str], pattern: str | None = None) -> str | None:
+    exe = argv[0] if os.path.isabs(argv[0]) else shutil.which(argv[0])
+    if not exe or not os.path.exists(exe):
+        return None
+    try:
+        proc = subprocess.run([exe, *argv[1:]], capture_output=True, text=True, timeout=30,
+                              errors="replace", env={**os.environ, "HIP_PLATFORM": "amd"})
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = proc.stdout + proc.stderr
+    if pattern:
+        m = re.search(pattern, text)
+        return m.group(0).strip() if m else None
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    return lines[0].strip() if lines else None
+
+
+def tool_versions(env_python: str, rocm_bin: str | None) -> dict[str, str | None]:
+    hipcc = f"{rocm_bin}/hipcc" if rocm_bin else "hipcc"
+    return {
+        "python": _first_line([env_python, "--version"]),
+        "hipcc": _first_line([hipcc, "--version"], r"HIP version: \S+"),
+        "clang": _first_line([f"{rocm_bin}/../llvm/bin/clang" if rocm_bin else "clang", "--version"])
+        or _first_line(["clang", "--version"]),
+        "gcc": _first_line(["gcc", "--version"]),
+        "cmake": _first_line(["cmake", "--version"]),
+        "ninja": _first_line(["ninja", "--version"]),
+    }
+
+
+def host_facts() -> dict[str, Any]:
+    from toolkit.env.gpus import detect
+    from toolkit.env.host import discover
+
+    host = discover()
+    os_name = platform.platform()
+    try:
+        with open("/etc/os-release", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("PRETTY_NAME="):
+                    os_name = line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    libc = platform.libc_ver()
+    detection = detect()
+    return {
+        "os": os_name,
+        "machine": platform.machine(),
+        "glibc": libc[1] if libc[0] == "glibc" else None,
+        "cores": host.cores,
+        "mem_available_gib": round(host.mem_available_gib, 1),
+        "gpus": [g.gfx for g in detection.gpus],
+    }
+
+
+def installed(env_python: str) -> list[dict[str, str]]:
+    code = ("import importlib.metadata as m, json; print(json.dumps(sorted("
+            "{(d.metadata['Name'], d.version) for d in m.distributions() if d.metadata['Name']})))")
+    try:
+        proc = subprocess.run([env_python, "-I", "-c", code], capture_output=True, text=True,
+                              timeout=120)
+        pairs = json.loads(proc.stdout) if proc.returncode == 0 else []
+    except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError):
+        pairs = []
+    return [{"name": n, "version": v} for n, v in pairs]
+
+
+def _sha256(path: str | Path) -> str | None:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def sdk_facts(plan_json: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
+    urls: list[str] = []
+    lock: str | None = None
+    provider = "pip"
+    for step in plan_json["steps"]:
+        if step["name"] not in ("install-rocm-sdk", "install-torch"):
+            continue
+        argv = step["argv"]
+        if step["name"] == "install-rocm-sdk" and not any(a == "pip" for a in argv[:3]):
+            provider = "system"
+        for flag, value in zip(argv, argv[1:], strict=False):
+            if flag in _INDEX_FLAGS and value not in urls:
+                urls.append(value)
+            if flag == "-r":
+                lock = value
+    return {
+        "provider": provider,
+        "index_urls": urls,
+        "version": values.get("ROCM_SDK_VERSION"),
+        "root": values.get("ROCM_ROOT"),
+        "lock": {"path": lock, "sha256": _sha256(lock)} if lock else None,
+    }
+
+
+def write(path: Path, data: dict[str, Any]) -> Path:
+    """Write atomically, credentials masked."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(mask(json.dumps(data, indent=2)) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+REQUIRED = ("schema_version", "build", "targets", "plan", "steps", "host", "sdk", "installed")
+
+
+def load(path: str | os.PathLike[str]) -> dict[str, Any]:
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"no manifest at {p}; builds write artifacts/<build-id>/manifest.json") \
+            from None
+    except (OSError, json.JSONDecodeError) as exc:
+        raise UsageError(f"{p}: not a readable manifest ({exc})") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{p}: not a manifest (expected a JSON object)")
+    missing = [k for k in REQUIRED if k not in data]
+    if missing:
+        raise UsageError(f"{p}: manifest lacks {', '.join(missing)} (schema_version "
+                         f"{data.get('schema_version')!r}; this toolkit reads {SCHEMA_VERSION})")
+    if data["schema_version"] != SCHEMA_VERSION:
+        raise UsageError(f"{p}: manifest schema_version {data['schema_version']!r}; this toolkit "
+                         f"reads {SCHEMA_VERSION}")
+    return data

@@ -1,0 +1,123 @@
+"""Wheel naming: local version labels, retagging, atomic writes.
+
+Final wheels are ``<name>-<version>+rocm<rocm>git<sha8>-<py>-<abi>-<plat>.whl``: the version
+inside METADATA, the ``.dist-info`` (and ``.data``) folder and RECORD are rewritten together
+(RECORD by ``wheel.wheelfile.WheelFile``), and the result is validated with ``packaging``.
+Outputs appear atomically: written in a temporary folder next to the destination, then
+renamed; a failure leaves whatever was there before untouched.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+import zipfile
+from pathlib import Path
+
+from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+from packaging.version import InvalidVersion, Version
+
+from toolkit.core.errors import StepFailed, UsageError
+
+_SKIP = re.compile(r"\.dist-info/RECORD(\.jws|\.p7s)?$")
+
+
+def local_label(rocm: str, sha: str) -> str:
+    if not re.fullmatch(r"[0-9a-f]{8,40}", sha):
+        raise UsageError(f"bad source commit {sha!r}: expected 8-40 lowercase hex digits")
+    return ("cpu" if rocm == "cpu" else f"rocm{rocm}") + f"git{sha[:8]}"
+
+
+def with_local(version: str, label: str) -> str:
+    """``1.8.0`` + ``rocm7.0git8d873bb6`` -> ``1.8.0+rocm7.0git8d873bb6`` (replacing any label)."""
+    try:
+        v = Version(version)
+    except InvalidVersion:
+        raise UsageError(f"{version!r} is not a valid PEP 440 version") from None
+    result = f"{v.public}+{label}"
+    Version(result)  # validates the label
+    return result
+
+
+def _parse(path: Path) -> tuple[str, Version, str, str, str]:
+    try:
+        name, version, _build, _tags = parse_wheel_filename(path.name)
+    except (InvalidWheelFilename, InvalidVersion) as exc:
+        raise UsageError(f"{path.name}: not a valid wheel file name ({exc})") from None
+    parts = path.name[:-4].split("-")
+    py, abi, plat = parts[-3], parts[-2], parts[-1]
+    return str(name), version, py, abi, plat
+
+
+def _dist_info_prefix(zf: zipfile.ZipFile, path: Path) -> str:
+    for item in zf.namelist():
+        m = re.fullmatch(r"([^/]+)\.dist-info/METADATA", item)
+        if m:
+            return m.group(1)
+    raise UsageError(f"{path.name}: no .dist-info/METADATA inside; not a wheel")
+
+
+def retag(src: Path, dest_dir: Path, *, version: str | None = None,
+          platform: str | None = None) -> Path:
+    """Write ``src`` into ``dest_dir`` with a new version and/or platform tag, atomically."""
+    from wheel.wheelfile import WheelFile
+
+    _name, old_version, py, abi, plat = _parse(src)
+    new_version = version or str(old_version)
+    new_plat = platform or plat
+    try:
+        with zipfile.ZipFile(src) as zf:
+            old_prefix = _dist_info_prefix(zf, src)
+            dist = old_prefix.rsplit("-", 1)[0]
+            new_prefix = f"{dist}-{new_version}"
+            filename = f"{dist}-{new_version}-{py}-{abi}-{new_plat}.whl"
+            _parse(Path(filename))
+            dest_dir.mkdir(parents=True, exist_ok=True)
+            tmp_dir = Path(tempfile.mkdtemp(prefix=".tmp-", dir=dest_dir))
+            try:
+                tmp = tmp_dir / filename
+                with WheelFile(tmp, "w") as out:
+                    for info in zf.infolist():
+                        if info.is_dir() or _SKIP.search(info.filename):
+                            continue
+                        data = zf.read(info)
+                        arc = info.filename
+                        for suffix in (".dist-info/", ".data/"):
+                            if arc.startswith(old_prefix + suffix):
+                                arc = new_prefix + arc[len(old_prefix):]
+                        if arc == f"{new_prefix}.dist-info/METADATA":
+                            data = re.sub(rb"(?m)^Version: .*$",
+                                          f"Version: {new_version}".encode(), data, count=1)
+                        elif arc == f"{new_prefix}.dist-info/WHEEL" and new_plat != plat:
+                            data = re.sub(rb"(?m)^(Tag: [^-\n]+-[^-\n]+-)" + re.escape(plat.encode()),
+                                          rb"\g<1>" + new_plat.encode(), data)
+                        zi = zipfile.ZipInfo(arc, date_time=info.date_time)
+                        zi.external_attr = info.external_attr
+                        zi.compress_type = zipfile.ZIP_DEFLATED
+                        out.writestr(zi, data)
+                final = dest_dir / filename
+                os.replace(tmp, final)
+            finally:
+                shutil.rmtree(tmp_dir, ignore_errors=True)
+    except zipfile.BadZipFile as exc:
+        raise UsageError(f"{src.name}: not a readable wheel ({exc})") from None
+    return final
+
+
+def find_one_wheel(folder: Path) -> Path:
+    wheels = sorted(folder.glob("*.whl")) if folder.is_dir() else []
+    if len(wheels) != 1:
+        found = ", ".join(w.name for w in wheels) or "none"
+        raise StepFailed(f"expected exactly one wheel in {folder}, found: {found}")
+    return wheels[0]
+
+
+def name_wheel(wheelhouse: Path, dest: Path, *, label: str | None) -> Path:
+    """The build's wheel, renamed with ``label`` (None: upstream naming kept), into ``dest``."""
+    src = find_one_wheel(wheelhouse)
+    _name, version, *_ = _parse(src)
+    new_version = with_local(str(version), label) if label else None
+    return retag(src, dest, version=new_version)
+

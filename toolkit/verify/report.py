@@ -1,0 +1,324 @@
+"""One summary of many runs: ``nox --report FILE`` JSON and JUnit XML files -> rows.
+
+``read_nox_report`` gives one row per nox session; ``read_junit`` one row per test suite,
+with the failed test cases kept for the summary. ``table()`` renders the rows with rich,
+``markdown()`` as a GitHub step summary, ``as_json()`` for machines. Nothing here prints:
+``toolkit.cli.commands.report`` does. A file that cannot be read or has the wrong shape is a
+``UsageError`` naming the file and what was expected.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from toolkit.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+# Outcomes, normalised across nox and JUnit.
+PASSED, FAILED, SKIPPED, EMPTY = "passed", "failed", "skipped", "no tests"
+_NOX_RESULTS = {"success": PASSED, "failed": FAILED, "aborted": FAILED, "skipped": SKIPPED}
+_ICONS = {PASSED: "✅", FAILED: "❌", SKIPPED: "⏭️", EMPTY: "⚠️"}
+_STYLES = {PASSED: "green", FAILED: "bold red", SKIPPED: "yellow", EMPTY: "yellow"}
+
+
+@dataclass(frozen=True)
+class Case:
+    """A failed (or errored) test case."""
+
+    name: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Row:
+    kind: str  # "nox" | "junit"
+    source: str  # the file, as shown
+    name: str  # nox session signature or JUnit suite name
+    outcome: str  # PASSED | FAILED | SKIPPED | EMPTY
+    duration: float | None = None
+    reason: str | None = None  # nox: why a session failed or was skipped
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    skipped: int = 0
+    failures: tuple[Case, ...] = field(default=())
+
+    @property
+    def tests(self) -> int:
+        return self.passed + self.failed + self.errors + self.skipped
+
+    def counts(self) -> str:
+        if self.kind != "junit":
+            return ""
+        parts = [f"{self.passed} passed"]
+        parts += [f"{n} {what}" for n, what in ((self.failed, "failed"), (self.errors, "errors"),
+                                                 (self.skipped, "skipped")) if n]
+        return ", ".join(parts)
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "kind": self.kind, "source": self.source, "name": self.name,
+            "outcome": self.outcome, "duration": self.duration, "reason": self.reason,
+        }
+        if self.kind == "junit":
+            out.update(passed=self.passed, failed=self.failed, errors=self.errors,
+                       skipped=self.skipped,
+                       failures=[{"name": c.name, "message": c.message} for c in self.failures])
+        return out
+
+
+@dataclass(frozen=True)
+class Summary:
+    rows: tuple[Row, ...]
+
+    @property
+    def failed(self) -> list[Row]:
+        return [r for r in self.rows if r.outcome == FAILED]
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    def totals(self) -> dict[str, int]:
+        out = {PASSED: 0, FAILED: 0, SKIPPED: 0, EMPTY: 0}
+        for r in self.rows:
+            out[r.outcome] += 1
+        return out
+
+    def test_totals(self) -> dict[str, int]:
+        rows = [r for r in self.rows if r.kind == "junit"]
+        return {"passed": sum(r.passed for r in rows), "failed": sum(r.failed for r in rows),
+                "errors": sum(r.errors for r in rows), "skipped": sum(r.skipped for r in rows)}
+
+    def headline(self) -> str:
+        """``5 nox sessions: 3 passed, 1 failed, 1 skipped; 3 tests in 1 suite: ...``."""
+        parts: list[str] = []
+        sessions = [r for r in self.rows if r.kind == "nox"]
+        if sessions:
+            counts = {o: sum(r.outcome == o for r in sessions) for o in (PASSED, FAILED, SKIPPED)}
+            parts.append(f"{len(sessions)} nox session{'s' * (len(sessions) != 1)}: "
+                         + ", ".join(f"{n} {o}" for o, n in counts.items() if n))
+        suites = sum(r.kind == "junit" for r in self.rows)
+        if suites:
+            tests = self.test_totals()
+            total = sum(tests.values())
+            parts.append(f"{total} test{'s' * (total != 1)} in {suites} suite{'s' * (suites != 1)}"
+                         + (": " + ", ".join(f"{n} {o}" for o, n in tests.items() if n)
+                            if total else ""))
+        return "; ".join(parts) or "nothing ran"
+
+    def as_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "totals": self.totals(), "tests": self.test_totals(),
+                "rows": [r.as_json() for r in self.rows]}
+
+
+# ----------------------------------------------------------------------------- reading
+def _bad(path: Path, what: str) -> UsageError:
+    return UsageError(f"{path}: {what}")
+
+
+def read_nox_report(path: Path, source: str | None = None) -> list[Row]:
+    """Rows of a ``nox --report FILE`` JSON file, one per session run."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise _bad(path, "no such nox report (written by `nox --report FILE`)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise _bad(path, f"not a nox report (JSON from `nox --report FILE`): {exc}") from None
+    sessions = doc.get("sessions") if isinstance(doc, dict) else None
+    if not isinstance(sessions, list):
+        raise _bad(path, "not a nox report: expected an object with a 'sessions' list")
+    rows: list[Row] = []
+    for i, s in enumerate(sessions):
+        if not isinstance(s, dict) or not isinstance(s.get("name"), str):
+            raise _bad(path, f"sessions[{i}]: expected an object with a 'name'")
+        result = s.get("result")
+        if result not in _NOX_RESULTS:
+            raise _bad(path, f"sessions[{i}].result: {result!r} is not one of "
+                       f"{', '.join(_NOX_RESULTS)}")
+        sigs = s.get("signatures")
+        name = sigs[0] if isinstance(sigs, list) and sigs and isinstance(sigs[0], str) else s["name"]
+        duration = s.get("duration")
+        reason = s.get("reason")
+        rows.append(Row("nox", source or str(path), name, _NOX_RESULTS[result],
+                        float(duration) if isinstance(duration, (int, float)) else None,
+                        reason if isinstance(reason, str) and reason else None))
+    return rows
+
+
+def _float(text: str | None) -> float | None:
+    try:
+        return float(text) if text else None
+    except ValueError:
+        return None
+
+
+def _message(el: ET.Element) -> str:
+    text = el.get("message") or (el.text or "").strip() or el.tag
+    return text.strip().splitlines()[0] if text.strip() else el.tag
+
+
+def _suite_row(suite: ET.Element, source: str) -> Row:
+    passed = failed = errors = skipped = 0
+    failures: list[Case] = []
+    case_time = 0.0
+    for case in suite.iter("testcase"):
+        case_time += _float(case.get("time")) or 0.0
+        name = "::".join(p for p in (case.get("classname"), case.get("name")) if p) or "?"
+        bad = case.find("failure")
+        err = case.find("error")
+        if bad is not None:
+            failed += 1
+            failures.append(Case(name, _message(bad)))
+        elif err is not None:
+            errors += 1
+            failures.append(Case(name, _message(err)))
+        elif case.find("skipped") is not None:
+            skipped += 1
+        else:
+            passed += 1
+    total = passed + failed + errors + skipped
+    if failed or errors:
+        outcome = FAILED
+    elif not total:
+        outcome = EMPTY
+    elif skipped == total:
+        outcome = SKIPPED
+    else:
+        outcome = PASSED
+    duration = _float(suite.get("time"))
+    return Row("junit", source, suite.get("name") or "testsuite", outcome,
+               duration if duration is not None else (case_time or None),
+               passed=passed, failed=failed, errors=errors, skipped=skipped,
+               failures=tuple(failures))
+
+
+def read_junit(path: Path, source: str | None = None) -> list[Row]:
+    """Rows of a JUnit XML file (``<testsuites>`` or one ``<testsuite>``), one per suite."""
+    try:
+        root = ET.parse(path).getroot()  # our own CI's files
+    except FileNotFoundError:
+        raise _bad(path, "no such JUnit file (written by `pytest --junit-xml FILE`)") from None
+    except (OSError, ET.ParseError) as exc:
+        raise _bad(path, f"not JUnit XML: {exc}") from None
+    if root.tag == "testsuite":
+        suites = [root]
+    elif root.tag == "testsuites":
+        suites = list(root.iter("testsuite"))
+    else:
+        raise _bad(path, f"not JUnit XML: the root is <{root.tag}>, expected <testsuites> "
+                   "or <testsuite>")
+    label = source or str(path)
+    if not suites:
+        return [Row("junit", label, "testsuites", EMPTY)]
+    return [_suite_row(s, label) for s in suites]
+
+
+def _labels(paths: Sequence[Path]) -> list[str]:
+    """Short, distinct labels: the file name, or ``folder/name`` when names repeat."""
+    names = [p.name for p in paths]
+    out = []
+    for p in paths:
+        if names.count(p.name) > 1 and p.parent.name:
+            out.append(f"{p.parent.name}/{p.name}")
+        else:
+            out.append(p.name)
+    return [o if out.count(o) == 1 else str(p) for o, p in zip(out, paths, strict=True)]
+
+
+def summarise(nox_reports: Iterable[str | os.PathLike[str]] = (),
+              junit: Iterable[str | os.PathLike[str]] = ()) -> Summary:
+    """Read every file (all of them, before anything is shown) into one ``Summary``."""
+    nox_paths = [Path(p) for p in nox_reports]
+    junit_paths = [Path(p) for p in junit]
+    if not nox_paths and not junit_paths:
+        raise UsageError("nothing to summarise: give --nox-report FILE and/or --junit FILE",
+                         hint="nox --report nox-report.json -s lint; "
+                              "python -m toolkit report --nox-report nox-report.json")
+    labels = _labels([*nox_paths, *junit_paths])
+    rows: list[Row] = []
+    for path, label in zip(nox_paths, labels, strict=False):
+        rows += read_nox_report(path, label)
+    for path, label in zip(junit_paths, labels[len(nox_paths):], strict=True):
+        rows += read_junit(path, label)
+    return Summary(tuple(rows))
+
+
+# ----------------------------------------------------------------------------- rendering
+def duration_text(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, secs = divmod(int(round(seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes:02d}m" if hours else f"{minutes}m {secs:02d}s"
+
+
+def _note(row: Row) -> str:
+    if row.reason:
+        return row.reason
+    if row.failures:
+        first = row.failures[0]
+        more = f" (+{len(row.failures) - 1} more)" if len(row.failures) > 1 else ""
+        return f"{first.name}: {first.message}{more}"
+    return ""
+
+
+def table(summary: Summary, title: str = "Sessions and tests") -> Table:
+    from rich.table import Table
+
+    t = Table(title=title, caption=summary.headline())
+    for col in ("Kind", "Source", "Name", "Result", "Tests", "Duration", "Notes"):
+        t.add_column(col, justify="right" if col == "Duration" else "left",
+                     overflow="fold" if col == "Notes" else "ellipsis")
+    for r in summary.rows:
+        t.add_row(r.kind, r.source, r.name, f"[{_STYLES[r.outcome]}]{r.outcome}[/]", r.counts(),
+                  duration_text(r.duration), _note(r))
+    return t
+
+
+def _cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").strip()
+
+
+def markdown(summary: Summary, title: str = "Sessions and tests", max_failures: int = 50) -> str:
+    """A GitHub-flavoured markdown summary (for ``$GITHUB_STEP_SUMMARY``)."""
+    lines = [f"### {'✅' if summary.ok else '❌'} {title}", "", f"**{summary.headline()}**", "",
+             "| | Kind | Source | Name | Result | Tests | Duration |",
+             "|---|---|---|---|---|---|---:|"]
+    for r in summary.rows:
+        lines.append("| " + " | ".join(_cell(c) for c in (
+            _ICONS[r.outcome], r.kind, f"`{r.source}`", f"`{r.name}`", r.outcome, r.counts(),
+            duration_text(r.duration))) + " |")
+    failures = [(r, c) for r in summary.rows for c in r.failures]
+    reasons = [r for r in summary.rows if r.outcome == FAILED and r.reason]
+    if failures or reasons:
+        lines += ["", f"<details><summary>Failures ({len(failures) + len(reasons)})</summary>", ""]
+        for r in reasons:
+            lines.append(f"- `{_cell(r.name)}` ({_cell(r.source)}): {_cell(r.reason or '')}")
+        for r, c in failures[:max_failures]:
+            lines.append(f"- `{_cell(c.name)}` ({_cell(r.source)}): {_cell(c.message)}")
+        if len(failures) > max_failures:
+            lines.append(f"- ... and {len(failures) - max_failures} more")
+        lines += ["", "</details>"]
+    return "\n".join(lines) + "\n"
+
+
+def append_step_summary(text: str, env: Mapping[str, str] | None = None) -> Path | None:
+    """Append to ``$GITHUB_STEP_SUMMARY`` when it is set (GitHub Actions); the file or None."""
+    target = (env if env is not None else os.environ).get("GITHUB_STEP_SUMMARY")
+    if not target:
+        return None
+    path = Path(target)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(text + "\n")
+    return path
