@@ -77,11 +77,11 @@ def run(argv: Sequence[str], *, cwd: str | os.PathLike[str] | None = None,
                               capture_output=True, text=True, errors="replace",
                               timeout=timeout, input=input, check=False)
     except FileNotFoundError:
-        raise CommandFailed(args, None, reason=f"command not found: {args[0]}") from None
+        raise CommandFailed(args, None, reason="command not found") from None
     except subprocess.TimeoutExpired as exc:
         out = exc.stdout if isinstance(exc.stdout, str) else (exc.stdout or b"").decode(
             errors="replace")
-        raise CommandFailed(args, None, _tail(out), reason=f"timed out after {timeout:.0f} s")\
+        raise CommandFailed(args, None, _tail(out), reason=f"timed out after {timeout:g} s")\
             from None
     except OSError as exc:
         raise CommandFailed(args, None, reason=f"cannot run ({exc.strerror or exc})") from None
@@ -108,7 +108,7 @@ def stream(argv: Sequence[str], *, on_line: Callable[[str], None],
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 errors="replace", start_new_session=False)
     except FileNotFoundError:
-        raise CommandFailed(args, None, reason=f"command not found: {args[0]}") from None
+        raise CommandFailed(args, None, reason="command not found") from None
     except OSError as exc:
         raise CommandFailed(args, None, reason=f"cannot run ({exc.strerror or exc})") from None
     deadline = None if timeout is None else time.monotonic() + timeout
@@ -122,7 +122,7 @@ def stream(argv: Sequence[str], *, on_line: Callable[[str], None],
                 proc.kill()
                 proc.wait()
                 raise CommandFailed(args, None, list(tail),
-                                    reason=f"timed out after {timeout:.0f} s")
+                                    reason=f"timed out after {timeout:g} s")
         code = proc.wait()
     except BaseException:
         if proc.poll() is None:
