@@ -67,9 +67,9 @@ def _guard(session: Any, body: Callable[[], None]) -> None:
 def build(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
     def body() -> None:
         from toolkit.cli.commands.plan import options_from
+        from toolkit.data.matrix import Matrix
         from toolkit.env.host import discover, with_system_rocm
         from toolkit.plan.layout import Layout
-        from toolkit.data.matrix import Matrix
         from toolkit.plan.planner import Options, plan, render
         from toolkit.plan.provision import sdk_provider
 
@@ -115,10 +115,10 @@ def lock(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
 
     def body() -> None:
         from toolkit.cli.commands.plan import options_from
+        from toolkit.data.matrix import Matrix
         from toolkit.env.interpreters import find
         from toolkit.plan.layout import Layout
         from toolkit.plan.locks import lock_status, write_locks
-        from toolkit.data.matrix import Matrix
         from toolkit.plan.planner import Options
 
         parser = session_parser(f"lock-{python}-rocm{rocm}")

@@ -63,6 +63,11 @@ def any_runs_on(codes: Iterable[TargetId], device: TargetId) -> bool:
     return any(runs_on(c, device) for c in codes)
 
 
+def split_tokens(tokens: Iterable[str]) -> list[str]:
+    """``["gfx90a,gfx908", "gfx942;gfx950 x"]`` -> each word once split on ``,``, ``;``, space."""
+    return [w for t in tokens for w in re.split(r"[,;\s]+", t) if w]
+
+
 def expand(
     tokens: Iterable[str],
     families: Mapping[str, tuple[str, ...]],
@@ -75,25 +80,22 @@ def expand(
     """
     known_set = set(known)
     out: list[str] = []
-    for token in tokens:
-        for raw in re.split(r"[,;\s]+", token):
-            if not raw:
-                continue
-            if raw in families:
-                items: tuple[str, ...] = families[raw]
-            else:
-                if not raw.startswith("gfx") or (
-                    _PROCESSOR.match(raw.split(":")[0]) and raw.split(":")[0] not in known_set
-                ):
-                    raise UsageError(
-                        f"unknown gfx target or family {raw!r}; valid targets: "
-                        f"{', '.join(sorted(known_set, key=_sort_key))}; "
-                        f"valid families: {', '.join(sorted(families))}"
-                    )
-                items = (str(parse_target(raw)),)
-            for item in items:
-                if item not in out:
-                    out.append(item)
+    for raw in split_tokens(tokens):
+        if raw in families:
+            items: tuple[str, ...] = families[raw]
+        else:
+            if not raw.startswith("gfx") or (
+                _PROCESSOR.match(raw.split(":")[0]) and raw.split(":")[0] not in known_set
+            ):
+                raise UsageError(
+                    f"unknown gfx target or family {raw!r}; valid targets: "
+                    f"{', '.join(sorted(known_set, key=_sort_key))}; "
+                    f"valid families: {', '.join(sorted(families))}"
+                )
+            items = (str(parse_target(raw)),)
+        for item in items:
+            if item not in out:
+                out.append(item)
     if not out:
         raise UsageError("empty gfx target list; give at least one gfx id or family name")
     return tuple(out)

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.core.errors import EnvironmentProblem
-from toolkit.env.host import SystemRocm
 from toolkit.data.matrix import version_sort_key
+from toolkit.env.host import SystemRocm
 
 QUERY_TIMEOUT_S = 120.0
 

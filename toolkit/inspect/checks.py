@@ -32,6 +32,8 @@ from packaging.utils import (
 )
 from packaging.version import InvalidVersion, Version
 
+from toolkit.core.errors import UsageError
+from toolkit.core.gfx import TargetId, parse_target, runs_on, split_tokens
 from toolkit.inspect import wheelzip
 from toolkit.inspect.demangle import demangle_many, source_name_fragment
 from toolkit.inspect.elf import (
@@ -45,8 +47,6 @@ from toolkit.inspect.elf import (
     section_table_range,
     segment_ranges,
 )
-from toolkit.core.errors import UsageError
-from toolkit.core.gfx import TargetId, parse_target, runs_on
 from toolkit.inspect.offload import gpu_targets, read_bundles
 from toolkit.inspect.policy import (
     ARCH_OF_MACHINE,
@@ -654,7 +654,7 @@ def expand_targets(tokens: Sequence[str]) -> list[TargetId]:
     """gfx ids and (when the matrix is available) family names -> target ids."""
     if not tokens:
         return []
-    words = [w for t in tokens for w in re.split(r"[,;\s]+", t) if w]
+    words = split_tokens(tokens)
     try:
         from toolkit.data.matrix import load_matrix
 

@@ -36,8 +36,8 @@ from toolkit.core.errors import EnvironmentProblem, StepFailed
 from toolkit.core.urls import mask
 
 if TYPE_CHECKING:
-    from toolkit.plan.layout import Layout
     from toolkit.data.matrix import Build, Matrix
+    from toolkit.plan.layout import Layout
     from toolkit.plan.planner import Options
     from toolkit.plan.provision import Sources
 

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from toolkit.env.buildenv import RocmPaths, build_env
 from toolkit.core.errors import UsageError
+from toolkit.data.matrix import Build, Matrix
+from toolkit.env.buildenv import RocmPaths, build_env
 from toolkit.env.host import HostFacts
 from toolkit.plan.layout import Layout
-from toolkit.data.matrix import Build, Matrix
 
 if TYPE_CHECKING:
     from toolkit.plan.locks import LockRef

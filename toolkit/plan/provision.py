@@ -43,14 +43,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-from toolkit.env.buildenv import RocmPaths
 from toolkit.core.errors import EnvironmentProblem, UsageError
+from toolkit.core.urls import check_index_url, mask
+from toolkit.data.matrix import Build, Matrix
+from toolkit.env.buildenv import RocmPaths
 from toolkit.env.host import HostFacts
 from toolkit.plan.layout import Layout
 from toolkit.plan.locks import find_lock, inputs_hash, lock_name
-from toolkit.data.matrix import Build, Matrix
 from toolkit.plan.planner import Options, Step
-from toolkit.core.urls import check_index_url, mask
 
 PROVISION_STEPS = ("create-env", "install-rocm-sdk", "rocm-sdk-test", "install-torch")
 ALLOW_MISMATCH_VAR = "TOOLKIT_ALLOW_ROCM_MISMATCH"

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import TextIO
 
 from toolkit.core.errors import StepFailed, ToolkitError
+from toolkit.core.urls import mask
 from toolkit.plan.layout import Layout
 from toolkit.plan.planner import PLACEHOLDER_HELP, Plan, Step
-from toolkit.core.urls import mask
 
 TAIL_LINES = 40
 

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from toolkit.run import executor as execute
 from toolkit.core.errors import ToolkitError
 from toolkit.plan.layout import Layout
 from toolkit.plan.planner import Plan, Step
+from toolkit.run import executor as execute
 
 
 def _learn_wheel(step: Step, run: execute.Run) -> None:
@@ -186,8 +186,8 @@ def write_manifest(run: execute.Run, outcome: Outcome | None,
                    name: str = "manifest.json") -> Path:
     """``artifacts/<build-id>/manifest.json`` (see toolkit.run.manifest); ``outcome`` None = running."""
     from toolkit import __version__
-    from toolkit.run import manifest
     from toolkit.plan.recipes import recipe_for
+    from toolkit.run import manifest
 
     p = run.plan
     b = p.build

@@ -24,8 +24,8 @@ def hipcc_version(hipcc: str) -> str:
 
 def hip_match(hipcc: str, python: str) -> str:
     """hipcc major.minor must equal torch.version.hip major.minor (apex's own rule)."""
-    from toolkit.plan.provision import torch_info
     from toolkit.env.rocm import major_minor
+    from toolkit.plan.provision import torch_info
 
     compiler = hipcc_version(hipcc)
     hip = torch_info(python).get("hip")

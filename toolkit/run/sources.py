@@ -13,9 +13,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from toolkit.run import executor as execute
 from toolkit.core.errors import StepFailed, UsageError
 from toolkit.plan.planner import Step
+from toolkit.run import executor as execute
 
 _IGNORE = shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__pycache__", ".nox")
 

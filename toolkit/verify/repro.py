@@ -19,8 +19,8 @@ from types import MappingProxyType
 from typing import Any, TextIO
 
 from toolkit.core.errors import EnvironmentProblem, UsageError
-from toolkit.plan.layout import Layout
 from toolkit.data.matrix import Build, load_matrix
+from toolkit.plan.layout import Layout
 from toolkit.plan.planner import Plan, Step
 
 
@@ -122,10 +122,10 @@ def compare(original: Mapping[str, Any], again: Mapping[str, Any]) -> list[str]:
 
 def reproduce(path: str, *, step: str | None = None, dry_run: bool = False, force: bool = False,
               out: TextIO | None = None) -> int:
-    from toolkit.run import jobs as building
-    from toolkit.run import executor as execute
-    from toolkit.run import manifest
     from toolkit.plan.planner import render
+    from toolkit.run import executor as execute
+    from toolkit.run import jobs as building
+    from toolkit.run import manifest
 
     out = out or sys.stdout
     data = manifest.load(path)

@@ -178,9 +178,10 @@ def smoke_facts(manifest: dict[str, Any]) -> dict[str, Any]:
 # ------------------------------------------------------------------------------ targets
 def check_targets(tokens: Sequence[str]) -> tuple[str, ...]:
     """Expand gfx ids and families; unknown ones are a ``UsageError`` naming the valid ids."""
+    from toolkit.core.gfx import split_tokens
     from toolkit.data.matrix import load_matrix
 
-    words = [w for t in tokens for w in re.split(r"[,;\s]+", t) if w]
+    words = split_tokens(tokens)
     if not words:
         raise UsageError("empty gfx target list; give at least one gfx id or family name")
     return load_matrix().expand_gfx(words)

@@ -38,9 +38,9 @@ def add_build_options(p: argparse.ArgumentParser) -> None:
 def options_from(args: argparse.Namespace) -> tuple[object, object]:
     import os
 
+    from toolkit.data.matrix import load_matrix
     from toolkit.plan.layout import Layout
     from toolkit.plan.locks import read_locks
-    from toolkit.data.matrix import load_matrix
     from toolkit.plan.planner import Options
 
     matrix = load_matrix()
@@ -70,9 +70,9 @@ def options_from(args: argparse.Namespace) -> tuple[object, object]:
 def run(args: argparse.Namespace) -> int:
     import sys
 
+    from toolkit.data.matrix import Matrix
     from toolkit.env.host import discover, with_system_rocm
     from toolkit.plan.layout import Layout
-    from toolkit.data.matrix import Matrix
     from toolkit.plan.planner import Options, plan, render
     from toolkit.plan.provision import sdk_provider
 

@@ -17,10 +17,10 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from toolkit.run.executor import Run
-    from toolkit.plan.layout import Layout
     from toolkit.data.matrix import Build, Matrix
+    from toolkit.plan.layout import Layout
     from toolkit.plan.planner import Options, Plan
+    from toolkit.run.executor import Run
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -70,10 +70,10 @@ def provision(matrix: Matrix, build: Build, options: Options, layout: Layout) ->
 
 def run(args: argparse.Namespace) -> int:
     from toolkit.cli.commands.plan import options_from
-    from toolkit.plan.layout import Layout
-    from toolkit.data.matrix import Matrix
-    from toolkit.plan.planner import Options, render
     from toolkit.core.urls import mask
+    from toolkit.data.matrix import Matrix
+    from toolkit.plan.layout import Layout
+    from toolkit.plan.planner import Options, render
 
     matrix, opts = options_from(args)
     assert isinstance(matrix, Matrix) and isinstance(opts, Options)

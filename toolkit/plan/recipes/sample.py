@@ -1,4 +1,6 @@
-"""The bundled sample extension (toolkit/examples/hip_extension, shipped as package data): a HIP kernel and a Python module.
+"""The bundled sample extension: a HIP kernel and a Python module.
+
+Its sources are package data (``toolkit/examples/hip_extension``).
 
 Built with hipcc for ``PYTORCH_ROCM_ARCH`` when a ROCm compiler exists, else its CPU variant
 (said plainly). It needs no torch, so the demo runs on a machine with nothing but a compiler.
