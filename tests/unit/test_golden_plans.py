@@ -15,7 +15,8 @@ import pytest
 from toolkit.env.host import HostFacts
 from toolkit.plan.layout import Layout
 from toolkit.data.matrix import load_matrix
-from toolkit.plan.planner import Options, Plan, plan
+from toolkit.plan.model import Options, Plan
+from toolkit.plan.planner import plan
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "plans"
 HOST = HostFacts(cores=16, mem_available_gib=64.0)

@@ -8,7 +8,8 @@ from toolkit.core.errors import UsageError
 from toolkit.env.host import HostFacts
 from toolkit.plan.layout import Layout
 from toolkit.data.matrix import load_matrix
-from toolkit.plan.planner import STEP_NAMES, Options, Plan, plan, render
+from toolkit.plan.model import Options, Plan, render
+from toolkit.plan.planner import plan
 
 LAYOUT = Layout(Path("/w"), Path("/c"))
 HOST = HostFacts(cores=16, mem_available_gib=64.0)
@@ -23,10 +24,30 @@ def make(build_id: str, **opts: object) -> Plan:
 def test_steps_are_ordered_and_known() -> None:
     p = make("apex-1.8.0-cp312-rocm7.0", gfx=("gfx942",))
     names = [s.name for s in p.steps]
-    assert names == ["create-env", "install-rocm-sdk", "install-torch", "get-sources",
-                     "install-requirements", "preflight", "build-wheel", "name-wheel", "check",
-                     "install-wheel", "smoke"]
-    assert set(names) <= set(STEP_NAMES)
+    assert names == ["probe-indexes", "create-env", "install-rocm-sdk", "install-torch",
+                     "mark-env-ready", "get-sources", "install-requirements", "preflight",
+                     "build-wheel", "name-wheel", "check", "install-wheel", "smoke", "publish"]
+    kinds = [s.kind for s in p.steps]
+    assert kinds == ["probe-indexes", "create-env", "install-sdk", "install-torch",
+                     "mark-env-ready", "fetch-sources", "run", "run", "build-wheel",
+                     "name-wheel", "check", "run", "smoke", "publish"]
+
+
+def test_wheel_reaches_dist_only_in_the_last_step() -> None:
+    p = make("apex-1.8.0-cp312-rocm7.0", gfx=("gfx942",))
+    dist = str(LAYOUT.dist(p.build))
+    touching = [s.name for s in p.steps if dist in s.text()]
+    assert touching == ["publish"]
+    assert p.steps[-1].name == "publish"
+    staged = p.step("name-wheel").as_json()["action"]["staging"]
+    assert staged.startswith(str(LAYOUT.build_dir(p.build)))
+
+
+def test_every_side_effect_is_in_the_dry_run() -> None:
+    text = render(make("fbgemm_gpu-1.3.0-cp312-rocm6.4", gfx=("gfx90a",)))
+    for what in ("git clone --mirror", "git worktree remove", "probe torch index",
+                 "rm -rf", ".toolkit-env.json", ".build-key", "rename"):
+        assert what in text, what
 
 
 def test_plan_is_pure_and_deterministic() -> None:

@@ -15,9 +15,12 @@ from toolkit.env.host import HostFacts, SystemRocm
 from toolkit.plan.layout import Layout
 from toolkit.plan.locks import LockRef, inputs_hash, lock_name
 from toolkit.data.matrix import Build, load_matrix
-from toolkit.plan.planner import Options, Step, plan
+from toolkit.core.steps import Step
+from toolkit.plan.model import Options
+from toolkit.plan.planner import plan
+from toolkit.core.steps import CreateEnv, InstallSdk, UseSystemRocm
+from toolkit.env.torchprobe import check_torch_hip
 from toolkit.plan.provision import (
-    check_torch_hip,
     provision_steps,
     sources_for,
     uv_index_args,
@@ -51,7 +54,12 @@ def test_per_family_sdk_step() -> None:
     assert "https://rocm.nightlies.amd.com/v2/gfx94X-dcgpu/" in sdk.argv
     assert sdk.argv[-1] == "rocm[libraries,devel]>1.0,>=7.0.0a0,<7.1"
     assert paths.root == "{ROCM_ROOT}"
-    assert list(steps) == ["create-env", "install-rocm-sdk", "install-torch"]
+    assert list(steps) == ["probe-indexes", "create-env", "install-rocm-sdk", "install-torch",
+                           "mark-env-ready"]
+    assert all(steps[n].reuse_env for n in list(steps) if n != "create-env")
+    probes = steps["probe-indexes"].action.probes  # type: ignore[union-attr]
+    assert ("https://rocm.nightlies.amd.com/v2/gfx94X-dcgpu/", "rocm") in {
+        (p.url, p.project) for p in probes}
 
 
 def test_interpreter_placeholder_and_discovered_path() -> None:
@@ -103,12 +111,15 @@ def test_system_provider_uses_the_discovered_root() -> None:
     steps, paths, _ = _steps(Options(rocm_from="system", allow_rocm_mismatch=True))
     sdk = steps["install-rocm-sdk"]
     assert sdk.argv == ("/opt/rocm/bin/hipconfig", "--version")
-    assert sdk.env["TOOLKIT_ALLOW_ROCM_MISMATCH"] == "1"
+    assert isinstance(sdk.action, UseSystemRocm) and sdk.action.allow_mismatch
+    assert "TOOLKIT_ALLOW_ROCM_MISMATCH" not in sdk.env  # no flags through the environment
     assert paths.root == "/opt/rocm"
     host = dataclasses.replace(HOST, system_rocm=SystemRocm("/usr", "5.2"))
     steps, paths, _ = _steps(Options(rocm_from="system"), host=host)
     assert steps["install-rocm-sdk"].argv == ("/usr/bin/hipconfig", "--version")
-    assert paths.root == "/usr" and "TOOLKIT_ALLOW_ROCM_MISMATCH" not in steps["install-rocm-sdk"].env
+    action = steps["install-rocm-sdk"].action
+    assert paths.root == "/usr" and isinstance(action, UseSystemRocm)
+    assert not action.allow_mismatch
 
 
 def test_rocm_sdk_test_step() -> None:
@@ -134,7 +145,7 @@ def test_lock_current_stale_and_opt_out() -> None:
 
 
 def test_plan_is_pure_and_renders_masked() -> None:
-    from toolkit.plan.planner import render
+    from toolkit.plan.model import render
     from toolkit.core.urls import mask
 
     p1 = plan(MATRIX, _build(), Options(index_url="https://tok:secret@idx.example/v2/"), HOST, LAYOUT)
@@ -152,7 +163,7 @@ def test_torch_hip_checks() -> None:
     with pytest.raises(EnvironmentProblem, match=r"torch.version.hip is None"):
         check_torch_hip("2.13.0+cpu", None, "7.0", "7.0", False)
     warning = check_torch_hip("2.13.0+cpu", None, "7.0", "7.0", True)
-    assert warning and warning.startswith("warning:")
+    assert warning and warning.endswith("continuing because of --allow-rocm-mismatch")
 
 
 def test_check_version_names_both() -> None:

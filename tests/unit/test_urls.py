@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from toolkit.core.errors import EnvironmentProblem, UsageError
-from toolkit.plan.provision import probe_index
+from toolkit.run.provisioning import probe_index
 from toolkit.core.urls import check_index_url, mask
 
 

@@ -68,9 +68,11 @@ def build(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
     def body() -> None:
         from toolkit.cli.commands.plan import options_from
         from toolkit.data.matrix import Matrix
-        from toolkit.env.host import discover, with_system_rocm
+        from toolkit.env.host import discover
+        from toolkit.env.rocm import with_system_rocm
         from toolkit.plan.layout import Layout
-        from toolkit.plan.planner import Options, plan, render
+        from toolkit.plan.model import Options, render
+        from toolkit.plan.planner import plan
         from toolkit.plan.provision import sdk_provider
 
         args = session_parser(f"build-{python}-rocm{rocm}").parse_args(list(posargs))
@@ -118,8 +120,8 @@ def lock(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
         from toolkit.data.matrix import Matrix
         from toolkit.env.interpreters import find
         from toolkit.plan.layout import Layout
-        from toolkit.plan.locks import lock_status, write_locks
-        from toolkit.plan.planner import Options
+        from toolkit.plan.model import Options
+        from toolkit.run.lockfiles import lock_status, write_locks
 
         parser = session_parser(f"lock-{python}-rocm{rocm}")
         parser.add_argument("--check", action="store_true",
@@ -144,9 +146,14 @@ def lock(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
 
 
 def _run_and_summarise(plans: list[Any], layout: Any) -> None:
-    from toolkit.run.jobs import exit_code, run_plans, summary
+    from toolkit.cli.console import StreamReporter, summary
+    from toolkit.run.jobs import exit_code, run_plans
 
-    outcomes = run_plans(plans, layout)
+    try:
+        outcomes = run_plans(plans, layout, StreamReporter())
+    except KeyboardInterrupt:
+        print("interrupted: the manifest records the step that was running", file=sys.stderr)
+        raise SystemExit(130) from None
     summary(outcomes)
     code = exit_code(outcomes)
     if code:
@@ -161,7 +168,8 @@ def demo(session: Any, posargs: Sequence[str]) -> None:
 
         from toolkit.env.host import SystemRocm, discover
         from toolkit.plan.layout import Layout
-        from toolkit.plan.planner import Options, plan, render
+        from toolkit.plan.model import Options, render
+        from toolkit.plan.planner import plan
         from toolkit.plan.recipes.sample import DEMO_TARGETS, EXAMPLE, demo_build, detect_hip
 
         p = argparse.ArgumentParser(prog="nox -s demo --", exit_on_error=False)
@@ -171,6 +179,8 @@ def demo(session: Any, posargs: Sequence[str]) -> None:
         p.add_argument("--workdir", default=None)
         p.add_argument("--cpu", action="store_true", help="build the CPU variant even with hipcc")
         p.add_argument("--no-smoke", action="store_true", help="stop after the checks")
+        p.add_argument("--rebuild", action="store_true",
+                       help="build the wheel even when nothing it depends on changed")
         args = p.parse_args(list(posargs))
         matrix = load_matrix()
         hip = None if args.cpu else detect_hip()
@@ -186,7 +196,8 @@ def demo(session: Any, posargs: Sequence[str]) -> None:
             print("demo: no ROCm/HIP compiler on this machine: building the CPU variant "
                   "(install Debian's hipcc for real GPU code)")
         gfx = matrix.expand_gfx(args.gfx) if args.gfx else DEMO_TARGETS
-        opts = Options(gfx=gfx, rocm_from="system", source=str(EXAMPLE), smoke=not args.no_smoke)
+        opts = Options(gfx=gfx, rocm_from="system", source=str(EXAMPLE), smoke=not args.no_smoke,
+                       rebuild=args.rebuild)
         layout = Layout.default(args.workdir)
         the_plan = plan(matrix, build, opts, host, layout, toolkit_python=sys.executable)
         if args.dry_run:

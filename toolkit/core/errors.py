@@ -59,3 +59,9 @@ def unknown(what: str, value: object, valid: Iterable[str]) -> UsageError:
     """The standard "unknown X 'v'; valid: a, b, c" error."""
     shown = ", ".join(str(v) for v in valid)
     return UsageError(f"unknown {what} {value!r}; valid: {shown}")
+
+
+class Busy(ToolkitError):
+    """Another run holds the lock of a build, an environment or a source mirror (exit 6)."""
+
+    exit_code = 6

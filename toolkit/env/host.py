@@ -57,21 +57,3 @@ def discover() -> HostFacts:
         sccache=shutil.which("sccache"),
         uv=find_uv(),
     )
-
-
-def with_system_rocm(host: HostFacts, want: str | None) -> HostFacts:
-    """``host`` plus the system ROCm install (preferring version ``want``), when there is one.
-
-    Not finding one is not an error here: the plan then shows /opt/rocm and the
-    install-rocm-sdk step reports what it looked at when it runs.
-    """
-    import dataclasses
-
-    from toolkit.core.errors import EnvironmentProblem
-    from toolkit.env.rocm import find_system
-
-    try:
-        found = find_system(want=want)
-    except EnvironmentProblem:
-        return host
-    return dataclasses.replace(host, system_rocm=SystemRocm(found.root, found.version))

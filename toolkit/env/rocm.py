@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.core.errors import EnvironmentProblem
-from toolkit.data.matrix import version_sort_key
-from toolkit.env.host import SystemRocm
+from toolkit.core.versions import version_sort_key
+from toolkit.env.host import HostFacts, SystemRocm
 
 QUERY_TIMEOUT_S = 120.0
 
@@ -154,3 +154,20 @@ def check_version(*, what: str, found: str, session: str, allow: bool,
 
 def targets_value(targets: Sequence[str]) -> str:
     return ";".join(targets)
+
+
+def with_system_rocm(host: HostFacts, want: str | None) -> HostFacts:
+    """``host`` plus the system ROCm install (preferring version ``want``), when there is one.
+
+    Not finding one is not an error here: the plan then shows /opt/rocm and the
+    install-rocm-sdk step reports what it looked at when it runs.
+    """
+    import dataclasses
+
+    from toolkit.core.errors import EnvironmentProblem
+
+    try:
+        found = find_system(want=want)
+    except EnvironmentProblem:
+        return host
+    return dataclasses.replace(host, system_rocm=SystemRocm(found.root, found.version))

@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from toolkit.core.versions import rocm_label
 from toolkit.data.matrix import Build
 
 
@@ -28,7 +29,7 @@ class Layout:
 
     def env_name(self, build: Build) -> str:
         torch = build.pkg_version.torch_minor
-        rocm = "cpu" if build.rocm.version == "cpu" else f"rocm{build.rocm.version}"
+        rocm = rocm_label(build.rocm.version)
         return f"{build.python}-{rocm}" + (f"-torch{torch}" if torch else "")
 
     def env_dir(self, build: Build) -> Path:

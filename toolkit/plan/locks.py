@@ -25,20 +25,15 @@ import hashlib
 import json
 import os
 import re
-import subprocess
-import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from toolkit.core.errors import EnvironmentProblem, StepFailed
 from toolkit.core.urls import mask
 
 if TYPE_CHECKING:
     from toolkit.data.matrix import Build, Matrix
-    from toolkit.plan.layout import Layout
-    from toolkit.plan.planner import Options
     from toolkit.plan.provision import Sources
 
 LOCK_FORMAT = 1
@@ -139,117 +134,3 @@ def header(build: Build, sources: Sources, name: str, digest: str) -> str:
         f"# regenerate: nox -s lock-{build.python}-rocm{build.rocm.version}  (file {name})",
         "#",
     ]) + "\n"
-
-
-def _tools_env(layout: Layout, interpreter: str, python: str) -> Path:
-    """A small venv of the target Python holding pip-tools (pip-compile resolves for its own
-    interpreter: markers and wheel tags must be the environment's, not the toolkit's)."""
-    from importlib.metadata import version
-
-    from toolkit.env.interpreters import find_uv
-
-    pt = version("pip-tools")
-    env = layout.cache / "tools" / f"pip-tools-{pt}-py{python}"
-    compile_bin = env / "bin" / "pip-compile"
-    if compile_bin.exists():
-        return compile_bin
-    uv = find_uv()
-    if not uv:
-        raise EnvironmentProblem("uv is needed to prepare pip-tools", hint="pip install uv")
-    for argv in ([uv, "venv", "-q", "--python", interpreter, str(env)],
-                 [uv, "pip", "install", "-q", "--python", str(env / "bin" / "python"),
-                  f"pip-tools=={pt}", "pip"]):
-        proc = subprocess.run(argv, capture_output=True, text=True, check=False)
-        if proc.returncode != 0:
-            last = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or [""]
-            raise EnvironmentProblem(f"cannot prepare pip-tools for Python {python}: "
-                                     f"{mask(' '.join(argv))}: {mask(last[0])}")
-    return compile_bin
-
-
-def compile_lock(
-    build: Build,
-    sources: Sources,
-    *,
-    interpreter: str,
-    layout: Layout,
-    name: str,
-    environ: Mapping[str, str] | None = None,
-) -> Path:
-    """Run pip-compile for one environment; write ``locks/<name>`` atomically, masked."""
-    compile_bin = _tools_env(layout, interpreter, build.python)
-    out_dir = layout.locks()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    digest = inputs_hash(build, sources)
-    env = dict(os.environ if environ is None else environ)
-    if sources.family:
-        env["ROCM_SDK_TARGET_FAMILY"] = sources.family
-    env.pop("PIP_FIND_LINKS", None)  # only what the lock records
-    env["PIP_CONFIG_FILE"] = os.devnull
-    with tempfile.TemporaryDirectory(prefix="toolkit-lock-") as tmp:
-        req = Path(tmp) / "requirements.in"
-        req.write_text(requirements_in(sources), encoding="utf-8")
-        out = Path(tmp) / name
-        argv = [str(compile_bin), "--quiet", "--generate-hashes", "--pre", "--strip-extras",
-                "--allow-unsafe", "--no-emit-trusted-host", "--emit-index-url",
-                "--emit-find-links", "--cache-dir", str(Path(tmp) / "cache"),
-                "--pip-args", "--no-cache-dir --timeout 15 --retries 1",
-                "--output-file", str(out), str(req)]
-        proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tmp,
-                              check=False)
-        if proc.returncode != 0:
-            lines = [ln for ln in (proc.stderr + proc.stdout).splitlines() if ln.strip()]
-            raise StepFailed(f"pip-compile failed for {name} (exit {proc.returncode}): "
-                             f"{mask(lines[-1] if lines else 'no output')}")
-        body = out.read_text(encoding="utf-8").replace(tmp, ".")
-        text = mask(header(build, sources, name, digest) + body)
-        final = out_dir / name
-        fd, tmp_out = tempfile.mkstemp(prefix=f".{name}.", dir=out_dir)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp_out, final)
-    return final
-
-
-@dataclass(frozen=True)
-class LockStatus:
-    name: str
-    state: str  # "current" | "stale" | "missing" | "no-header"
-    path: str
-
-
-def lock_status(matrix: Matrix, builds: Iterable[Build], options: Options,
-                layout: Layout) -> list[LockStatus]:
-    from toolkit.plan.provision import sources_for
-
-    found = read_locks(layout.locks())
-    out: dict[str, LockStatus] = {}
-    for b in builds:
-        name = lock_name(matrix, b)
-        if name in out:
-            continue
-        ref = find_lock(found, name)
-        path = str(layout.locks() / name)
-        if ref is None:
-            out[name] = LockStatus(name, "missing", path)
-        elif ref.inputs is None:
-            out[name] = LockStatus(name, "no-header", path)
-        else:
-            want = inputs_hash(b, sources_for(matrix, b, options))
-            out[name] = LockStatus(name, "current" if want == ref.inputs else "stale", path)
-    return list(out.values())
-
-
-def write_locks(matrix: Matrix, builds: Iterable[Build], options: Options, layout: Layout,
-                *, interpreter: str) -> list[Path]:
-    """One lock per distinct environment among ``builds``."""
-    from toolkit.plan.provision import sources_for
-
-    done: dict[str, Path] = {}
-    for b in builds:
-        name = lock_name(matrix, b)
-        if name in done:
-            continue
-        done[name] = compile_lock(b, sources_for(matrix, b, options), interpreter=interpreter,
-                                  layout=layout, name=name)
-    return list(done.values())

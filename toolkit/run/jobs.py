@@ -1,114 +1,34 @@
-"""The main job: run the plans of a session, one build after another, and summarise.
+"""The main job: run the plans of a session, one build after another.
 
-Each build runs provision -> source -> build -> name -> check -> smoke through
-``toolkit.run.executor``; a failed build is reported (failing command, exit code, output tail)
-and the next build still runs; the final table shows package, wheel, checks, smoke, time.
+Each build holds its build lock (one run per build id and work folder: a second is refused
+in one line naming the holder) and its environment's lock (a second build sharing the
+environment waits), runs through ``toolkit.run.executor`` and writes its manifest at the
+start (``running``) and at the end (``ok``, ``failed`` or ``interrupted`` with the step).
+A failed build is reported (failing command, exit code, output tail, where the failing wheel
+was kept) and the next build still runs. Ctrl-C and SIGTERM stop the build, record
+``interrupted`` and propagate.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-import re
-import shlex
-import shutil
-import subprocess
-import sys
+import contextlib
+import signal
+import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from types import FrameType
 
 from toolkit.core.errors import ToolkitError
+from toolkit.core.reporter import NullReporter, Reporter
 from toolkit.plan.layout import Layout
-from toolkit.plan.planner import Plan, Step
-from toolkit.run import executor as execute
+from toolkit.plan.model import Plan, options_json
+from toolkit.run import executor
+from toolkit.run.context import Run
+from toolkit.run.locking import hold
 
-
-def _learn_wheel(step: Step, run: execute.Run) -> None:
-    dest = run.layout.dist(run.plan.build)
-    wheels = sorted(dest.glob("*.whl"), key=lambda p: p.stat().st_mtime)
-    if wheels:
-        run.values["WHEEL"] = str(wheels[-1])
-
-
-execute.register("name-wheel", after=_learn_wheel)
-
-KEY_FILE = ".build-key"
-
-
-def _hash_tree(h: Any, root: Path) -> None:
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in {".git", "__pycache__", "build"})
-        for name in sorted(filenames):
-            path = Path(dirpath) / name
-            h.update(str(path.relative_to(root)).encode() + b"\0")
-            try:
-                h.update(path.read_bytes())
-            except OSError:
-                h.update(b"<unreadable>")
-
-
-def build_key(step: Step, run: execute.Run) -> str:
-    """What a wheel depends on: sources, the exact command and environment, installed dists."""
-    h = hashlib.sha256()
-    h.update(json.dumps([run.resolve(a) for a in step.argv]).encode())
-    h.update(json.dumps(execute.step_environment(step, run, {}), sort_keys=True).encode())
-    _hash_tree(h, run.layout.worktree(run.plan.build))
-    # The environment as defined: its provisioning stamp and every step before this one
-    # (not a listing of site-packages: smoke runs add pytest there, which changes no wheel).
-    stamp = run.layout.env_dir(run.plan.build) / ".toolkit-env.json"
-    h.update(stamp.read_bytes() if stamp.exists() else b"<no stamp>")
-    for earlier in run.plan.steps:
-        if earlier.name == step.name:
-            break
-        h.update(json.dumps([earlier.name, list(earlier.argv), dict(earlier.env)]).encode())
-    return h.hexdigest()
-
-
-def _wheelhouse(run: execute.Run) -> Path:
-    return run.layout.build_dir(run.plan.build) / "wheelhouse"
-
-
-_RPATH_FLAG = re.compile(r"^-Wl,(-rpath[,=]|-R)(/.*)$")
-
-
-def sanitized_ldshared(python: str) -> str:
-    """The interpreter's LDSHARED without absolute ``-Wl,-rpath`` flags.
-
-    Interpreters built with an rpath in LDFLAGS (pyenv, some distros) stamp that build-machine
-    path as RUNPATH into every extension they link; the check rightly fails such wheels.
-    """
-    code = "import sysconfig; print(sysconfig.get_config_var('LDSHARED') or '')"
-    res = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=120)
-    words = shlex.split(res.stdout.strip()) if res.returncode == 0 else []
-    kept = [w for w in words if not _RPATH_FLAG.match(w)]
-    return " ".join(shlex.quote(w) for w in kept) or "gcc -shared"
-
-
-def _before_build(step: Step, run: execute.Run) -> str | None:
-    if "{LDSHARED}" in step.env.get("LDSHARED", ""):
-        run.values["LDSHARED"] = sanitized_ldshared(str(run.layout.env_python(run.plan.build)))
-    key = build_key(step, run)
-    house = _wheelhouse(run)
-    key_file = house / KEY_FILE
-    wheels = list(house.glob("*.whl"))
-    forced = os.environ.get("TOOLKIT_REBUILD") == "1"
-    if not forced and len(wheels) == 1 and key_file.exists() and key_file.read_text() == key:
-        return f"up to date: sources, command and environment unchanged ({key[:12]})"
-    shutil.rmtree(house, ignore_errors=True)  # a stale wheel never gets renamed as new
-    run.values["_BUILD_KEY"] = key
-    return None
-
-
-def _after_build(step: Step, run: execute.Run) -> None:
-    key = run.values.pop("_BUILD_KEY", "")
-    if key:
-        (_wheelhouse(run) / KEY_FILE).write_text(key)
-
-
-execute.register("build-wheel", before=_before_build, after=_after_build)
+ENV_WAIT_S = 3 * 3600.0
 
 
 @dataclass
@@ -123,7 +43,7 @@ class Outcome:
     exit_code: int = 0
 
 
-def _status(run: execute.Run | None, name: str) -> str | None:
+def _status(run: Run | None, name: str) -> str | None:
     if run is None:
         return None
     for r in run.results:
@@ -132,58 +52,98 @@ def _status(run: execute.Run | None, name: str) -> str | None:
     return None
 
 
-def run_plans(plans: list[Plan], layout: Layout, out: TextIO | None = None) -> list[Outcome]:
-    out = out or sys.stdout
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM stops a build like Ctrl-C does (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _staged_note(run: Run | None) -> str:
+    wheel = run.values.get("WHEEL") if run else None
+    if run and wheel and run.failed_step in ("check", "install-wheel", "smoke"):
+        return f"\n  the failing wheel is kept for inspection at {wheel}"
+    return ""
+
+
+def _manifest_at_start(run: Run) -> None:
+    write_manifest(run, None)
+
+
+def run_one(p: Plan, layout: Layout, reporter: Reporter) -> Outcome:
+    o = Outcome(p.build.id, p.build.package.name)
+    reporter.info(f"=== {p.build.id} (targets: {', '.join(p.targets)})")
+    reporter.info(f"    reproduce with: {repro_command(layout, p.build.id)}")
+    start = time.monotonic()
+    runs: list[Run] = []
+    build_lock = layout.build_dir(p.build).with_name(p.build.id + ".lock")
+    env_dir = layout.env_dir(p.build)
+    try:
+        with hold(build_lock, f"build {p.build.id} in {layout.root}"), \
+                hold(env_dir.with_name(env_dir.name + ".lock"), f"environment {env_dir}",
+                     wait=ENV_WAIT_S, on_wait=reporter.info):
+            try:
+                executor.execute(p, layout, reporter=reporter, run_out=runs,
+                                 on_start=_manifest_at_start)
+            except ToolkitError as err:
+                o.error = str(err) + _staged_note(runs[0] if runs else None)
+                o.exit_code = err.exit_code
+            except KeyboardInterrupt:
+                o.error = "interrupted"
+                o.exit_code = 130
+                if runs:
+                    _finish(runs[0], o, p, start, interrupted=True)
+                raise
+            if runs:
+                _finish(runs[0], o, p, start)
+    except ToolkitError as err:  # refused: a lock is held by another run
+        o.error = str(err)
+        o.exit_code = err.exit_code
+    o.seconds = time.monotonic() - start
+    if o.error:
+        reporter.info(f"error: {o.error}")
+        reporter.info(f"    reproduce with: {repro_command(layout, p.build.id)}")
+    return o
+
+
+def _finish(run: Run, o: Outcome, p: Plan, start: float, *, interrupted: bool = False) -> None:
+    o.seconds = time.monotonic() - start
+    if "WHEEL" in run.values:
+        o.wheel = Path(run.values["WHEEL"]).name
+    failed = run.failed_step
+    o.checks = _status(run, "check") or ("FAILED" if failed == "check" else "not run")
+    o.smoke = _status(run, "smoke") or ("FAILED" if failed == "smoke" else "not run")
+    if not any(s.name == "smoke" for s in p.steps):
+        o.smoke = "not planned"
+    write_manifest(run, o, interrupted=interrupted)
+
+
+def run_plans(plans: list[Plan], layout: Layout,
+              reporter: Reporter | None = None) -> list[Outcome]:
+    reporter = reporter or NullReporter()
     outcomes: list[Outcome] = []
-    for p in plans:
-        o = Outcome(p.build.id, p.build.package.name)
-        print(f"\n=== {p.build.id} (targets: {', '.join(p.targets)})", file=out, flush=True)
-        print(f"    reproduce with: {repro_command(layout, p.build.id)}", file=out, flush=True)
-        start = time.monotonic()
-        run: execute.Run | None = None
-        try:
-            run = execute.execute(p, layout, out=out,
-                                  on_start=_manifest_at_start)
-        except ToolkitError as err:
-            o.error = str(err)
-            o.exit_code = err.exit_code
-            print(f"error: {err}", file=out, flush=True)
-            print(f"    reproduce with: {repro_command(layout, p.build.id)}", file=out, flush=True)
-            run = execute.LAST_RUN
-        o.seconds = time.monotonic() - start
-        if run is not None:
-            if "WHEEL" in run.values:
-                o.wheel = Path(run.values["WHEEL"]).name
-            failed = run.failed_step
-            o.checks = _status(run, "check") or ("FAILED" if failed == "check" else "not run")
-            o.smoke = _status(run, "smoke") or ("FAILED" if failed == "smoke" else "not run")
-            if not any(s.name == "smoke" for s in p.steps):
-                o.smoke = "not planned"
-            write_manifest(run, o)
-        outcomes.append(o)
+    with _sigterm_as_interrupt():
+        for p in plans:
+            outcomes.append(run_one(p, layout, reporter))
     return outcomes
-
-
-def summary(outcomes: list[Outcome], out: TextIO | None = None) -> None:
-    from rich.table import Table
-
-    from toolkit.cli.console import console
-
-    table = Table(title="Builds")
-    for col in ("Build", "Wheel", "Checks", "Smoke", "Time", "Result"):
-        table.add_column(col)
-    for o in outcomes:
-        table.add_row(o.build_id, o.wheel, o.checks, o.smoke, f"{o.seconds:.1f}s",
-                      "ok" if o.error is None else "FAILED")
-    console(out).print(table)
 
 
 def exit_code(outcomes: list[Outcome]) -> int:
     return next((o.exit_code for o in outcomes if o.exit_code), 0)
 
 
-def write_manifest(run: execute.Run, outcome: Outcome | None,
-                   name: str = "manifest.json") -> Path:
+def write_manifest(run: Run, outcome: Outcome | None, name: str = "manifest.json", *,
+                   interrupted: bool = False) -> Path:
     """``artifacts/<build-id>/manifest.json`` (see toolkit.run.manifest); ``outcome`` None = running."""
     from toolkit import __version__
     from toolkit.plan.recipes import recipe_for
@@ -194,12 +154,13 @@ def write_manifest(run: execute.Run, outcome: Outcome | None,
     recipe = recipe_for(b.package.recipe)
     env_python = str(run.layout.env_python(b))
     plan_json = p.as_json()
-    finished = outcome is not None
+    finished = outcome is not None and not interrupted
     data = {
         "schema_version": manifest.SCHEMA_VERSION,
         "toolkit_version": __version__,
         "build": b.as_json(),
         "recipe": b.package.recipe,
+        "options": options_json(p.options) if p.options else None,
         "dist": b.package.dist,
         "targets": list(p.targets),
         "family": p.family,
@@ -225,16 +186,13 @@ def write_manifest(run: execute.Run, outcome: Outcome | None,
             for r in run.results
         ],
         "plan": plan_json,
-        "outcome": "running" if outcome is None else ("ok" if outcome.error is None else "failed"),
+        "outcome": ("running" if outcome is None else "interrupted" if interrupted
+                    else "ok" if outcome.error is None else "failed"),
         "failed_step": run.failed_step,
         "error": outcome.error if outcome else None,
         "repro": repro_command(run.layout, b.id),
     }
     return manifest.write(run.layout.artifacts(b) / name, data)
-
-
-def _manifest_at_start(run: execute.Run) -> None:
-    write_manifest(run, None)
 
 
 def repro_command(layout: Layout, build_id: str) -> str:

@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import re
-import subprocess
 
 from toolkit.core.errors import EnvironmentProblem
+from toolkit.core.proc import CommandFailed, run
 
 _HIP = re.compile(r"HIP version:\s*([0-9]+)\.([0-9]+)")
 
 
 def hipcc_version(hipcc: str) -> str:
     try:
-        out = subprocess.run([hipcc, "--version"], capture_output=True, text=True, timeout=120,
-                             env=None).stdout
-    except OSError as exc:
-        raise EnvironmentProblem(f"cannot run {hipcc} --version: {exc}") from None
+        out = run([hipcc, "--version"], timeout=120, check=False).stdout
+    except CommandFailed as exc:
+        raise EnvironmentProblem(f"cannot run {hipcc} --version: {exc.reason}") from None
     m = _HIP.search(out)
     if not m:
         raise EnvironmentProblem(f"{hipcc} --version printed no 'HIP version: X.Y' line")
@@ -25,7 +24,7 @@ def hipcc_version(hipcc: str) -> str:
 def hip_match(hipcc: str, python: str) -> str:
     """hipcc major.minor must equal torch.version.hip major.minor (apex's own rule)."""
     from toolkit.env.rocm import major_minor
-    from toolkit.plan.provision import torch_info
+    from toolkit.env.torchprobe import torch_info
 
     compiler = hipcc_version(hipcc)
     hip = torch_info(python).get("hip")

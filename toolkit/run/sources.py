@@ -1,84 +1,102 @@
-"""Sources at the matrix ref: a shared mirror per package, a fresh worktree per build.
+"""Executing get-sources: a shared mirror per package, a fresh worktree per build, or a
+contributor's checkout copied (never modified). The commit is learned into SHA/SHA8.
 
-``git clone --mirror`` into the cache once (fetched again only when the ref is missing or
-``TOOLKIT_FETCH=1``), then a fresh ``git worktree`` per build (apex 1.8 rewrites its own tree
-while building). ``--source PATH`` builds from a contributor's checkout: it is copied, never
-modified. The commit is learned into ``SHA``/``SHA8`` for naming and manifests.
+The mirror is cloned once into the cache (``git clone --mirror``, into ``X.partial`` then
+renamed) and fetched again only when the ref is missing; one writer at a time (a lock next
+to it). Git never prompts (``GIT_TERMINAL_PROMPT=0``).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 from toolkit.core.errors import StepFailed, UsageError
-from toolkit.plan.planner import Step
-from toolkit.run import executor as execute
+from toolkit.core.proc import CommandFailed
+from toolkit.core.proc import run as run_proc
+from toolkit.core.steps import CopySources, FetchSources, Step
+from toolkit.core.urls import mask
+from toolkit.run.context import Run, StepResult
+from toolkit.run.locking import hold
 
 _IGNORE = shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__pycache__", ".nox")
+GIT_TIMEOUT_S = 3600.0
+MIRROR_WAIT_S = 3600.0
 
 
-def git(*args: str, cwd: str | Path | None = None) -> str:
+def git(*args: str, cwd: str | Path | None = None, check: bool = True) -> str:
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
-    res = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, env=env)
-    if res.returncode != 0:
-        from toolkit.core.urls import mask
-
-        raise StepFailed(f"git {mask(' '.join(args))} failed (exit {res.returncode}): "
-                         f"{mask(res.stderr.strip()[-2000:])}")
-    return res.stdout.strip()
+    try:
+        res = run_proc(["git", *args], cwd=cwd, env=env, timeout=GIT_TIMEOUT_S, check=check)
+    except CommandFailed as exc:
+        detail = exc.reason or f"exit {exc.returncode}"
+        tail = "; ".join(exc.tail[-3:])
+        raise StepFailed(f"git {mask(' '.join(args))} failed ({detail}): {mask(tail)}") from None
+    return res.stdout.strip() if res.ok else ""
 
 
 def _has_ref(mirror: Path, ref: str) -> bool:
-    res = subprocess.run(["git", "-C", str(mirror), "rev-parse", "--verify", "--quiet",
-                          f"{ref}^{{commit}}"], capture_output=True, text=True)
-    return res.returncode == 0
+    res = run_proc(["git", "-C", str(mirror), "rev-parse", "--verify", "--quiet",
+                    f"{ref}^{{commit}}"], timeout=120, check=False)
+    return res.ok
 
 
-def ensure_mirror(repo: str, mirror: Path, ref: str) -> None:
+def ensure_mirror(repo: str, mirror: Path, ref: str, run: Run) -> None:
     if not (mirror / "HEAD").exists():
         mirror.parent.mkdir(parents=True, exist_ok=True)
         tmp = mirror.with_name(mirror.name + ".partial")
         shutil.rmtree(tmp, ignore_errors=True)
+        run.note(f"$ git clone --mirror --quiet {repo} {tmp}")
         git("clone", "--mirror", "--quiet", repo, str(tmp))
         os.replace(tmp, mirror)
-    elif os.environ.get("TOOLKIT_FETCH") == "1" or not _has_ref(mirror, ref):
+    elif not _has_ref(mirror, ref):
+        run.note(f"$ git -C {mirror} fetch --quiet --prune origin")
         git("-C", str(mirror), "fetch", "--quiet", "--prune", "origin")
     if not _has_ref(mirror, ref):
         raise UsageError(f"ref {ref!r} does not exist in {repo}")
 
 
-def _before(step: Step, run: execute.Run) -> str | None:
-    build = run.plan.build
-    worktree = run.layout.worktree(build)
-    if run.plan.source:
-        src = Path(run.plan.source)
-        if not src.is_dir():
-            raise UsageError(f"--source {src} is not a folder")
-        shutil.rmtree(worktree, ignore_errors=True)
-        shutil.copytree(src, worktree, ignore=_IGNORE, symlinks=True)
-        return None  # the step's argv (git rev-parse HEAD in the checkout) still runs
-    mirror = run.layout.mirror(build.package.name)
-    ensure_mirror(build.package.repo, mirror, build.pkg_version.ref)
-    if worktree.exists():
-        subprocess.run(["git", "-C", str(mirror), "worktree", "remove", "--force", str(worktree)],
-                       capture_output=True)
-        shutil.rmtree(worktree, ignore_errors=True)
-    git("-C", str(mirror), "worktree", "prune")
-    return None
-
-
-def _after(step: Step, run: execute.Run) -> None:
-    src = run.plan.source
-    where = Path(src) if src else run.layout.worktree(run.plan.build)
+def _learn_sha(run: Run, where: Path) -> None:
     try:
-        sha = git("-C", str(where), "rev-parse", "HEAD")
-    except StepFailed:
-        sha = "0" * 40  # a plain folder (e.g. the bundled example): no commit
+        sha = git("-C", str(where), "rev-parse", "HEAD", check=False) or "0" * 40
+    except StepFailed:  # no git at all: a plain folder has no commit either
+        sha = "0" * 40
     run.values["SHA"] = sha
     run.values["SHA8"] = sha[:8]
 
 
-execute.register("get-sources", before=_before, after=_after)
+def fetch_sources(step: Step, run: Run) -> StepResult | str:
+    action = step.action
+    assert isinstance(action, FetchSources)
+    mirror, worktree = Path(action.mirror), Path(action.worktree)
+    with hold(mirror.with_name(mirror.name + ".lock"), f"source mirror {mirror}",
+              wait=MIRROR_WAIT_S, on_wait=run.reporter.info):
+        ensure_mirror(action.repo, mirror, action.ref, run)
+        if worktree.exists():
+            git("-C", str(mirror), "worktree", "remove", "--force", str(worktree), check=False)
+            shutil.rmtree(worktree, ignore_errors=True)
+        git("-C", str(mirror), "worktree", "prune")
+        run.note(f"$ {' '.join(action.command().argv)}")
+        git(*action.command().argv[1:])
+        if action.submodules:
+            run.note("$ git submodule update --init --recursive")
+            git("-C", str(worktree), "submodule", "update", "--init", "--recursive")
+    _learn_sha(run, worktree)
+    return StepResult(step.name, step.kind, list(action.command().argv), {}, returncode=0)
+
+
+def copy_sources(step: Step, run: Run) -> StepResult | str:
+    action = step.action
+    assert isinstance(action, CopySources)
+    src, worktree = Path(action.source), Path(action.worktree)
+    if not src.is_dir():
+        raise UsageError(f"--source {src} is not a folder")
+    shutil.rmtree(worktree, ignore_errors=True)
+    try:
+        shutil.copytree(src, worktree, ignore=_IGNORE, symlinks=True)
+    except (OSError, shutil.Error) as exc:
+        raise StepFailed(f"cannot copy {src} to {worktree}: {exc}") from None
+    run.note(f"# copied {src} to {worktree}")
+    _learn_sha(run, src)
+    return StepResult(step.name, step.kind, [], {}, returncode=0)

@@ -9,6 +9,7 @@ renamed; a failure leaves whatever was there before untouched.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shutil
@@ -20,6 +21,7 @@ from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
 from toolkit.core.errors import StepFailed, UsageError
+from toolkit.core.versions import rocm_label
 
 _SKIP = re.compile(r"\.dist-info/RECORD(\.jws|\.p7s)?$")
 
@@ -27,7 +29,7 @@ _SKIP = re.compile(r"\.dist-info/RECORD(\.jws|\.p7s)?$")
 def local_label(rocm: str, sha: str) -> str:
     if not re.fullmatch(r"[0-9a-f]{8,40}", sha):
         raise UsageError(f"bad source commit {sha!r}: expected 8-40 lowercase hex digits")
-    return ("cpu" if rocm == "cpu" else f"rocm{rocm}") + f"git{sha[:8]}"
+    return rocm_label(rocm) + f"git{sha[:8]}"
 
 
 def with_local(version: str, label: str) -> str:
@@ -64,6 +66,7 @@ def retag(src: Path, dest_dir: Path, *, version: str | None = None,
     """Write ``src`` into ``dest_dir`` with a new version and/or platform tag, atomically."""
     from wheel.wheelfile import WheelFile
 
+    logging.getLogger("wheel").setLevel(logging.WARNING)  # no "adding ..." line per member
     _name, old_version, py, abi, plat = _parse(src)
     new_version = version or str(old_version)
     new_plat = platform or plat

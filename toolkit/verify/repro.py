@@ -16,12 +16,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, TextIO
+from typing import Any
 
 from toolkit.core.errors import EnvironmentProblem, UsageError
+from toolkit.core.reporter import Reporter
 from toolkit.data.matrix import Build, load_matrix
 from toolkit.plan.layout import Layout
-from toolkit.plan.planner import Plan, Step
+from toolkit.plan.model import Plan
 
 
 @dataclass(frozen=True)
@@ -50,23 +51,45 @@ def _build(data: Mapping[str, Any]) -> Build:
 
 
 def reconstruct(data: Mapping[str, Any]) -> tuple[Plan, Layout]:
-    """The recorded plan, with sources pinned to the recorded commit."""
+    """Plan the build again from the manifest's recorded inputs (never its commands): the
+    build, its options and targets, the sources pinned to the recorded commit."""
+    from toolkit.env.host import SystemRocm, discover
+    from toolkit.env.rocm import with_system_rocm
+    from toolkit.plan.locks import read_locks
+    from toolkit.plan.model import options_from_json
+    from toolkit.plan.planner import plan
+
     build = _build(data)
     sha = data["source"].get("sha")
-    source = data["source"].get("path")
-    steps: list[Step] = []
-    for s in data["plan"]["steps"]:
-        argv = tuple(s["argv"])
-        if s["name"] == "get-sources" and not source and sha:
-            argv = (*argv[:-1], sha)
-        steps.append(Step(s["name"], argv, s["description"], MappingProxyType(dict(s["env"])),
-                          tuple(s["unset"]), s["cwd"], echo=s["name"] == "smoke"))
-    if sha and not source:
+    options = options_from_json(data.get("options") or {})
+    env_dir = Path(data["env_dir"])
+    layout = Layout(Path(data["workdir"]), env_dir.parent.parent)
+    if sha and not options.source:
         build = dataclasses.replace(build, pkg_version=dataclasses.replace(build.pkg_version,
                                                                            ref=sha))
-    plan = Plan(build, tuple(data["targets"]), data.get("family"), tuple(steps), source)
-    env_dir = Path(data["env_dir"])
-    return plan, Layout(Path(data["workdir"]), env_dir.parent.parent)
+    options = dataclasses.replace(
+        options, gfx=tuple(data["targets"]), rebuild=True,
+        locks=() if options.no_lock else read_locks(layout.locks()))
+    host = discover()
+    create = next((s for s in data["plan"]["steps"] if s["name"] == "create-env"), None)
+    interp = ((create or {}).get("action") or {}).get("interpreter")
+    if isinstance(interp, str) and os.path.isabs(interp) and os.path.exists(interp):
+        host = dataclasses.replace(host, interpreters=MappingProxyType({build.python: interp}))
+    root = data["sdk"].get("root")
+    if data["sdk"].get("provider") == "system" and build.rocm.version != "cpu":
+        host = (dataclasses.replace(host, system_rocm=SystemRocm(root, build.rocm.version))
+                if root and os.path.isdir(root) else with_system_rocm(host, build.rocm.version))
+    return plan(load_matrix(), build, options, host, layout, toolkit_python=sys.executable), layout
+
+
+def plan_differences(recorded: Mapping[str, Any], again: Plan) -> list[str]:
+    """Steps the recorded plan and the plan made here disagree on (name and kind)."""
+    old = [(s.get("name"), (s.get("action") or {}).get("kind")) for s in recorded["steps"]]
+    new = [(s.name, s.kind) for s in again.steps]
+    if old == new:
+        return []
+    return [f"recorded steps {', '.join(f'{n} ({k})' for n, k in old)}; "
+            f"planned here {', '.join(f'{n} ({k})' for n, k in new)}"]
 
 
 def differences(data: Mapping[str, Any]) -> list[Difference]:
@@ -120,14 +143,12 @@ def compare(original: Mapping[str, Any], again: Mapping[str, Any]) -> list[str]:
     return notes
 
 
-def reproduce(path: str, *, step: str | None = None, dry_run: bool = False, force: bool = False,
-              out: TextIO | None = None) -> int:
-    from toolkit.plan.planner import render
-    from toolkit.run import executor as execute
-    from toolkit.run import jobs as building
-    from toolkit.run import manifest
+def reproduce(path: str, reporter: Reporter, *, step: str | None = None, dry_run: bool = False,
+              force: bool = False) -> int:
+    from toolkit.plan.model import render
+    from toolkit.run import executor, jobs, manifest
+    from toolkit.run.context import Run
 
-    out = out or sys.stdout
     data = manifest.load(path)
     plan, layout = reconstruct(data)
     names = [s.name for s in plan.steps]
@@ -136,35 +157,40 @@ def reproduce(path: str, *, step: str | None = None, dry_run: bool = False, forc
     diffs = differences(data)
     for d in diffs:
         mark = "REFUSE" if d.fatal else "note"
-        print(f"{mark:>6}  {d.what}: manifest {d.manifest}; this machine {d.here}", file=out)
+        reporter.info(f"{mark:>6}  {d.what}: manifest {d.manifest}; this machine {d.here}")
     if not diffs:
-        print("host: same ROCm, interpreter, GPUs and glibc as the manifest", file=out)
+        reporter.info("host: same ROCm, interpreter, GPUs and glibc as the manifest")
     fatal = [d for d in diffs if d.fatal]
     if fatal and not force:
         raise EnvironmentProblem(
             "reproduction would be meaningless here: "
             + "; ".join(f"{d.what} {d.manifest} in the manifest, {d.here} here" for d in fatal),
             hint="run it on a matching machine, or pass --force")
+    changed = plan_differences(data["plan"], plan)
+    if changed:
+        raise UsageError("the recorded plan differs from the plan made here from its inputs: "
+                         + "; ".join(changed))
     last = names.index(step) if step else len(names) - 1
     wanted = set(names[: last + 1])
     if dry_run:
-        print(render(dataclasses.replace(plan, steps=tuple(s for s in plan.steps
-                                                             if s.name in wanted))), file=out)
+        reporter.info(render(dataclasses.replace(plan, steps=tuple(s for s in plan.steps
+                                                             if s.name in wanted))))
         return 0
-    os.environ["TOOLKIT_REBUILD"] = "1"  # re-run the build even if the wheelhouse is current
-    outcome = building.Outcome(plan.build.id, plan.build.package.name)
+    outcome = jobs.Outcome(plan.build.id, plan.build.package.name)
+    runs: list[Run] = []
     try:
-        run = execute.execute(plan, layout, out=out, only=lambda s: s.name in wanted)
+        run = executor.execute(plan, layout, reporter=reporter, run_out=runs,
+                               only=lambda s: s.name in wanted)
     except Exception as err:
         outcome.error = str(err)
-        if execute.LAST_RUN is not None:
-            building.write_manifest(execute.LAST_RUN, outcome, "repro-manifest.json")
+        if runs:
+            jobs.write_manifest(runs[0], outcome, "repro-manifest.json")
         raise
-    again = building.write_manifest(run, outcome, "repro-manifest.json")
+    again = jobs.write_manifest(run, outcome, "repro-manifest.json")
     notes = compare(data, manifest.load(again))
     for note in notes:
-        print(f"  differs: {note}", file=out)
+        reporter.info(f"  differs: {note}")
     if not notes:
-        print(f"reproduced: same installed distributions ({len(data['installed'])}) and the same "
-              f"step commands; see {again}", file=out)
+        reporter.info(f"reproduced: same installed distributions ({len(data['installed'])}) "
+                      f"and the same step commands; see {again}")
     return 1 if notes else 0

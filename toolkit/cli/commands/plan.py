@@ -33,6 +33,8 @@ def add_build_options(p: argparse.ArgumentParser) -> None:
                    help="accept a system ROCm whose version differs from the session's")
     p.add_argument("--rocm-sdk-test", action="store_true",
                    help="run `rocm-sdk test` after installing the pip SDK")
+    p.add_argument("--rebuild", action="store_true",
+                   help="build the wheel even when nothing it depends on changed")
 
 
 def options_from(args: argparse.Namespace) -> tuple[object, object]:
@@ -41,7 +43,7 @@ def options_from(args: argparse.Namespace) -> tuple[object, object]:
     from toolkit.data.matrix import load_matrix
     from toolkit.plan.layout import Layout
     from toolkit.plan.locks import read_locks
-    from toolkit.plan.planner import Options
+    from toolkit.plan.model import Options
 
     matrix = load_matrix()
     # CI overrides (flags win): TOOLKIT_ROCM_FROM, TOOLKIT_ROCM_INDEX_URL, TOOLKIT_ROCM_FAMILY
@@ -63,6 +65,7 @@ def options_from(args: argparse.Namespace) -> tuple[object, object]:
                    naming=args.naming, smoke=not args.no_smoke, no_lock=args.no_lock,
                    allow_insecure_index=args.allow_insecure_index,
                    allow_rocm_mismatch=args.allow_rocm_mismatch, rocm_sdk_test=args.rocm_sdk_test,
+                   rebuild=getattr(args, "rebuild", False),
                    locks=() if args.no_lock else read_locks(Layout.default(args.workdir).locks()))
     return matrix, opts
 
@@ -71,9 +74,11 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from toolkit.data.matrix import Matrix
-    from toolkit.env.host import discover, with_system_rocm
+    from toolkit.env.host import discover
+    from toolkit.env.rocm import with_system_rocm
     from toolkit.plan.layout import Layout
-    from toolkit.plan.planner import Options, plan, render
+    from toolkit.plan.model import Options, render
+    from toolkit.plan.planner import plan
     from toolkit.plan.provision import sdk_provider
 
     matrix, opts = options_from(args)

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from toolkit.data.matrix import Build, Matrix
     from toolkit.plan.layout import Layout
-    from toolkit.plan.planner import Options, Plan
-    from toolkit.run.executor import Run
+    from toolkit.plan.model import Options, Plan
+    from toolkit.run.context import Run
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,8 +39,9 @@ def provisioning_plan(matrix: Matrix, build: Build, options: Options, layout: La
     """The build's plan cut down to its provisioning steps (interpreter resolved first)."""
     from toolkit.env.host import discover
     from toolkit.env.interpreters import find
-    from toolkit.plan.planner import Plan, plan
-    from toolkit.plan.provision import PROVISION_STEPS, sdk_provider
+    from toolkit.plan.model import Plan
+    from toolkit.plan.planner import plan
+    from toolkit.plan.provision import sdk_provider
 
     host = discover()
     if find_interpreter:
@@ -57,15 +58,17 @@ def provisioning_plan(matrix: Matrix, build: Build, options: Options, layout: La
             if find_interpreter:
                 raise
     full = plan(matrix, build, options, host, layout, toolkit_python=sys.executable)
-    steps = tuple(s for s in full.steps if s.name in PROVISION_STEPS)
-    return Plan(full.build, full.targets, full.family, steps)
+    steps = tuple(s for s in full.steps if s.reuse_env or s.kind == "create-env")
+    return Plan(full.build, full.targets, full.family, steps, options=full.options)
 
 
 def provision(matrix: Matrix, build: Build, options: Options, layout: Layout) -> Run:
     """Provision (or reuse) the environment of ``build``; the executor's ``Run``."""
+    from toolkit.cli.console import StreamReporter
     from toolkit.run.executor import execute
 
-    return execute(provisioning_plan(matrix, build, options, layout), layout, out=sys.stderr)
+    return execute(provisioning_plan(matrix, build, options, layout), layout,
+                   reporter=StreamReporter(sys.stderr))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.core.urls import mask
     from toolkit.data.matrix import Matrix
     from toolkit.plan.layout import Layout
-    from toolkit.plan.planner import Options, render
+    from toolkit.plan.model import Options, render
 
     matrix, opts = options_from(args)
     assert isinstance(matrix, Matrix) and isinstance(opts, Options)

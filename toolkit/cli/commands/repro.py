@@ -15,6 +15,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from toolkit.cli.console import StreamReporter
     from toolkit.verify.repro import reproduce
 
-    return reproduce(args.manifest, step=args.step, dry_run=args.dry_run, force=args.force)
+    return reproduce(args.manifest, StreamReporter(), step=args.step, dry_run=args.dry_run,
+                     force=args.force)

@@ -8,8 +8,9 @@
 
 from __future__ import annotations
 
+from toolkit.core.steps import Command, Step
 from toolkit.data.matrix import Build, PackageVersion, version_sort_key
-from toolkit.plan.planner import Context, Step
+from toolkit.plan.model import Context
 
 EXT_FLAGS = ("--cpp_ext", "--cuda_ext")
 BUILD_REQUIREMENTS = ("build", "wheel", "setuptools", "ninja", "packaging")
@@ -57,23 +58,21 @@ class ApexRecipe:
             argv += [f"-C--build-option={flag}" for flag in EXT_FLAGS]
         argv += ["--outdir", ctx.wheelhouse, ctx.source_dir]
         return [
-            Step("install-requirements", ctx.uv_pip(*BUILD_REQUIREMENTS),
-                 "install the build front-end apex's setup.py needs (torch is already there)"),
+            Step("install-requirements",
+                 "install the build front-end apex's setup.py needs (torch is already there)",
+                 ctx.uv_pip(*BUILD_REQUIREMENTS)),
             Step(
                 "preflight",
-                (ctx.toolkit_python, "-m", "toolkit", "preflight", "hip-match",
-                 "--hipcc", f"{ctx.rocm.bin}/hipcc", "--python", ctx.env_python),
                 "hipcc major.minor must equal torch.version.hip major.minor "
                 "(apex refuses to build otherwise, with a misleading message)",
+                Command((ctx.toolkit_python, "-m", "toolkit", "preflight", "hip-match",
+                         "--hipcc", f"{ctx.rocm.bin}/hipcc", "--python", ctx.env_python)),
             ),
-            Step(
-                "build-wheel",
-                tuple(argv),
+            ctx.build_wheel(
                 f"build apex {v.version} ("
                 + ("JIT ops prebuilt" if jit else "--cpp_ext --cuda_ext")
                 + f") for {';'.join(ctx.targets)}",
-                env=env,
-                cwd=ctx.source_dir,
+                tuple(argv), env=env, cwd=ctx.source_dir,
             ),
         ]
 

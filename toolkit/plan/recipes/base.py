@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from toolkit.core.steps import Step
     from toolkit.data.matrix import Build, PackageVersion
-    from toolkit.plan.planner import Context, Step
+    from toolkit.plan.model import Context
 
 
 class Recipe(Protocol):

@@ -8,8 +8,9 @@ v1.3 ``--build-target=default --build-variant=rocm`` with ``BUILD_ROCM_VERSION``
 
 from __future__ import annotations
 
+from toolkit.core.steps import Step
 from toolkit.data.matrix import Build, PackageVersion
-from toolkit.plan.planner import Context, Step
+from toolkit.plan.model import Context
 
 VARIANT_OPTIONS = {
     "package-variant": ("--package_variant=rocm",),
@@ -47,12 +48,12 @@ class FbgemmGpuRecipe:
                 *(f"--config-setting=--build-option={o}" for o in options),
                 "--outdir", ctx.wheelhouse, pkg_dir)
         return [
-            Step("install-requirements",
-                 ctx.uv_pip("-r", f"{pkg_dir}/requirements.txt", "build", "wheel", "setuptools"),
-                 "install fbgemm_gpu's build requirements", cwd=pkg_dir),
-            Step("build-wheel", argv,
-                 f"build fbgemm_gpu {v.version} (ROCm variant) for {';'.join(ctx.targets)}",
-                 env=env, unset=("BUILD_FROM_NOVA",), cwd=pkg_dir),
+            Step("install-requirements", "install fbgemm_gpu's build requirements",
+                 ctx.uv_pip("-r", f"{pkg_dir}/requirements.txt", "build", "wheel", "setuptools",
+                            cwd=pkg_dir)),
+            ctx.build_wheel(f"build fbgemm_gpu {v.version} (ROCm variant) for "
+                            f"{';'.join(ctx.targets)}",
+                            argv, env=env, unset=("BUILD_FROM_NOVA",), cwd=pkg_dir),
         ]
 
     def expected_modules(self, version: PackageVersion) -> tuple[str, ...]:

@@ -11,8 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from types import MappingProxyType
 
+from toolkit.core.steps import Step
 from toolkit.data.matrix import Build, Package, PackageVersion, RocmRelease, SdkSource
-from toolkit.plan.planner import Context, Step
+from toolkit.plan.model import Context
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "hip_extension"  # package data
 DEMO_TARGETS = ("gfx90a", "gfx908")
@@ -31,15 +32,15 @@ class SampleRecipe:
         if ctx.build.rocm.sdk.provider == "none":
             env["HIP_SAMPLE_VARIANT"] = "cpu"
         return [
-            Step("install-requirements", ctx.uv_pip("build", "wheel", "setuptools>=61"),
-                 "install the build front-end"),
-            Step("build-wheel",
-                 (ctx.env_python, "-m", "build", "--wheel", "--no-isolation",
-                  "--outdir", ctx.wheelhouse, ctx.source_dir),
-                 ("build hip_sample for " + ";".join(ctx.targets))
-                 if self.carries_gpu_code(ctx.build)
-                 else "build hip_sample's CPU variant (no ROCm compiler on this machine)",
-                 env=env, cwd=ctx.source_dir),
+            Step("install-requirements", "install the build front-end",
+                 ctx.uv_pip("build", "wheel", "setuptools>=61")),
+            ctx.build_wheel(
+                ("build hip_sample for " + ";".join(ctx.targets))
+                if self.carries_gpu_code(ctx.build)
+                else "build hip_sample's CPU variant (no ROCm compiler on this machine)",
+                (ctx.env_python, "-m", "build", "--wheel", "--no-isolation",
+                 "--outdir", ctx.wheelhouse, ctx.source_dir),
+                env=env, cwd=ctx.source_dir),
         ]
 
     def expected_modules(self, version: PackageVersion) -> tuple[str, ...]:

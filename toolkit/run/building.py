@@ -1,0 +1,129 @@
+"""Executing build-wheel, name-wheel and publish.
+
+build-wheel skips when its build key (sources, resolved command and environment, the
+environment's stamp, the earlier steps) equals ``wheelhouse/.build-key`` and the wheelhouse
+holds one wheel; otherwise it empties the wheelhouse and builds. name-wheel writes the named
+wheel into the build's staging folder; publish moves it into ``dist/<build-id>/`` only after
+the checks (and smoke) passed, so a failed build never touches an earlier wheel.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+from pathlib import Path
+from typing import Any
+
+from toolkit.core.errors import StepFailed
+from toolkit.core.proc import run as run_proc
+from toolkit.core.steps import BuildWheel, NameWheel, Publish, Step
+from toolkit.run.context import Run, StepResult, command_environment, run_command
+from toolkit.run.wheels import local_label, name_wheel
+
+KEY_FILE = ".build-key"
+_RPATH_FLAG = re.compile(r"^-Wl,(-rpath[,=]|-R)(/.*)$")
+
+
+def _hash_tree(h: Any, root: Path) -> None:
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in {".git", "__pycache__", "build"})
+        for name in sorted(filenames):
+            path = Path(dirpath) / name
+            h.update(str(path.relative_to(root)).encode() + b"\0")
+            try:
+                h.update(path.read_bytes())
+            except OSError:
+                h.update(b"<unreadable>")
+
+
+def build_key(step: Step, action: BuildWheel, run: Run) -> str:
+    """What a wheel depends on: sources, the exact command and environment, the env's stamp
+    and every step before this one."""
+    h = hashlib.sha256()
+    h.update(json.dumps([run.resolve(a) for a in action.build.argv]).encode())
+    h.update(json.dumps(command_environment(action.build, run, {}), sort_keys=True).encode())
+    _hash_tree(h, Path(action.worktree))
+    # The environment as defined: its provisioning stamp (not a listing of site-packages:
+    # smoke runs add pytest there, which changes no wheel).
+    stamp = Path(action.env_dir) / ".toolkit-env.json"
+    h.update(stamp.read_bytes() if stamp.exists() else b"<no stamp>")
+    for earlier in run.plan.steps:
+        if earlier.name == step.name:
+            break
+        h.update(json.dumps([earlier.name, earlier.as_json()["action"]], sort_keys=True)
+                 .encode())
+    return h.hexdigest()
+
+
+def sanitized_ldshared(python: str) -> str:
+    """The interpreter's LDSHARED without absolute ``-Wl,-rpath`` flags.
+
+    Interpreters built with an rpath in LDFLAGS (pyenv, some distros) stamp that build-machine
+    path as RUNPATH into every extension they link; the check rightly fails such wheels.
+    """
+    code = "import sysconfig; print(sysconfig.get_config_var('LDSHARED') or '')"
+    res = run_proc([python, "-c", code], timeout=120, check=False)
+    words = shlex.split(res.stdout.strip()) if res.ok else []
+    kept = [w for w in words if not _RPATH_FLAG.match(w)]
+    return " ".join(shlex.quote(w) for w in kept) or "gcc -shared"
+
+
+def build_wheel(step: Step, run: Run) -> StepResult | str:
+    action = step.action
+    assert isinstance(action, BuildWheel)
+    if action.sanitize_ldshared:
+        run.values["LDSHARED"] = sanitized_ldshared(action.sanitize_ldshared)
+    key = build_key(step, action, run)
+    house = Path(action.wheelhouse)
+    key_file = house / KEY_FILE
+    wheels = list(house.glob("*.whl"))
+    if (not action.force and len(wheels) == 1 and key_file.exists()
+            and key_file.read_text(encoding="utf-8") == key):
+        return f"up to date: sources, command and environment unchanged ({key[:12]})"
+    shutil.rmtree(house, ignore_errors=True)  # a stale wheel never gets renamed as new
+    result = run_command(step, action.build, run)
+    house.mkdir(parents=True, exist_ok=True)
+    tmp = key_file.with_name(KEY_FILE + ".tmp")
+    tmp.write_text(key, encoding="utf-8")
+    os.replace(tmp, key_file)
+    return result
+
+
+def name_wheel_step(step: Step, run: Run) -> StepResult | str:
+    action = step.action
+    assert isinstance(action, NameWheel)
+    staging = Path(action.staging)
+    shutil.rmtree(staging, ignore_errors=True)
+    sha = run.values.get("SHA")
+    if action.naming == "toolkit" and not sha:
+        raise StepFailed("name-wheel: the source commit (SHA) was never learned")
+    label = local_label(action.rocm, sha or "") if action.naming == "toolkit" else None
+    wheel = name_wheel(Path(action.wheelhouse), staging, label=label)
+    run.values["WHEEL"] = str(wheel)
+    run.note(f"# named {wheel}")
+    return StepResult(step.name, step.kind, [], {}, returncode=0)
+
+
+def publish(step: Step, run: Run) -> StepResult | str:
+    """Rename the staged wheel into ``dest`` (same file system: atomic), then drop the
+    earlier wheels of ``dest``. Until this step, ``dest`` is untouched."""
+    action = step.action
+    assert isinstance(action, Publish)
+    staged = Path(run.resolve(action.wheel))
+    dest = Path(action.dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    final = dest / staged.name
+    tmp = dest / f".{staged.name}.{os.getpid()}.tmp"
+    shutil.copyfile(staged, tmp)
+    os.replace(tmp, final)
+    for other in dest.glob("*.whl"):
+        if other.name != final.name:
+            other.unlink()
+    staged.unlink(missing_ok=True)
+    run.values["WHEEL"] = str(final)
+    run.note(f"# published {final}")
+    return StepResult(step.name, step.kind, [], {}, returncode=0)

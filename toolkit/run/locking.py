@@ -1,0 +1,61 @@
+"""On-disk locks (filelock): one run per build id and work folder, one writer per cached
+environment and per source mirror.
+
+A lock file ``X.lock`` sits next to ``X.holder``, a JSON note naming who holds it (pid,
+host, what, since) so that a refusal or a wait can say so in one line. The OS releases the
+lock when its holder dies, so an interrupted run never blocks the next one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+from toolkit.core.errors import Busy
+
+
+def _holder(path: Path) -> str:
+    try:
+        data = json.loads(path.with_suffix(".holder").read_text(encoding="utf-8"))
+        since = time.strftime("%H:%M:%S", time.localtime(float(data["since"])))
+        return f"pid {data['pid']} on {data['host']} ({data['what']}, since {since})"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "another process"
+
+
+@contextlib.contextmanager
+def hold(path: Path, what: str, *, wait: float = 0.0,
+         on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
+    """Hold ``path`` (a ``.lock`` file) for ``what``; refuse at once (``wait`` 0) or after
+    waiting ``wait`` seconds with ``Busy`` naming the holder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(path))
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        if wait <= 0:
+            raise Busy(f"{what} is busy: held by {_holder(path)}",
+                       hint="wait for it to finish, or use another --workdir") from None
+        if on_wait:
+            on_wait(f"waiting for {what}: held by {_holder(path)}")
+        try:
+            lock.acquire(timeout=wait)
+        except Timeout:
+            raise Busy(f"{what} still busy after {wait:.0f} s: held by {_holder(path)}") \
+                from None
+    note = path.with_suffix(".holder")
+    try:
+        tmp = note.with_name(note.name + f".{os.getpid()}")
+        tmp.write_text(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                                   "what": what, "since": time.time()}), encoding="utf-8")
+        os.replace(tmp, note)
+        yield
+    finally:
+        lock.release()

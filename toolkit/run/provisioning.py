@@ -1,0 +1,212 @@
+"""Executing the provisioning steps: probe-indexes, create-env, install-rocm-sdk (pip or
+system), install-torch, mark-env-ready. Each handler does exactly what its action says
+(``toolkit.core.steps``); nothing here is registered anywhere, the executor's table names it.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+from toolkit.core.errors import EnvironmentProblem
+from toolkit.core.steps import (
+    CreateEnv,
+    InstallSdk,
+    InstallTorch,
+    MarkEnvReady,
+    ProbeIndexes,
+    Step,
+    UseSystemRocm,
+)
+from toolkit.core.urls import mask
+from toolkit.env import venvs
+from toolkit.env.interpreters import find, find_uv, probe
+from toolkit.env.rocm import check_version, describe_pip_sdk, find_system
+from toolkit.env.torchprobe import check_torch_hip, torch_info
+from toolkit.run.context import Run, StepResult, run_command
+
+# values that are bookkeeping, never stored in the environment's stamp
+_NOT_STORED = {"TOOLS_PATH", "SHA", "SHA8", "WHEEL", "LDSHARED"}
+
+
+# ----------------------------------------------------------------------------- probe-indexes
+def _request(url: str) -> urllib.request.Request:
+    parts = urlsplit(url)
+    headers = {"Accept": "text/html", "User-Agent": "rocm-wheel-toolkit"}
+    if parts.username or parts.password:
+        creds = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
+        headers["Authorization"] = "Basic " + base64.b64encode(creds.encode()).decode()
+        host = parts.hostname or ""
+        netloc = f"{host}:{parts.port}" if parts.port else host
+        url = urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    return urllib.request.Request(url, headers=headers)
+
+
+def probe_index(url: str, project: str | None, what: str, timeout: float = 10.0) -> None:
+    """Fail fast (one line, URL masked) when an index is unreachable or lacks ``project``."""
+    parts = urlsplit(url)
+    if parts.scheme == "file" or not parts.scheme:
+        path = Path(unquote(parts.path) if parts.scheme else url)
+        if not path.exists():
+            raise EnvironmentProblem(f"{what} {mask(url)} does not exist")
+        if project and parts.scheme and not (path / project).exists():
+            raise EnvironmentProblem(f"{what} {mask(url)} has no {project!r} project")
+        return
+    target = url.rstrip("/") + "/" + (f"{project}/" if project else "")
+    try:
+        with urllib.request.urlopen(_request(target), timeout=timeout) as resp:
+            resp.read(1)
+    except urllib.error.HTTPError as exc:
+        if exc.code == 404 and project:
+            raise EnvironmentProblem(
+                f"{what} {mask(url)} has no {project!r} project (HTTP 404 for {mask(target)})",
+                hint="check --index-url/--family: the index must serve this GPU family",
+            ) from None
+        if exc.code in (401, 403):
+            raise EnvironmentProblem(f"{what} {mask(url)} refused access (HTTP {exc.code})",
+                                     hint="check the index credentials (netrc/keyring)") from None
+        if project:
+            raise EnvironmentProblem(
+                f"{what} {mask(url)} answered HTTP {exc.code} for {mask(target)}") from None
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise EnvironmentProblem(f"cannot reach {what} {mask(url)}: {mask(str(reason))}",
+                                 hint="check the URL and the network, or pass --index-url") from None
+
+
+def probe_indexes(step: Step, run: Run) -> StepResult | str:
+    action = step.action
+    assert isinstance(action, ProbeIndexes)
+    for p in action.probes:
+        run.note(f"# probe {p.what} {p.url}")
+        probe_index(p.url, p.project, p.what, action.timeout)
+    return StepResult(step.name, step.kind, [], {}, returncode=0)
+
+
+# ----------------------------------------------------------------------------- create-env
+def _resolve_interpreter(run: Run, action: CreateEnv) -> str:
+    interp = action.interpreter
+    if not os.path.isabs(interp):
+        interp = find(action.python).path
+    found = probe(interp)
+    if found is None:
+        raise EnvironmentProblem(f"the Python {action.python} interpreter {interp} does not run",
+                                 hint=f"uv python install {action.python}")
+    run.interpreter = f"{interp} {'.'.join(map(str, found.version))}" + (
+        "t" if found.free_threaded else "")
+    return interp
+
+
+def _tools_path(interp: str, uv: str) -> str:
+    dirs: list[str] = [os.path.dirname(interp)]
+    if os.path.isabs(uv):
+        dirs.insert(0, os.path.dirname(uv))
+    dirs.append(os.path.dirname(sys.executable))
+    return ":".join(dict.fromkeys(d for d in dirs if d))
+
+
+def _lock_text(path: str | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise EnvironmentProblem(f"cannot read lock {path}: {exc.strerror}",
+                                 hint="regenerate it, or pass --no-lock") from None
+
+
+def create_env(step: Step, run: Run) -> StepResult | str:
+    action = step.action
+    assert isinstance(action, CreateEnv)
+    env_dir = Path(action.env_dir)
+    interp = _resolve_interpreter(run, action)
+    uv = action.uv if os.path.isabs(action.uv) else (find_uv() or action.uv)
+    run.values["TOOLS_PATH"] = _tools_path(interp, uv)
+    digest = venvs.digest([("definition", [action.definition], {}, [])],
+                          interpreter=run.interpreter or interp,
+                          lock_text=_lock_text(action.lock))
+    run.env_digest = digest
+    stamp = venvs.is_ready(env_dir, digest)
+    if stamp is not None:
+        values = {k: str(v) for k, v in dict(stamp.get("values", {})).items()}
+        root = values.get("ROCM_ROOT")
+        if root is None or os.path.isdir(root):
+            run.values.update(values)
+            run.env_reused = True
+            return f"environment {env_dir} is up to date (stamp {digest[:12]})"
+    venvs.remove(env_dir)
+    cmd = action.command()
+    argv = (uv, *cmd.argv[1:4], interp, *cmd.argv[5:])
+    return run_command(step, type(cmd)(argv, env=cmd.env), run)
+
+
+# ----------------------------------------------------------------------------- the SDK
+def install_sdk(step: Step, run: Run) -> StepResult | str:
+    action = step.action
+    assert isinstance(action, InstallSdk)
+    result = run_command(step, action.install, run)
+    info = describe_pip_sdk(action.python)
+    run.values.update({"ROCM_ROOT": info.root, "ROCM_BIN": info.bin, "ROCM_CMAKE": info.cmake,
+                       "ROCM_SDK_VERSION": info.version,
+                       "ROCM_SDK_TARGETS": ";".join(info.targets)})
+    warning = check_version(what=f"the pip ROCm SDK ({info.root})", found=info.version,
+                            session=action.rocm, allow=action.allow_mismatch)
+    if warning:
+        run.warn(warning.removeprefix("warning: "))
+    return result
+
+
+def use_system_rocm(step: Step, run: Run) -> StepResult | str:
+    action = step.action
+    assert isinstance(action, UseSystemRocm)
+    found = find_system({"ROCM_PATH": action.root, "PATH": ""}, opt="/nonexistent")
+    warning = check_version(what=f"the system ROCm at {found.root}", found=found.version,
+                            session=action.rocm, allow=action.allow_mismatch)
+    if warning:
+        run.warn(warning.removeprefix("warning: "))
+    run.note(f"# system ROCm {found.version} at {found.root}")
+    run.values.update({"ROCM_ROOT": found.root, "ROCM_BIN": f"{found.root}/bin",
+                       "ROCM_CMAKE": f"{found.root}/lib/cmake",
+                       "ROCM_SDK_VERSION": found.version})
+    return StepResult(step.name, step.kind, [], {}, returncode=0)
+
+
+# ----------------------------------------------------------------------------- torch
+def install_torch(step: Step, run: Run) -> StepResult | str:
+    action = step.action
+    assert isinstance(action, InstallTorch)
+    result = run_command(step, action.install, run)
+    info = torch_info(action.python)
+    warning = check_torch_hip(str(info["version"]), info.get("hip"), action.hip, action.rocm,
+                              action.allow_mismatch)
+    if warning:
+        run.warn(warning)
+    run.values.update({"TORCH_LIB": str(info["lib"]), "TORCH_VERSION": str(info["version"]),
+                       "TORCH_HIP": str(info.get("hip"))})
+    return result
+
+
+# ----------------------------------------------------------------------------- mark ready
+def mark_env_ready(step: Step, run: Run) -> StepResult | str:
+    action = step.action
+    assert isinstance(action, MarkEnvReady)
+    if run.env_digest is None:
+        raise EnvironmentProblem("mark-env-ready ran before create-env computed the "
+                                 "environment's digest")
+    learned = {k: v for k, v in run.values.items() if k not in _NOT_STORED}
+    provisioning = [s for s in run.plan.steps if s.reuse_env or s.kind == "create-env"]
+    venvs.mark_ready(Path(action.env_dir), run.env_digest, values=learned, described={
+        "build": run.plan.build.id, "python": run.interpreter,
+        "steps": [{"name": s.name, "argv": list(s.argv)} for s in provisioning],
+        "definition": hashlib.sha256(
+            json.dumps([s.as_json() for s in provisioning], sort_keys=True).encode()
+        ).hexdigest(),
+    })
+    return StepResult(step.name, step.kind, [], {}, returncode=0)
