@@ -53,7 +53,8 @@ def test_manifest_records_what_a_rerun_needs(demo: tuple[Path, dict[str, str]]) 
     assert m["environment"]["build-wheel"]["PYTORCH_ROCM_ARCH"] == "gfx90a;gfx908"
     assert m["tools"]["hipcc"].startswith("HIP version: 5.2") and m["tools"]["gcc"]
     assert m["host"]["glibc"] and m["host"]["cores"] >= 1 and m["host"]["gpus"] == []
-    assert [s["name"] for s in m["steps"]][-1] == "smoke"
+    assert [s["name"] for s in m["steps"]][-2:] == ["smoke", "publish"]
+    assert Path(m["wheel"]).parent == work / "dist" / BUILD  # the published wheel
     assert all(isinstance(s["returncode"], int) or s["skipped"] for s in m["steps"])
     assert len(m["source"]["sha"]) == 40
 

@@ -1,7 +1,8 @@
 """Golden files pin every recipe's plan: exact argv, env and cwd per version.
 
 Regenerate after an intended change with ``UPDATE_GOLDENS=1 pytest tests/unit/test_golden_plans.py``
-and review the diff. Without UPDATE_GOLDENS a difference fails.
+and review the diff. Without UPDATE_GOLDENS a difference fails; with CI set UPDATE_GOLDENS is
+refused.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from toolkit.data.matrix import load_matrix
 from toolkit.env.host import HostFacts
 from toolkit.plan.layout import Layout
-from toolkit.data.matrix import load_matrix
 from toolkit.plan.model import Options, Plan
 from toolkit.plan.planner import plan
 
@@ -43,6 +44,9 @@ def test_plan_matches_golden(build_id: str) -> None:
     actual = json.dumps(make(build_id).as_json(), indent=2, sort_keys=True) + "\n"
     path = GOLDEN / f"{build_id}.json"
     if os.environ.get("UPDATE_GOLDENS") == "1":
+        if os.environ.get("CI"):
+            pytest.fail("UPDATE_GOLDENS=1 is refused when CI is set: goldens change only by "
+                        "hand, with the diff reviewed")
         path.write_text(actual)
     assert path.exists(), f"missing golden {path}; run with UPDATE_GOLDENS=1"
     assert actual == path.read_text(), f"plan of {build_id} changed; review, then UPDATE_GOLDENS=1"

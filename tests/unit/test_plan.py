@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 
 from toolkit.core.errors import UsageError
+from toolkit.data.matrix import load_matrix
 from toolkit.env.host import HostFacts
 from toolkit.plan.layout import Layout
-from toolkit.data.matrix import load_matrix
 from toolkit.plan.model import Options, Plan, render
 from toolkit.plan.planner import plan
 
@@ -24,11 +24,11 @@ def make(build_id: str, **opts: object) -> Plan:
 def test_steps_are_ordered_and_known() -> None:
     p = make("apex-1.8.0-cp312-rocm7.0", gfx=("gfx942",))
     names = [s.name for s in p.steps]
-    assert names == ["probe-indexes", "create-env", "install-rocm-sdk", "install-torch",
+    assert names == ["check-env", "probe-indexes", "create-env", "install-rocm-sdk", "install-torch",
                      "mark-env-ready", "get-sources", "install-requirements", "preflight",
                      "build-wheel", "name-wheel", "check", "install-wheel", "smoke", "publish"]
     kinds = [s.kind for s in p.steps]
-    assert kinds == ["probe-indexes", "create-env", "install-sdk", "install-torch",
+    assert kinds == ["check-env", "probe-indexes", "create-env", "install-sdk", "install-torch",
                      "mark-env-ready", "fetch-sources", "run", "run", "build-wheel",
                      "name-wheel", "check", "run", "smoke", "publish"]
 

@@ -8,24 +8,23 @@ from pathlib import Path
 
 import pytest
 
+from toolkit.core.errors import EnvironmentProblem, UsageError
+from toolkit.core.steps import Step, UseSystemRocm
+from toolkit.data.matrix import Build, load_matrix
 from toolkit.env import venvs
 from toolkit.env.buildenv import RocmPaths
-from toolkit.core.errors import EnvironmentProblem, UsageError
 from toolkit.env.host import HostFacts, SystemRocm
+from toolkit.env.rocm import check_version, find_system, major_minor
+from toolkit.env.torchprobe import check_torch_hip
 from toolkit.plan.layout import Layout
 from toolkit.plan.locks import LockRef, inputs_hash, lock_name
-from toolkit.data.matrix import Build, load_matrix
-from toolkit.core.steps import Step
 from toolkit.plan.model import Options
 from toolkit.plan.planner import plan
-from toolkit.core.steps import CreateEnv, InstallSdk, UseSystemRocm
-from toolkit.env.torchprobe import check_torch_hip
 from toolkit.plan.provision import (
     provision_steps,
     sources_for,
     uv_index_args,
 )
-from toolkit.env.rocm import check_version, find_system, major_minor
 
 MATRIX = load_matrix()
 LAYOUT = Layout(Path("/work"), Path("/cache"))
@@ -54,9 +53,9 @@ def test_per_family_sdk_step() -> None:
     assert "https://rocm.nightlies.amd.com/v2/gfx94X-dcgpu/" in sdk.argv
     assert sdk.argv[-1] == "rocm[libraries,devel]>1.0,>=7.0.0a0,<7.1"
     assert paths.root == "{ROCM_ROOT}"
-    assert list(steps) == ["probe-indexes", "create-env", "install-rocm-sdk", "install-torch",
-                           "mark-env-ready"]
-    assert all(steps[n].reuse_env for n in list(steps) if n != "create-env")
+    assert list(steps) == ["check-env", "probe-indexes", "create-env", "install-rocm-sdk",
+                           "install-torch", "mark-env-ready"]
+    assert all(steps[n].reuse_env for n in list(steps) if n != "check-env")
     probes = steps["probe-indexes"].action.probes  # type: ignore[union-attr]
     assert ("https://rocm.nightlies.amd.com/v2/gfx94X-dcgpu/", "rocm") in {
         (p.url, p.project) for p in probes}
@@ -64,10 +63,16 @@ def test_per_family_sdk_step() -> None:
 
 def test_interpreter_placeholder_and_discovered_path() -> None:
     steps, _, _ = _steps()
-    assert "python3.12" in steps["create-env"].argv
+    assert steps["check-env"].action.interpreter == "python3.12"  # type: ignore[union-attr]
+    assert "{INTERPRETER}" in steps["create-env"].argv
     host = dataclasses.replace(HOST, interpreters={"3.12": "/opt/python/cp312-cp312/bin/python"})
     steps, _, _ = _steps(host=host)
-    assert "/opt/python/cp312-cp312/bin/python" in steps["create-env"].argv
+    check = steps["check-env"].action
+    assert check.interpreter == "/opt/python/cp312-cp312/bin/python"  # type: ignore[union-attr]
+    # the environment's definition covers what is installed: another index, another digest
+    other, _, _ = _steps(Options(index_url="http://mirror.example/", allow_insecure_index=True),
+                         host=host)
+    assert other["check-env"].action.definition != check.definition  # type: ignore[union-attr]
 
 
 def test_family_from_gfx_prefers_narrowest() -> None:
@@ -146,12 +151,13 @@ def test_lock_current_stale_and_opt_out() -> None:
 
 def test_plan_is_pure_and_renders_masked() -> None:
     from toolkit.plan.model import render
-    from toolkit.core.urls import mask
 
     p1 = plan(MATRIX, _build(), Options(index_url="https://tok:secret@idx.example/v2/"), HOST, LAYOUT)
     p2 = plan(MATRIX, _build(), Options(index_url="https://tok:secret@idx.example/v2/"), HOST, LAYOUT)
     assert p1 == p2
-    assert "secret" not in mask(render(p1))
+    shown = render(p1)
+    assert "secret" not in shown and "secret" not in p1.to_json()
+    assert "https://***@idx.example/v2/" in shown
 
 
 # ------------------------------------------------------------------ torch / version checks

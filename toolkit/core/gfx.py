@@ -59,8 +59,6 @@ def runs_on(code: TargetId, device: TargetId) -> bool:
     return all(dev.get(name) == on for name, on in code.features)
 
 
-def any_runs_on(codes: Iterable[TargetId], device: TargetId) -> bool:
-    return any(runs_on(c, device) for c in codes)
 
 
 def split_tokens(tokens: Iterable[str]) -> list[str]:

@@ -30,7 +30,8 @@ PLACEHOLDER_HELP = {
     "{TORCH_LIB}": "the installed torch's lib/ folder (learned by install-torch)",
     "{WHEEL}": "the named wheel in the build's staging folder (learned by name-wheel)",
     "{LDSHARED}": "the env interpreter's LDSHARED minus absolute -Wl,-rpath flags (build-wheel)",
-    "{TOOLS_PATH}": "the folders of the interpreter and uv (learned by create-env)",
+    "{TOOLS_PATH}": "the folders of the interpreter and uv (learned by check-env)",
+    "{INTERPRETER}": "the Python interpreter found for the build (learned by check-env)",
     "{PATH}": "the inherited PATH",
 }
 
@@ -80,31 +81,45 @@ class ProbeIndexes:
 
 
 @dataclass(frozen=True)
-class CreateEnv:
-    """Create (or reuse) the build environment.
+class CheckEnv:
+    """Decide whether the build environment can be reused.
 
     The interpreter is resolved (PATH, pyenv, /opt/python, uv) unless it is a path. The
     environment's digest is ``definition`` (the planned provisioning steps) plus the
     interpreter really used plus the lock file's content; when ``env_dir``'s stamp holds that
-    digest, this and every step marked ``reuse_env`` are skipped. Otherwise the stamp is
-    removed, ``env_dir`` deleted and ``uv venv --seed`` creates it again.
+    digest (and the ROCm root it recorded still exists), every step marked ``reuse_env`` is
+    skipped and the values the stamp recorded are learned again.
     """
 
     env_dir: str
     python: str  # "3.12", "3.13t"
     interpreter: str  # a path, or a name looked up at execution
-    uv: str
     definition: str  # sha256 of the planned provisioning steps
     lock: str | None = None
 
+    def command(self) -> Command | None:
+        return None
+
+    def explain(self) -> list[str]:
+        return [f"resolve {self.interpreter}; learn INTERPRETER and TOOLS_PATH",
+                f"reuse {self.env_dir} when its stamp .toolkit-env.json matches (definition "
+                f"{self.definition[:12]}, interpreter"
+                + (f", lock {self.lock}" if self.lock else "") + ")"]
+
+
+@dataclass(frozen=True)
+class CreateEnv:
+    """Remove the environment (stamp first) and create it with ``uv venv --seed``."""
+
+    env_dir: str
+    uv: str
+
     def command(self) -> Command:
-        return Command((self.uv, "venv", "--seed", "--python", self.interpreter, self.env_dir),
+        return Command((self.uv, "venv", "--seed", "--python", "{INTERPRETER}", self.env_dir),
                        env=MappingProxyType({"UV_PYTHON_DOWNLOADS": "never"}))
 
     def explain(self) -> list[str]:
-        return [f"reuse {self.env_dir} when its stamp .toolkit-env.json matches "
-                f"(definition {self.definition[:12]}, interpreter, lock); otherwise "
-                f"rm -rf {self.env_dir} and create it"]
+        return [f"rm {self.env_dir}/.toolkit-env.json; rm -rf {self.env_dir}"]
 
 
 @dataclass(frozen=True)
@@ -321,12 +336,13 @@ class Publish:
                 f"of {self.dest}/; learn WHEEL"]
 
 
-Action = (Command | ProbeIndexes | CreateEnv | InstallSdk | UseSystemRocm | InstallTorch
+Action = (Command | CheckEnv | ProbeIndexes | CreateEnv | InstallSdk | UseSystemRocm | InstallTorch
           | MarkEnvReady | FetchSources | CopySources | BuildWheel | NameWheel | CheckWheel
           | Smoke | Publish)
 
 KIND: dict[type, str] = {
-    Command: "run", ProbeIndexes: "probe-indexes", CreateEnv: "create-env",
+    Command: "run", CheckEnv: "check-env", ProbeIndexes: "probe-indexes",
+    CreateEnv: "create-env",
     InstallSdk: "install-sdk", UseSystemRocm: "use-system-rocm", InstallTorch: "install-torch",
     MarkEnvReady: "mark-env-ready", FetchSources: "fetch-sources", CopySources: "copy-sources",
     BuildWheel: "build-wheel", NameWheel: "name-wheel", CheckWheel: "check", Smoke: "smoke",
@@ -335,7 +351,7 @@ KIND: dict[type, str] = {
 
 # what each action learns for later placeholders
 LEARNS: dict[type, tuple[str, ...]] = {
-    CreateEnv: ("TOOLS_PATH",),
+    CheckEnv: ("INTERPRETER", "TOOLS_PATH"),
     InstallSdk: ("ROCM_ROOT", "ROCM_BIN", "ROCM_CMAKE", "ROCM_SDK_VERSION", "ROCM_SDK_TARGETS"),
     UseSystemRocm: ("ROCM_ROOT", "ROCM_BIN", "ROCM_CMAKE", "ROCM_SDK_VERSION"),
     InstallTorch: ("TORCH_LIB", "TORCH_VERSION", "TORCH_HIP"),

@@ -10,8 +10,8 @@
 
 The KFD root can be injected (``kfd_root=`` or ``TOOLKIT_KFD_ROOT``); an injected root is then
 the only source (tests, containers with a copied topology). This module never prints and
-imports nothing outside the standard library: the smoke tests import it inside a build's
-environment.
+imports nothing but the standard library and ``toolkit.core``: the smoke tests import it
+inside a build's environment.
 """
 
 from __future__ import annotations
@@ -20,11 +20,12 @@ import json
 import os
 import re
 import shutil
-import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from toolkit.core.proc import CommandFailed, run
 
 KFD_ROOT = "/sys/class/kfd/kfd/topology/nodes"
 KFD_ENV = "TOOLKIT_KFD_ROOT"
@@ -164,11 +165,10 @@ def _run(argv: Sequence[str]) -> str | None:
     if not exe:
         return None
     try:
-        proc = subprocess.run([exe, *argv[1:]], capture_output=True, text=True,
-                              errors="replace", timeout=TOOL_TIMEOUT, check=False)
-    except (OSError, subprocess.TimeoutExpired):
+        res = run([exe, *argv[1:]], timeout=TOOL_TIMEOUT, check=False)
+    except CommandFailed:
         return None
-    return proc.stdout if proc.returncode == 0 else None
+    return res.stdout if res.ok else None
 
 
 def detect(kfd_root: str | os.PathLike[str] | None = None, *,

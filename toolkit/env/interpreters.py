@@ -22,12 +22,12 @@ import json
 import os
 import re
 import shutil
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.core.errors import EnvironmentProblem, UsageError
+from toolkit.core.proc import CommandFailed, run
 
 _REQUEST = re.compile(r"^(?P<major>3)\.(?P<minor>[0-9]+)(?P<t>t?)$")
 _PROBE = (
@@ -75,13 +75,12 @@ def probe(path: str) -> Probe | None:
         return _PROBES[key]
     result: Probe | None = None
     try:
-        proc = subprocess.run([path, "-c", _PROBE], capture_output=True, text=True,
-                              timeout=PROBE_TIMEOUT_S, check=False)
-        if proc.returncode == 0:
-            data = json.loads(proc.stdout.strip().splitlines()[-1])
+        res = run([path, "-c", _PROBE], timeout=PROBE_TIMEOUT_S, check=False)
+        if res.ok:
+            data = json.loads(res.stdout.strip().splitlines()[-1])
             v = data["version"]
             result = Probe((int(v[0]), int(v[1]), int(v[2])), bool(data["free_threaded"]))
-    except (OSError, subprocess.SubprocessError, ValueError, KeyError, IndexError):
+    except (CommandFailed, ValueError, KeyError, IndexError, TypeError):
         result = None
     _PROBES[key] = result
     return result
@@ -131,15 +130,12 @@ def candidates(
     uv_bin = uv if uv is not None else find_uv()
     if uv_bin:
         try:
-            proc = subprocess.run(
-                [uv_bin, "python", "find", "--no-python-downloads", python],
-                capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, check=False,
-                env={**os.environ, "PATH": search},
-            )
-        except (OSError, subprocess.SubprocessError):
+            res = run([uv_bin, "python", "find", "--no-python-downloads", python],
+                      timeout=PROBE_TIMEOUT_S, check=False, env={**os.environ, "PATH": search})
+        except CommandFailed:
             return
-        out = proc.stdout.strip()
-        if proc.returncode == 0 and out:
+        out = res.stdout.strip()
+        if res.ok and out:
             yield "uv", out.splitlines()[-1]
 
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.core.errors import EnvironmentProblem
+from toolkit.core.proc import CommandFailed, run
 from toolkit.core.versions import version_sort_key
 from toolkit.env.host import HostFacts, SystemRocm
 
@@ -31,16 +31,14 @@ class SdkInfo:
 def _query(python: str, *args: str) -> str:
     argv = [python, "-m", "rocm_sdk", *args]
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=QUERY_TIMEOUT_S,
-                              check=False)
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise EnvironmentProblem(f"cannot run {' '.join(argv)}: {exc}") from None
-    if proc.returncode != 0:
-        last = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+        res = run(argv, timeout=QUERY_TIMEOUT_S, check=False)
+    except CommandFailed as exc:
+        raise EnvironmentProblem(f"cannot run {' '.join(argv)}: {exc.reason}") from None
+    if not res.ok:
         raise EnvironmentProblem(
-            f"`python -m rocm_sdk {' '.join(args)}` failed in {python} (exit {proc.returncode}): "
-            f"{last[0]}")
-    return proc.stdout.strip()
+            f"`python -m rocm_sdk {' '.join(args)}` failed in {python} (exit {res.returncode}): "
+            f"{res.last_line()}")
+    return res.stdout.strip()
 
 
 def describe_pip_sdk(python: str) -> SdkInfo:
@@ -82,12 +80,11 @@ def _version_from_file(root: Path) -> str | None:
 
 def _version_from_hipconfig(hipconfig: str) -> str | None:
     try:
-        proc = subprocess.run([hipconfig, "--version"], capture_output=True, text=True,
-                              timeout=QUERY_TIMEOUT_S, check=False)
-    except (OSError, subprocess.SubprocessError):
+        res = run([hipconfig, "--version"], timeout=QUERY_TIMEOUT_S, check=False)
+    except CommandFailed:
         return None
-    out = proc.stdout.strip()
-    return out.split("-")[0] if proc.returncode == 0 and out else None
+    out = res.stdout.strip()
+    return out.split("-")[0] if res.ok and out else None
 
 
 def system_roots(environ: Mapping[str, str] | None = None, *,
@@ -152,8 +149,6 @@ def check_version(*, what: str, found: str, session: str, allow: bool,
     raise EnvironmentProblem(msg, hint=f"use the matching ROCm, or pass {flag}")
 
 
-def targets_value(targets: Sequence[str]) -> str:
-    return ";".join(targets)
 
 
 def with_system_rocm(host: HostFacts, want: str | None) -> HostFacts:

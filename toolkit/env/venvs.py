@@ -14,14 +14,12 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from toolkit import __version__
-from toolkit.core.errors import EnvironmentProblem
 from toolkit.core.urls import mask
 
 STAMP = ".toolkit-env.json"
@@ -107,18 +105,3 @@ def mark_ready(env_dir: Path, wanted: str, *, values: Mapping[str, str],
         Path(tmp).unlink(missing_ok=True)
         raise
     return stamp_path(env_dir)
-
-
-def create_with_virtualenv(interpreter: str, env_dir: Path) -> str:
-    """Fallback when uv is unavailable: ``virtualenv`` if importable there, else ``venv``."""
-    attempts = ([interpreter, "-m", "virtualenv", "-q", str(env_dir)],
-                [interpreter, "-m", "venv", str(env_dir)])
-    errors: list[str] = []
-    for argv in attempts:
-        proc = subprocess.run(argv, capture_output=True, text=True, check=False)
-        if proc.returncode == 0:
-            return argv[2]
-        errors.append(f"{argv[2]}: {(proc.stderr or proc.stdout).strip().splitlines()[-1:]}")
-        remove(env_dir)
-    raise EnvironmentProblem(f"cannot create {env_dir} with {interpreter}: {'; '.join(errors)}",
-                             hint="install uv (pip install uv)")

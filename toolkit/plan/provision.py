@@ -22,6 +22,7 @@ from typing import Any
 
 from toolkit.core.errors import UsageError
 from toolkit.core.steps import (
+    CheckEnv,
     Command,
     CreateEnv,
     IndexProbe,
@@ -265,24 +266,25 @@ def provision_steps(
     definition = hashlib.sha256(json.dumps(
         [build.python, interp, *(s.as_json() for s in steps)], sort_keys=True).encode()
     ).hexdigest()
-    create = Step(
-        "create-env",
-        f"create the Python {build.python} environment for ROCm {build.rocm.version} "
-        f"(reused while its stamp matches){found_where}",
-        CreateEnv(env_dir, build.python, interp, host.uv, definition, lock),
-    )
-    probes = _probes(steps, src, lock)
-    head: list[Step] = []
+    head = [Step(
+        "check-env",
+        f"find the Python {build.python} interpreter; reuse the environment for ROCm "
+        f"{build.rocm.version} while its stamp matches{found_where}",
+        CheckEnv(env_dir, build.python, interp, definition, lock),
+    )]
+    probes = _probes(src, lock)
     if probes:
         head.append(Step("probe-indexes", "fail fast when a package index is unreachable "
                          "or lacks its project (before the environment is touched)",
                          ProbeIndexes(probes), reuse_env=True))
+    head.append(Step("create-env", f"create the Python {build.python} environment",
+                     CreateEnv(env_dir, host.uv), reuse_env=True))
     tail = Step("mark-env-ready", "mark the environment ready (only after every step above)",
                 MarkEnvReady(env_dir), reuse_env=True)
-    return [*head, create, *steps, tail], rocm_paths, src.family
+    return [*head, *steps, tail], rocm_paths, src.family
 
 
-def _probes(steps: Sequence[Step], src: Sources, lock: str | None) -> tuple[IndexProbe, ...]:
+def _probes(src: Sources, lock: str | None) -> tuple[IndexProbe, ...]:
     out: list[IndexProbe] = []
     if src.provider == "pip" and src.sdk_index:
         out.append(IndexProbe(src.sdk_index, None if lock else "rocm", "ROCm SDK index"))

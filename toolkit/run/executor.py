@@ -17,6 +17,7 @@ from toolkit.core.errors import ToolkitError
 from toolkit.core.reporter import NullReporter, Reporter
 from toolkit.core.steps import (
     BuildWheel,
+    CheckEnv,
     CheckWheel,
     Command,
     CopySources,
@@ -48,6 +49,7 @@ def _command(step: Step, run: Run) -> StepResult | str:
 
 HANDLERS: dict[type, Handler] = {
     Command: _command,
+    CheckEnv: provisioning.check_env,
     ProbeIndexes: provisioning.probe_indexes,
     CreateEnv: provisioning.create_env,
     InstallSdk: provisioning.install_sdk,

@@ -5,6 +5,13 @@ provider, index URLs and SDK version; the lock file and its hash; every installe
 distribution; the environment variables the toolkit set; each step's argv, exit code and
 duration; tool versions; the source repository and commit; host facts; the outcome.
 Credentials in URLs are masked before anything is written.
+
+``recipe_facts(build, targets)`` is the part every manifest shares (the build, its recipe and
+distribution name, the targets, the modules and symbols the recipe expects): the build's own
+manifest (``toolkit.run.jobs.write_manifest``) and the one the smoke runner makes for a build
+that has none (``toolkit.verify.smoke.manifest_for_id``) both take those fields from it.
+``read`` is the one reader (JSON object with a ``build`` object naming id, package and
+version); ``load`` adds the checks ``repro`` needs (every field, this schema version).
 """
 
 from __future__ import annotations
@@ -15,12 +22,17 @@ import os
 import platform
 import re
 import shutil
-import subprocess
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.core.errors import UsageError
+from toolkit.core.proc import CommandFailed
+from toolkit.core.proc import run as run_command
 from toolkit.core.urls import mask
+
+if TYPE_CHECKING:
+    from toolkit.data.matrix import Build
 
 SCHEMA_VERSION = 2
 _INDEX_FLAGS = ("--index-url", "--extra-index-url", "--index", "--default-index", "--find-links")
@@ -31,9 +43,9 @@ def _first_line(argv: list[str], pattern: str | None = None) -> str | None:
     if not exe or not os.path.exists(exe):
         return None
     try:
-        proc = subprocess.run([exe, *argv[1:]], capture_output=True, text=True, timeout=30,
-                              errors="replace", env={**os.environ, "HIP_PLATFORM": "amd"})
-    except (OSError, subprocess.TimeoutExpired):
+        proc = run_command([exe, *argv[1:]], timeout=30, check=False,
+                           env={**os.environ, "HIP_PLATFORM": "amd"})
+    except CommandFailed:  # could not start, or timed out
         return None
     text = proc.stdout + proc.stderr
     if pattern:
@@ -85,10 +97,9 @@ def installed(env_python: str) -> list[dict[str, str]]:
     code = ("import importlib.metadata as m, json; print(json.dumps(sorted("
             "{(d.metadata['Name'], d.version) for d in m.distributions() if d.metadata['Name']})))")
     try:
-        proc = subprocess.run([env_python, "-I", "-c", code], capture_output=True, text=True,
-                              timeout=120)
+        proc = run_command([env_python, "-I", "-c", code], timeout=120, check=False)
         pairs = json.loads(proc.stdout) if proc.returncode == 0 else []
-    except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError):
+    except (CommandFailed, json.JSONDecodeError):
         pairs = []
     return [{"name": n, "version": v} for n, v in pairs]
 
@@ -124,6 +135,24 @@ def sdk_facts(plan_json: dict[str, Any], values: dict[str, str]) -> dict[str, An
     }
 
 
+def recipe_facts(build: Build, targets: Sequence[str] = ()) -> dict[str, Any]:
+    """The manifest fields that follow from the build and its recipe (and the gfx targets):
+    ``build``, ``recipe``, ``dist``, ``targets``, ``expected_modules``, ``required_symbols``.
+
+    Shared by every manifest, real (written by the build) or made from a build id."""
+    from toolkit.plan.recipes import recipe_for
+
+    recipe = recipe_for(build.package.recipe)
+    return {
+        "build": build.as_json(),
+        "recipe": build.package.recipe,
+        "dist": build.package.dist,
+        "targets": list(targets),
+        "expected_modules": list(recipe.expected_modules(build.pkg_version)),
+        "required_symbols": list(recipe.required_symbols(build.pkg_version)),
+    }
+
+
 def write(path: Path, data: dict[str, Any]) -> Path:
     """Write atomically, credentials masked."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -136,17 +165,36 @@ def write(path: Path, data: dict[str, Any]) -> Path:
 REQUIRED = ("schema_version", "build", "targets", "plan", "steps", "host", "sdk", "installed")
 
 
-def load(path: str | os.PathLike[str]) -> dict[str, Any]:
+_BUILD_KEYS = ("id", "package", "version")
+
+
+def read(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A manifest as written (a running build's too): a JSON object whose ``build`` object
+    names the id, package and version. Anything else is a one-line ``UsageError``."""
     p = Path(path)
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise UsageError(f"no manifest at {p}; builds write artifacts/<build-id>/manifest.json") \
             from None
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise UsageError(f"{p}: not a readable manifest ({exc})") from None
     if not isinstance(data, dict):
         raise UsageError(f"{p}: not a manifest (expected a JSON object)")
+    build = data.get("build")
+    if not isinstance(build, dict):
+        raise UsageError(f"{p}: not a build manifest (no 'build' object)")
+    missing = [k for k in _BUILD_KEYS if not isinstance(build.get(k), str) or not build[k]]
+    if missing:
+        raise UsageError(f"{p}: not a build manifest (its 'build' object lacks "
+                         f"{', '.join(missing)})")
+    return data
+
+
+def load(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A complete manifest of this schema version (what ``repro`` re-runs)."""
+    p = Path(path)
+    data = read(p)
     missing = [k for k in REQUIRED if k not in data]
     if missing:
         raise UsageError(f"{p}: manifest lacks {', '.join(missing)} (schema_version "

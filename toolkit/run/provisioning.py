@@ -6,6 +6,7 @@ system), install-torch, mark-env-ready. Each handler does exactly what its actio
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import json
 import os
@@ -17,6 +18,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 from toolkit.core.errors import EnvironmentProblem
 from toolkit.core.steps import (
+    CheckEnv,
     CreateEnv,
     InstallSdk,
     InstallTorch,
@@ -33,7 +35,7 @@ from toolkit.env.torchprobe import check_torch_hip, torch_info
 from toolkit.run.context import Run, StepResult, run_command
 
 # values that are bookkeeping, never stored in the environment's stamp
-_NOT_STORED = {"TOOLS_PATH", "SHA", "SHA8", "WHEEL", "LDSHARED"}
+_NOT_STORED = {"TOOLS_PATH", "INTERPRETER", "SHA", "SHA8", "WHEEL", "LDSHARED"}
 
 
 # ----------------------------------------------------------------------------- probe-indexes
@@ -91,7 +93,7 @@ def probe_indexes(step: Step, run: Run) -> StepResult | str:
 
 
 # ----------------------------------------------------------------------------- create-env
-def _resolve_interpreter(run: Run, action: CreateEnv) -> str:
+def _resolve_interpreter(run: Run, action: CheckEnv) -> str:
     interp = action.interpreter
     if not os.path.isabs(interp):
         interp = find(action.python).path
@@ -104,9 +106,10 @@ def _resolve_interpreter(run: Run, action: CreateEnv) -> str:
     return interp
 
 
-def _tools_path(interp: str, uv: str) -> str:
+def _tools_path(interp: str) -> str:
     dirs: list[str] = [os.path.dirname(interp)]
-    if os.path.isabs(uv):
+    uv = find_uv()
+    if uv:
         dirs.insert(0, os.path.dirname(uv))
     dirs.append(os.path.dirname(sys.executable))
     return ":".join(dict.fromkeys(d for d in dirs if d))
@@ -122,13 +125,13 @@ def _lock_text(path: str | None) -> str | None:
                                  hint="regenerate it, or pass --no-lock") from None
 
 
-def create_env(step: Step, run: Run) -> StepResult | str:
+def check_env(step: Step, run: Run) -> StepResult | str:
     action = step.action
-    assert isinstance(action, CreateEnv)
+    assert isinstance(action, CheckEnv)
     env_dir = Path(action.env_dir)
     interp = _resolve_interpreter(run, action)
-    uv = action.uv if os.path.isabs(action.uv) else (find_uv() or action.uv)
-    run.values["TOOLS_PATH"] = _tools_path(interp, uv)
+    run.values["INTERPRETER"] = interp
+    run.values["TOOLS_PATH"] = _tools_path(interp)
     digest = venvs.digest([("definition", [action.definition], {}, [])],
                           interpreter=run.interpreter or interp,
                           lock_text=_lock_text(action.lock))
@@ -140,11 +143,24 @@ def create_env(step: Step, run: Run) -> StepResult | str:
         if root is None or os.path.isdir(root):
             run.values.update(values)
             run.env_reused = True
-            return f"environment {env_dir} is up to date (stamp {digest[:12]})"
-    venvs.remove(env_dir)
+            run.note(f"# {env_dir} is up to date (stamp {digest[:12]}): reused")
+            return StepResult(step.name, step.kind, [], {}, returncode=0)
+    run.note(f"# {env_dir} must be (re)created (stamp {digest[:12]})")
+    return StepResult(step.name, step.kind, [], {}, returncode=0)
+
+
+def create_env(step: Step, run: Run) -> StepResult | str:
+    action = step.action
+    assert isinstance(action, CreateEnv)
+    venvs.remove(Path(action.env_dir))
     cmd = action.command()
-    argv = (uv, *cmd.argv[1:4], interp, *cmd.argv[5:])
-    return run_command(step, type(cmd)(argv, env=cmd.env), run)
+    if not os.path.isabs(action.uv):  # planned without a located uv: look again now
+        uv = find_uv()
+        if uv is None:
+            raise EnvironmentProblem("uv is needed to create build environments",
+                                     hint="pip install uv")
+        cmd = dataclasses.replace(cmd, argv=(uv, *cmd.argv[1:]))
+    return run_command(step, cmd, run)
 
 
 # ----------------------------------------------------------------------------- the SDK
@@ -201,7 +217,7 @@ def mark_env_ready(step: Step, run: Run) -> StepResult | str:
         raise EnvironmentProblem("mark-env-ready ran before create-env computed the "
                                  "environment's digest")
     learned = {k: v for k, v in run.values.items() if k not in _NOT_STORED}
-    provisioning = [s for s in run.plan.steps if s.reuse_env or s.kind == "create-env"]
+    provisioning = [s for s in run.plan.steps if s.reuse_env or s.kind == "check-env"]
     venvs.mark_ready(Path(action.env_dir), run.env_digest, values=learned, described={
         "build": run.plan.build.id, "python": run.interpreter,
         "steps": [{"name": s.name, "argv": list(s.argv)} for s in provisioning],

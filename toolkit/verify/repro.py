@@ -71,7 +71,7 @@ def reconstruct(data: Mapping[str, Any]) -> tuple[Plan, Layout]:
         options, gfx=tuple(data["targets"]), rebuild=True,
         locks=() if options.no_lock else read_locks(layout.locks()))
     host = discover()
-    create = next((s for s in data["plan"]["steps"] if s["name"] == "create-env"), None)
+    create = next((s for s in data["plan"]["steps"] if s["name"] == "check-env"), None)
     interp = ((create or {}).get("action") or {}).get("interpreter")
     if isinstance(interp, str) and os.path.isabs(interp) and os.path.exists(interp):
         host = dataclasses.replace(host, interpreters=MappingProxyType({build.python: interp}))
