@@ -10,32 +10,13 @@ import sys
 
 import nox
 
-from toolkit.cli import sessions
+from toolkit.cli import noxsupport
 
 nox.options.sessions = ["lint", "tests"]
 
-
-_DOCS = {
-    "build": "Build, name, check and smoke-test the wheels of Python {python} x ROCm {rocm}",
-    "smoke": "Run the smoke tests against the built wheels of Python {python} x ROCm {rocm}",
-    "lock": "Write locks/{python}-rocm{rocm}.txt (pip-compile --generate-hashes)",
-}
-
-
-def _register(kind: str, python: str, rocm: str) -> None:
-    name = f"{kind}-{python}-rocm{rocm}"
-
-    def session(s: nox.Session) -> None:
-        getattr(sessions, kind)(s, python, rocm, s.posargs)
-
-    session.__doc__ = _DOCS[kind].format(python=python, rocm=rocm)
-    nox.session(session, name=name, python=False, tags=[kind, *sessions.tags(python, rocm)],
-                default=False)
-
-
-for _python, _rocm in sessions.pairs():
-    for _kind in ("build", "smoke", "lock"):
-        _register(_kind, _python, _rocm)
+# From the matrix data. Broken data: `tests` and `lint` still run; `nox -l` and anything else
+# print the data error in one line and exit 3.
+noxsupport.register_matrix_sessions(data_free=("tests", "lint"))
 
 
 @nox.session(python=False)
@@ -54,4 +35,6 @@ def lint(session: nox.Session) -> None:
 @nox.session(python=False, default=False)
 def demo(session: nox.Session) -> None:
     """Build, check and smoke-test the bundled sample extension."""
+    from toolkit.cli import sessions
+
     sessions.demo(session, session.posargs)

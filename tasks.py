@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from invoke import Context, Exit, task
+from invoke.context import Context
+from invoke.exceptions import Exit
+from invoke.tasks import task
 
 from toolkit.cli.main import main
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.data.ci import github_json, github_matrix, load_ci
 from toolkit.cli.main import main
 from toolkit.core.errors import DataError, UsageError
+from toolkit.data.ci import github_json, github_matrix, load_ci
 from toolkit.data.matrix import load_matrix, python_sort_key
 
 ROOT = Path(__file__).resolve().parents[2]

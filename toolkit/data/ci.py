@@ -18,13 +18,11 @@ from types import MappingProxyType
 from typing import Any
 
 from toolkit.core.errors import UsageError, unknown
-from toolkit.data.matrix import Build, Matrix, _read, _Table, python_sort_key
+from toolkit.data.matrix import Build, Matrix, python_sort_key
+from toolkit.data.schema import check, fail, read_toml
+from toolkit.data.specs import CI
 
 CI_FILE = "ci.toml"
-# GitHub events a rule may be written for (the workflow passes ${{ github.event_name }}).
-EVENTS = ("pull_request", "push", "schedule", "workflow_dispatch", "merge_group", "release")
-PYTHON_RULES = ("newest", "all")
-FAMILY_RULES = ("default", "requested")
 
 
 @dataclass(frozen=True)
@@ -97,59 +95,33 @@ class CiEntry:
 
 
 # ----------------------------------------------------------------------------- loading
-def _only_keys(table: _Table, allowed: Sequence[str]) -> None:
-    for key in table.data:
-        if key not in allowed:
-            where = f"{table.key}.{key}" if table.key else key
-            table.fail(where, f"unknown key; valid: {', '.join(allowed)}")
-
-
 def load_ci(matrix: Matrix, path: str | Path | None = None) -> CiConfig:
     """Read and validate ``ci.toml`` (default: beside the matrix data) against ``matrix``."""
     file = Path(path) if path is not None else matrix.source / CI_FILE
-    doc = _read(file)
-    _only_keys(doc, ("triggers", "runners"))
-
-    triggers: dict[str, TriggerRule] = {}
-    for event, rule in doc.table("triggers").items():
-        if event not in EVENTS:
-            rule.fail(rule.key, f"{event!r} is not a GitHub event this toolkit knows; "
-                      f"valid: {', '.join(EVENTS)}")
-        _only_keys(rule, ("python", "families"))
-        triggers[event] = TriggerRule(event, rule.text("python", choices=PYTHON_RULES),
-                                      rule.text("families", choices=FAMILY_RULES))
-    if not triggers:
-        doc.fail("triggers", f"no trigger rules; add at least one of: {', '.join(EVENTS)}")
-
-    runners = doc.table("runners")
-    _only_keys(runners, ("build", "test"))
-    build_runner = runners.text("build")
-    family_names = sorted(matrix.family_targets)
+    doc = read_toml(file)
+    check(CI, doc, file, {"families": sorted(matrix.family_targets)})
+    triggers = {event: TriggerRule(event, rule["python"], rule["families"])
+                for event, rule in doc["triggers"].items()}
     targets = matrix.family_targets
     tests: list[GpuRunner] = []
     claimed: dict[str, str] = {}
-    for name, t in runners.table("test").items():
-        _only_keys(t, ("label", "gfx", "families"))
-        fams = t.texts("families", choices=family_names)
-        gfx = t.text("gfx")
-        for fam in fams:
+    for name, t in doc["runners"]["test"].items():
+        where = f'runners.test."{name}"'
+        for fam in t["families"]:
             if fam in claimed:
-                t.fail(f"{t.key}.families", f"{fam!r} is already tested by runner class "
-                       f"{claimed[fam]!r}; a family belongs to one class")
+                fail(file, f"{where}.families", f"{fam!r} is already tested by runner class "
+                     f"{claimed[fam]!r}; a family belongs to one class")
             claimed[fam] = name
-            if gfx not in targets[fam]:
-                t.fail(f"{t.key}.gfx", f"{gfx!r} is not a target of family {fam!r}; valid: "
-                       f"{', '.join(targets[fam])}")
-        tests.append(GpuRunner(name, t.text("label"), gfx, fams))
-    if not tests:
-        runners.fail("runners.test", "no test runner classes ([runners.test.<class>])")
-
-    config = CiConfig(MappingProxyType(triggers), build_runner, tuple(tests), file)
+            if t["gfx"] not in targets[fam]:
+                fail(file, f"{where}.gfx", f"{t['gfx']!r} is not a target of family {fam!r}; "
+                     f"valid: {', '.join(targets[fam])}")
+        tests.append(GpuRunner(name, t["label"], t["gfx"], tuple(t["families"])))
+    config = CiConfig(MappingProxyType(triggers), doc["runners"]["build"], tuple(tests), file)
     for rel in matrix.rocm.values():
         if rel.default_family not in claimed:
-            runners.fail("runners.test", f"ROCm {rel.version}'s default family "
-                         f"{rel.default_family!r} has no test runner class; families with one: "
-                         f"{', '.join(config.families)}")
+            fail(file, "runners.test", f"ROCm {rel.version}'s default family "
+                 f"{rel.default_family!r} has no test runner class; families with one: "
+                 f"{', '.join(config.families)}")
     return config
 
 

@@ -1,9 +1,11 @@
 """The build matrix: load the TOML data once, validate it, expand it to builds, select.
 
 Data lives in ``toolkit/data`` (override with ``TOOLKIT_DATA_DIR`` or ``load_matrix(path)``):
-``gpus.toml`` (families), ``rocm.toml`` (ROCm releases, SDK and torch sources) and one file
-per package with a ``[package]`` table. Every validation error names the file, the key and
-what is allowed, and raises ``DataError`` (exit 3).
+``gpus.toml`` (families), ``rocm.toml`` (ROCm releases, SDK and torch sources), ``ci.toml``
+(CI rules) and one file per package, ``<name>.toml`` with ``[package]`` and ``[[versions]]``.
+Every table is strict (schemas in ``toolkit.data.specs``): an unknown key, a wrong type, a
+missing key or a value outside its closed set raises ``DataError`` (exit 3) naming the file,
+the key path and what is allowed.
 
 This module is imported by ``noxfile.py``; keep its imports light (``nox -l`` stays fast).
 """
@@ -13,7 +15,6 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -22,18 +23,10 @@ from types import MappingProxyType
 from typing import Any
 
 from toolkit.core.errors import DataError, UsageError, unknown
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from toolkit.data.schema import check, fail, read_toml
+from toolkit.data.specs import CI, GPUS, PACKAGE, RECIPES, RESERVED_FILES, ROCM
 
 DATA_DIR = Path(__file__).parent
-PYTHONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.13t", "3.14", "3.14t")
-SDK_PROVIDERS = ("pip", "system")
-SDK_LAYOUTS = ("per-family", "multi-arch")
-TORCH_KINDS = ("pytorch", "amd", "therock")
-_VERSION = re.compile(r"^[0-9]+(\.[0-9]+){1,2}$")
 
 
 # ----------------------------------------------------------------------------- data classes
@@ -268,210 +261,109 @@ def _split(values: Iterable[str] | str) -> list[str]:
     return [v.strip() for item in values for v in item.split(",") if v.strip()]
 
 
-# ----------------------------------------------------------------------------- validation
-class _Table:
-    """A TOML table with its location, for error messages that name file and key."""
-
-    def __init__(self, file: Path, key: str, data: Any) -> None:
-        self.file, self.key, self.data = file, key, data
-        if not isinstance(data, dict):
-            self.fail(key, f"must be a table, got {type(data).__name__}")
-
-    def fail(self, key: str, what: str) -> DataError:
-        raise DataError(f"{self.file}: {key}: {what}")
-
-    def _path(self, name: str) -> str:
-        return f"{self.key}.{name}" if self.key else name
-
-    def has(self, name: str) -> bool:
-        return name in self.data
-
-    def text(self, name: str, *, choices: Iterable[str] | None = None,
-            default: str | None = None, pattern: re.Pattern[str] | None = None) -> str:
-        value = self.data.get(name, default)
-        if value is None:
-            self.fail(self._path(name), "missing (a string is required)")
-        if not isinstance(value, str) or not value:
-            self.fail(self._path(name), f"must be a non-empty string, got {value!r}")
-        if choices is not None and value not in choices:
-            self.fail(self._path(name), f"{value!r} is not allowed; valid: {', '.join(choices)}")
-        if pattern is not None and not pattern.match(value):
-            self.fail(self._path(name), f"{value!r} does not look like X.Y[.Z]")
-        return str(value)
-
-    def opt(self, name: str) -> str | None:
-        return self.text(name) if name in self.data else None
-
-    def texts(self, name: str, *, choices: Iterable[str] | None = None) -> tuple[str, ...]:
-        value = self.data.get(name)
-        if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
-            self.fail(self._path(name), f"must be a non-empty list of strings, got {value!r}")
-        if choices is not None:
-            allowed = list(choices)
-            for v in value:
-                if v not in allowed:
-                    self.fail(self._path(name), f"{v!r} is not allowed; valid: {', '.join(allowed)}")
-        if len(set(value)) != len(value):
-            self.fail(self._path(name), f"duplicate entries in {value!r}")
-        return tuple(value)
-
-    def table(self, name: str) -> _Table:
-        if name not in self.data:
-            self.fail(self._path(name), "missing (a table is required)")
-        return _Table(self.file, self._path(name), self.data[name])
-
-    def tables(self, name: str) -> list[_Table]:
-        value = self.data.get(name)
-        if not isinstance(value, list) or not value:
-            self.fail(self._path(name), "must be a non-empty array of tables ([[...]])")
-        return [_Table(self.file, f"{self._path(name)}[{i}]", v) for i, v in enumerate(value)]
-
-    def items(self) -> list[tuple[str, _Table]]:
-        return [(k, _Table(self.file, self._path(f'"{k}"'), v)) for k, v in self.data.items()]
-
-    def url(self, name: str) -> str:
-        from toolkit.core.urls import check_index_url
-
-        value = self.text(name)
-        try:
-            check_index_url(value)
-        except UsageError:
-            self.fail(self._path(name), f"{value!r} is not an allowed index URL; valid: "
-                      "https://..., file://..., or http:// on 127.0.0.1/localhost")
-        return value if value.endswith("/") else value + "/"
+# ----------------------------------------------------------------------------- loading
+# The schemas (toolkit.data.specs) check each file's shape, types and closed sets; what is
+# left here are the rules across entries and files.
+def _url(table: Mapping[str, Any], key: str, indexes: Mapping[str, str]) -> str | None:
+    """``table[key]`` (a checked URL) with a trailing slash; ``index`` names one of ``indexes``."""
+    if key in table:
+        url = str(table[key])
+        return url if url.endswith("/") else url + "/"
+    if key == "index_url" and "index" in table:
+        return indexes[table["index"]]
+    return None
 
 
-def _read(path: Path) -> _Table:
-    try:
-        with path.open("rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
-        raise DataError(f"{path}: missing data file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise DataError(f"{path}: not valid TOML: {exc}") from None
-    return _Table(path, "", data)
-
-
-def _load_families(doc: _Table) -> tuple[dict[str, GpuFamily], tuple[str, ...]]:
-    from toolkit.core.gfx import parse_target
-
+def _load_families(file: Path) -> tuple[dict[str, GpuFamily], tuple[str, ...]]:
+    doc = read_toml(file)
+    check(GPUS, doc, file)
     families: dict[str, GpuFamily] = {}
-    all_names: set[str] = set()
-    for name, table in doc.table("families").items():
-        targets = table.texts("targets")
-        for t in targets:
-            try:
-                parse_target(t)
-            except UsageError:
-                table.fail(f"{table.key}.targets", f"{t!r} is not a gfx id like gfx90a")
-        aliases = table.texts("aliases") if table.has("aliases") else ()
+    seen: set[str] = set()
+    for name, table in doc["families"].items():
+        aliases = tuple(table.get("aliases", ()))
         for n in (name, *aliases):
-            if n in all_names:
-                table.fail(table.key, f"family name {n!r} is defined twice")
-            all_names.add(n)
-        families[name] = GpuFamily(name, targets, aliases)
-    extra = doc.texts("extra_targets") if doc.has("extra_targets") else ()
-    return families, extra
+            if n in seen:
+                fail(file, f'families."{name}"', f"family name {n!r} is defined twice")
+            seen.add(n)
+        families[name] = GpuFamily(name, tuple(table["targets"]), aliases)
+    return families, tuple(doc.get("extra_targets", ()))
 
 
-def _load_rocm(doc: _Table, families: Mapping[str, GpuFamily]) -> dict[str, RocmRelease]:
-    indexes: dict[str, str] = {}
-    if doc.has("indexes"):
-        idx_table = doc.table("indexes")
-        for name in idx_table.data:
-            indexes[name] = idx_table.url(name)
-    family_names = sorted({n for f in families.values() for n in (f.name, *f.aliases)})
+def _family_names(families: Mapping[str, GpuFamily]) -> list[str]:
+    return sorted({n for f in families.values() for n in (f.name, *f.aliases)})
+
+
+def _load_rocm(file: Path, families: Mapping[str, GpuFamily]) -> dict[str, RocmRelease]:
+    doc = read_toml(file)
+    indexes = doc.get("indexes")
+    names = sorted(indexes) if isinstance(indexes, dict) else []
+    check(ROCM, doc, file, {"families": _family_names(families), "indexes": names})
+    urls = {k: str(_url(doc["indexes"], k, {})) for k in names}
     releases: dict[str, RocmRelease] = {}
-
-    def index_url(table: _Table) -> str:
-        if table.has("index_url"):
-            return table.url("index_url")
-        return indexes[table.text("index", choices=sorted(indexes))]
-
-    for version, rel in doc.table("releases").items():
-        if not _VERSION.match(version):
-            rel.fail(rel.key, f"{version!r} is not a ROCm version like 6.4 or 6.2.4")
-        hip = rel.text("hip", pattern=re.compile(r"^[0-9]+\.[0-9]+$"))
-        default_family = rel.text("default_family", choices=family_names)
-        sdk_t = rel.table("sdk")
-        provider = sdk_t.text("provider", choices=SDK_PROVIDERS)
-        if provider == "pip":
-            sdk = SdkSource(
-                provider, layout=sdk_t.text("layout", choices=SDK_LAYOUTS),
-                index_url=index_url(sdk_t), spec=sdk_t.text("spec"),
-            )
+    for version, rel in doc["releases"].items():
+        where = f'releases."{version}"'
+        s = rel["sdk"]
+        if s["provider"] == "pip":
+            sdk = SdkSource("pip", layout=s["layout"], index_url=_url(s, "index_url", urls),
+                            spec=s["spec"])
         else:
-            sdk = SdkSource(provider, version=sdk_t.text("version", pattern=_VERSION))
+            sdk = SdkSource("system", version=s["version"])
         torches: dict[str, TorchSource] = {}
-        for tv, t in rel.table("torch").items():
-            if not re.match(r"^[0-9]+\.[0-9]+$", tv):
-                t.fail(t.key, f"{tv!r} is not a torch release like 2.8")
-            kind = t.text("kind", choices=TORCH_KINDS)
-            idx: str | None = None
-            links: str | None = None
-            if kind == "pytorch":
-                idx = t.url("index_url")
-                if "download.pytorch.org" in idx and f"rocm{version}" not in idx:
-                    t.fail(f"{t.key}.index_url",
-                           f"{idx} is not PyTorch's index for ROCm {version} (expected .../rocm{version}/)")
-            elif kind == "amd":
-                links = t.url("find_links") if t.has("find_links") else None
-                idx = t.url("index_url") if t.has("index_url") else None
-                if not (links or idx):
-                    t.fail(t.key, "kind 'amd' needs find_links or index_url")
-            else:
-                idx = index_url(t)
+        for tv, t in rel["torch"].items():
+            idx = _url(t, "index_url", urls)
+            if t["kind"] == "pytorch" and idx and "download.pytorch.org" in idx \
+                    and not idx.endswith(f"/rocm{version}/"):
+                fail(file, f'{where}.torch."{tv}".index_url', f"{idx} is not PyTorch's index "
+                     f"for ROCm {version} (expected .../rocm{version}/)")
             torches[tv] = TorchSource(
-                tv, version, kind, t.text("spec"), idx, links,
-                per_family=(kind == "therock" and sdk.layout != "multi-arch"),
-                note=t.opt("note"),
+                tv, version, t["kind"], t["spec"], idx, _url(t, "find_links", urls),
+                per_family=(t["kind"] == "therock" and sdk.layout != "multi-arch"),
+                note=t.get("note"),
             )
-        releases[version] = RocmRelease(version, hip, default_family, sdk,
+        releases[version] = RocmRelease(version, rel["hip"], rel["default_family"], sdk,
                                         MappingProxyType(torches))
     return releases
 
 
-def _load_package(doc: _Table, rocm: Mapping[str, RocmRelease]) -> Package:
-    pkg = doc.table("package")
-    name = pkg.text("name")
-    rocm_valid = sorted(rocm, key=version_sort_key)
+def _load_package(file: Path, rocm: Mapping[str, RocmRelease]) -> Package:
+    doc = read_toml(file)
+    header = doc.get("package")
+    recipe = header.get("recipe") if isinstance(header, dict) else None
+    check(PACKAGE, doc, file, {
+        "name": [file.stem],
+        "rocm": sorted(rocm, key=version_sort_key),
+        "build_styles": RECIPES.get(recipe, ()) if isinstance(recipe, str) else (),
+    })
+    pkg = doc["package"]
     versions: list[PackageVersion] = []
-    for vt in doc.tables("versions"):
-        pv = PackageVersion(
-            package=name,
-            version=vt.text("version", pattern=_VERSION),
-            ref=vt.text("ref"),
-            torch=vt.text("torch", pattern=_VERSION),
-            rocm=vt.texts("rocm", choices=rocm_valid),
-            python=vt.texts("python", choices=PYTHONS),
-            build_style=vt.text("build_style"),
-        )
+    for i, vt in enumerate(doc["versions"]):
+        pv = PackageVersion(pkg["name"], vt["version"], vt["ref"], vt["torch"], tuple(vt["rocm"]),
+                            tuple(vt["python"]), vt["build_style"])
         for r in pv.rocm:
             if pv.torch_minor not in rocm[r].torch:
-                vt.fail(f"{vt.key}.rocm", f"ROCm {r} has no torch {pv.torch_minor} source in "
-                        f"rocm.toml; it has: {', '.join(rocm[r].torch) or 'none'}")
+                fail(file, f"versions[{i}].rocm", f"ROCm {r} has no torch {pv.torch_minor} "
+                     f"source in rocm.toml; it has: {', '.join(rocm[r].torch) or 'none'}")
         if any(v.version == pv.version for v in versions):
-            vt.fail(f"{vt.key}.version", f"{pv.version} is listed twice")
+            fail(file, f"versions[{i}].version", f"{pv.version} is listed twice")
         versions.append(pv)
-    return Package(name, pkg.text("dist"), pkg.text("repo"), pkg.text("recipe"),
-                   tuple(versions), pkg.opt("subdir") or "")
+    return Package(pkg["name"], pkg["dist"], pkg["repo"], pkg["recipe"], tuple(versions),
+                   pkg.get("subdir", ""))
 
 
 @cache
 def _load(data_dir: Path) -> Matrix:
-    families, extra = _load_families(_read(data_dir / "gpus.toml"))
-    rocm = _load_rocm(_read(data_dir / "rocm.toml"), families)
+    families, extra = _load_families(data_dir / "gpus.toml")
+    rocm = _load_rocm(data_dir / "rocm.toml", families)
     packages: dict[str, Package] = {}
     for path in sorted(data_dir.glob("*.toml")):
-        if path.name in {"gpus.toml", "rocm.toml"}:
-            continue
-        doc = _read(path)
-        if not doc.has("package"):  # other data (e.g. CI trigger rules) lives beside packages
-            continue
-        package = _load_package(doc, rocm)
-        if package.name in packages:
-            raise DataError(f"{path}: package.name: {package.name!r} is defined twice")
-        packages[package.name] = package
+        if path.name not in RESERVED_FILES:  # every other file is one package (name = stem)
+            packages[path.stem] = _load_package(path, rocm)
+    if not packages:
+        raise DataError(f"{data_dir}: no package file; add <name>.toml with [package] and "
+                        "[[versions]] (beside gpus.toml and rocm.toml)")
+    ci = data_dir / "ci.toml"
+    if ci.is_file():  # its rules across files are checked by toolkit.data.ci.load_ci
+        check(CI, read_toml(ci), ci, {"families": _family_names(families)})
     builds = tuple(
         Build(p, pv, py, rocm[r])
         for p in packages.values()

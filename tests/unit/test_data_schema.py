@@ -1,0 +1,299 @@
+"""Strict data files: every table rejects unknown keys, wrong types, missing keys and values
+outside its closed set, with one line naming the file, the key path and what is allowed."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from toolkit.core.errors import DataError
+from toolkit.data.ci import load_ci
+from toolkit.data.matrix import load_matrix
+from toolkit.data.schema import Array, Map, Ref, Table, Tagged, Text, Texts, check
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path.name}: the real data changed, update the test"
+    path.write_text(text.replace(old, new, 1))
+
+
+def _error(data: Path) -> str:
+    """The DataError message of loading ``data`` (matrix, then CI rules), checked for shape."""
+    with pytest.raises(DataError) as info:
+        load_ci(load_matrix(data))
+    msg = str(info.value)
+    assert info.value.exit_code == 3
+    assert "\n" not in msg, "one line"
+    assert msg.startswith(str(data) + "/"), f"names the file with its folder: {msg}"
+    return msg
+
+
+# ----------------------------------------------------------------------------- closed sets
+ENUMS = [
+    # (file, old, new, key path, allowed values as the message must list them); the bad value
+    # is the one quoted string of ``new`` that ``old`` lacks
+    ("apex.toml", 'build_style = "jit-prebuild"', 'build_style = "jit-prebuilt"',
+     "versions[4].build_style", "ext-flags, jit-prebuild"),
+    ("apex.toml", 'build_style = "ext-flags"', 'build_style = "build-variant"',
+     "versions[0].build_style", "ext-flags, jit-prebuild"),
+    ("fbgemm_gpu.toml", 'build_style = "package-variant"', 'build_style = "ext-flags"',
+     "versions[0].build_style", "package-variant, build-variant"),
+    ("apex.toml", 'recipe = "apex"', 'recipe = "apex2"', "package.recipe", "apex, fbgemm_gpu"),
+    ("apex.toml", 'name = "apex"', 'name = "apex_rocm"', "package.name", "apex"),
+    ("apex.toml", 'python = ["3.8",', 'python = ["3.7",', "versions[0].python",
+     "3.8, 3.9, 3.10, 3.11, 3.12, 3.13, 3.13t, 3.14, 3.14t"),
+    ("apex.toml", 'rocm = ["6.0", "6.1"]', 'rocm = ["6.0", "6.01"]', "versions[0].rocm",
+     "6.0, 6.1, 6.2, 6.2.4, 6.3, 6.4, 7.0, 7.1"),
+    ("rocm.toml", 'provider = "system", version = "6.0.2"', 'provider = "sytem", version = "6.0.2"',
+     'releases."6.0".sdk.provider', "pip, system"),
+    ("rocm.toml", 'layout = "per-family"', 'layout = "per_family"', 'releases."7.0".sdk.layout',
+     "per-family, multi-arch"),
+    ("rocm.toml", 'torch."2.4" = { kind = "pytorch"', 'torch."2.4" = { kind = "upstream"',
+     'releases."6.0".torch."2.4".kind', "pytorch, amd, therock"),
+    ("rocm.toml", 'index = "therock-nightly", spec = "rocm', 'index = "nightly", spec = "rocm',
+     'releases."7.0".sdk.index', "therock-dev, therock-multi-arch, therock-nightly"),
+    ("rocm.toml", 'index = "therock-nightly", spec = "torch', 'index = "therock", spec = "torch',
+     'releases."7.0".torch."2.8".index', "therock-dev, therock-multi-arch, therock-nightly"),
+    ("rocm.toml", 'default_family = "gfx90X-dcgpu"', 'default_family = "gfx90x-dcgpu"',
+     'releases."6.0".default_family', "gfx101X-dgpu, gfx103X-all, gfx110X-all, gfx110X-dgpu"),
+    ("ci.toml", 'python = "newest"', 'python = "latest"', 'triggers."pull_request".python',
+     "newest, all"),
+    ("ci.toml", 'families = "default"', 'families = "defaults"', 'triggers."pull_request".families',
+     "default, requested"),
+    ("ci.toml", "[triggers.schedule]", "[triggers.cron]", 'triggers."cron"',
+     "pull_request, push, schedule, workflow_dispatch, merge_group, release"),
+    ("ci.toml", 'families = ["gfx950-dcgpu"]', 'families = ["gfx950"]',
+     'runners.test."mi355".families', "gfx101X-dgpu, gfx103X-all"),
+]
+
+
+@pytest.mark.parametrize(("file", "old", "new", "path", "allowed"), ENUMS,
+                         ids=[f"{e[0]}:{e[3]}" for e in ENUMS])
+def test_every_closed_set_rejects_a_misspelling_and_names_the_allowed(
+    data_copy: Path, file: str, old: str, new: str, path: str, allowed: str
+) -> None:
+    _edit(data_copy / file, old, new)
+    [bad] = set(re.findall(r'"([^"]+)"', new)) - set(re.findall(r'"([^"]+)"', old)) or \
+        set(re.findall(r"\[triggers\.(\w+)\]", new))
+    msg = _error(data_copy)
+    assert f"{file}: {path}: {bad!r} is not allowed; valid: " in msg, msg
+    assert allowed in msg.split("valid: ", 1)[1], msg
+
+
+def test_misspelled_build_style_no_longer_switches_apex_to_the_other_flags(data_copy: Path) -> None:
+    """Before: any build_style other than "jit-prebuild" silently built with --cpp_ext."""
+    _edit(data_copy / "apex.toml", 'build_style = "jit-prebuild"', 'build_style = "jit_prebuild"')
+    assert "versions[4].build_style: 'jit_prebuild' is not allowed" in _error(data_copy)
+
+
+# ----------------------------------------------------------------------------- unknown keys
+UNKNOWN = [
+    ("apex.toml", "[package]", 'colour = "red"\n[package]', "colour", "package, versions"),
+    ("apex.toml", "[package]", "[pakage]", "pakage", "package, versions"),
+    ("apex.toml", 'recipe = "apex"', 'recipe = "apex"\nlicense = "BSD"', "package.license",
+     "name, dist, repo, recipe, subdir"),
+    ("apex.toml", 'build_style = "ext-flags"', 'build_style = "ext-flags"\nbuildstyle = "x"',
+     "versions[0].buildstyle", "version, ref, torch, rocm, python, build_style"),
+    ("rocm.toml", "[indexes]", 'mirror = "x"\n[indexes]', "mirror", "indexes, releases"),
+    ("rocm.toml", 'hip = "6.0"', 'hip = "6.0"\ndefault-family = "gfx90a"',
+     'releases."6.0".default-family', "hip, default_family, sdk, torch"),
+    ("rocm.toml", 'provider = "system", version = "6.0.2"',
+     'provider = "system", version = "6.0.2", layout = "per-family"',
+     'releases."6.0".sdk.layout', "provider, version"),
+    ("rocm.toml", 'layout = "per-family", index = "therock-nightly"',
+     'layout = "per-family", index = "therock-nightly", verison = "7"',
+     'releases."7.0".sdk.verison', "provider, layout, index, index_url, spec"),
+    ("rocm.toml", 'kind = "pytorch", index_url', 'kind = "pytorch", find_links = "https://x/", index_url',
+     'releases."6.0".torch."2.4".find_links', "kind, index_url, spec, note"),
+    ("gpus.toml", 'targets = ["gfx942"]', 'targets = ["gfx942"]\nalias = ["mi300"]',
+     'families."gfx94X-dcgpu".alias', "targets, aliases"),
+    ("gpus.toml", "extra_targets = [", "extra_target = [", "extra_target", "extra_targets, families"),
+    ("ci.toml", 'families = "default"', 'families = "default"\nfamily = "x"',
+     'triggers."pull_request".family', "python, families"),
+    ("ci.toml", 'build = "linux-x86_64-cpu"', 'build = "linux-x86_64-cpu"\ngpu = "x"',
+     "runners.gpu", "build, test"),
+    ("ci.toml", 'label = "linux-mi300-gpu"', 'label = "linux-mi300-gpu"\nlabels = "x"',
+     'runners.test."mi300".labels', "label, gfx, families"),
+]
+
+
+@pytest.mark.parametrize(("file", "old", "new", "path", "valid"), UNKNOWN,
+                         ids=[f"{e[0]}:{e[3]}" for e in UNKNOWN])
+def test_every_table_rejects_unknown_keys(
+    data_copy: Path, file: str, old: str, new: str, path: str, valid: str
+) -> None:
+    _edit(data_copy / file, old, new)
+    msg = _error(data_copy)
+    assert msg.endswith(f"{file}: {path}: unknown key; valid: {valid}"), msg
+
+
+# ----------------------------------------------------------------------------- types, missing keys
+BROKEN = [
+    ("apex.toml", 'torch = "2.4.0"', "torch = 2.4", "versions[0].torch",
+     "must be a non-empty string, got float 2.4"),
+    ("apex.toml", 'python = ["3.8",', "python = [3.8,", "versions[0].python",
+     "must be a non-empty array of strings, got array [3.8,"),
+    ("apex.toml", 'rocm = ["6.0", "6.1"]', 'rocm = "6.0"', "versions[0].rocm",
+     "must be a non-empty array of strings, got string '6.0'"),
+    ("apex.toml", 'rocm = ["6.0", "6.1"]', "rocm = []", "versions[0].rocm",
+     "must be a non-empty array of strings, got array []"),
+    ("apex.toml", 'dist = "apex"\n', "", "package.dist", "missing (a non-empty string is required)"),
+    ("apex.toml", 'build_style = "ext-flags"\n', "", "versions[0].build_style",
+     "missing (a non-empty string is required)"),
+    ("rocm.toml", 'hip = "6.0"', "hip = 6.0", 'releases."6.0".hip',
+     "must be a non-empty string, got float 6.0"),
+    ("rocm.toml", 'hip = "6.0"', 'hip = "6"', 'releases."6.0".hip', "'6' does not look like X.Y"),
+    ("rocm.toml", '[releases."6.0"]', '[releases."six"]', 'releases."six"',
+     "'six' does not look like a ROCm version like 6.4 or 6.2.4"),
+    ("rocm.toml", 'sdk = { provider = "system", version = "6.0.2" }', 'sdk = "system"',
+     'releases."6.0".sdk', "must be a table, got string 'system'"),
+    ("rocm.toml", 'sdk = { provider = "system", version = "6.0.2" }', 'sdk = { version = "6.0.2" }',
+     'releases."6.0".sdk.provider', "missing (one of pip, system is required)"),
+    ("rocm.toml", 'provider = "system", version = "6.0.2"', 'provider = "system"',
+     'releases."6.0".sdk.version', "missing (a non-empty string is required)"),
+    ("rocm.toml", 'index = "therock-nightly", spec = "torch',
+     'index = "therock-nightly", index_url = "https://x.example/", spec = "torch',
+     'releases."7.0".torch."2.8"', "needs exactly one of index, index_url (index and index_url given)"),
+    ("rocm.toml", 'kind = "amd", find_links = "https://repo.radeon.com/rocm/manylinux/rocm-rel-6.3/", ',
+     'kind = "amd", ', 'releases."6.3".torch."2.6"',
+     "needs at least one of find_links, index_url (none given)"),
+    ("gpus.toml", 'targets = ["gfx942"]', 'targets = "gfx942"', 'families."gfx94X-dcgpu".targets',
+     "must be a non-empty array of strings, got string 'gfx942'"),
+    ("gpus.toml", 'aliases = ["gfx110X-dgpu"]', 'aliases = ["gfx120X-all"]', 'families."gfx120X-all"',
+     "family name 'gfx120X-all' is defined twice"),
+    ("ci.toml", 'build = "linux-x86_64-cpu"', "build = true", "runners.build",
+     "must be a non-empty string, got boolean True"),
+]
+
+
+@pytest.mark.parametrize(("file", "old", "new", "path", "what"), BROKEN,
+                         ids=[f"{e[0]}:{e[3]}:{e[4][:20]}" for e in BROKEN])
+def test_wrong_types_and_missing_keys(
+    data_copy: Path, file: str, old: str, new: str, path: str, what: str
+) -> None:
+    _edit(data_copy / file, old, new)
+    msg = _error(data_copy)
+    assert f"{file}: {path}: {what}" in msg, msg
+
+
+# ----------------------------------------------------------------------------- package files
+def test_every_other_toml_file_is_a_package(data_copy: Path) -> None:
+    (data_copy / "notes.toml").write_text('title = "not a package"\n')
+    assert _error(data_copy).endswith("notes.toml: title: unknown key; valid: package, versions")
+
+
+def test_a_package_file_without_package_table_is_an_error(data_copy: Path) -> None:
+    _edit(data_copy / "fbgemm_gpu.toml", "[package]\n", "")
+    msg = _error(data_copy)
+    assert "fbgemm_gpu.toml: name: unknown key; valid: package, versions" in msg, msg
+
+
+def test_versions_must_be_an_array_of_tables(data_copy: Path) -> None:
+    header = (data_copy / "apex.toml").read_text().split("[[versions]]")[0]
+    (data_copy / "apex.toml").write_text(header + '[versions]\nversion = "1.0.0"\n')
+    assert _error(data_copy).endswith(
+        "apex.toml: versions: must be a non-empty array of tables ([[...]]), got table "
+        "{'version': '1.0.0'}")
+
+
+def test_a_folder_without_packages_is_an_error(data_copy: Path) -> None:
+    (data_copy / "apex.toml").unlink()
+    (data_copy / "fbgemm_gpu.toml").unlink()
+    with pytest.raises(DataError, match="no package file"):
+        load_matrix(data_copy)
+
+
+def test_ci_toml_is_checked_with_the_matrix_and_is_optional(data_copy: Path) -> None:
+    _edit(data_copy / "ci.toml", 'python = "all"', 'python = "every"')
+    with pytest.raises(DataError, match=r'ci\.toml: triggers\."push"\.python'):
+        load_matrix(data_copy)
+    (data_copy / "ci.toml").unlink()
+    assert set(load_matrix(data_copy).packages) == {"apex", "fbgemm_gpu"}
+
+
+def test_recipes_and_build_styles_agree_with_the_recipes_code() -> None:
+    """The data's closed sets are what toolkit.plan.recipes implements (and nothing more)."""
+    from toolkit.core.errors import UsageError
+    from toolkit.data.specs import RECIPES
+    from toolkit.plan.recipes import recipe_for
+    from toolkit.plan.recipes.fbgemm_gpu import VARIANT_OPTIONS
+
+    for name in RECIPES:
+        assert recipe_for(name).name == name
+    with pytest.raises(UsageError):
+        recipe_for("apex2")
+    assert set(RECIPES["fbgemm_gpu"]) == set(VARIANT_OPTIONS)
+    assert set(RECIPES["apex"]) == {"ext-flags", "jit-prebuild"}
+    used = {(p.recipe, v.build_style) for p in load_matrix().packages.values() for v in p.versions}
+    assert used == {(r, s) for r, styles in RECIPES.items() for s in styles}, \
+        "every build style is used by the real data"
+
+
+# ----------------------------------------------------------------------------- the schema itself
+FILE = Path("demo.toml")
+SPEC = Table(
+    {
+        "name": Text(choices=("a", "b")),
+        "size": Text(pattern=r"[0-9]+", like="a number"),
+        "tags": Texts(Text(choices=Ref("tags"))),
+        "src": Tagged("kind", {"git": Table({"url": Text()}),
+                               "dir": Table({"path": Text(), "glob": Text()}, optional=("glob",))}),
+        "items": Array(Table({"id": Text()})),
+        "by_name": Map(Text(), key=Text(pattern=r"[a-z]+", like="lower-case"), non_empty=True,
+                       what="name"),
+    },
+    optional=("tags",),
+)
+GOOD: dict[str, object] = {"name": "a", "size": "12", "tags": ["x"], "src": {"kind": "dir", "path": "/p"},
+        "items": [{"id": "1"}], "by_name": {"k": "v"}}
+
+
+def _schema_error(doc: dict[str, object]) -> str:
+    with pytest.raises(DataError) as info:
+        check(SPEC, doc, FILE, {"tags": ["x", "y"]})
+    return str(info.value)
+
+
+def test_schema_accepts_a_good_document() -> None:
+    check(SPEC, GOOD, FILE, {"tags": ["x", "y"]})
+    check(SPEC, {k: v for k, v in GOOD.items() if k != "tags"}, FILE, {"tags": []})
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"nme": "a"}, "demo.toml: nme: unknown key; valid: name, size, tags, src, items, by_name"),
+        ({"name": "c"}, "demo.toml: name: 'c' is not allowed; valid: a, b"),
+        ({"name": 1}, "demo.toml: name: must be a non-empty string, got integer 1"),
+        ({"name": ""}, "demo.toml: name: must be a non-empty string, got string ''"),
+        ({"size": "x"}, "demo.toml: size: 'x' does not look like a number"),
+        ({"tags": ["z"]}, "demo.toml: tags: 'z' is not allowed; valid: x, y"),
+        ({"tags": ["x", "x"]}, "demo.toml: tags: duplicate entries in ['x', 'x']"),
+        ({"src": {"kind": "svn"}}, "demo.toml: src.kind: 'svn' is not allowed; valid: git, dir"),
+        ({"src": {"path": "/p"}}, "demo.toml: src.kind: missing (one of git, dir is required)"),
+        ({"src": {"kind": "git", "path": "/p"}}, "demo.toml: src.path: unknown key; valid: kind, url"),
+        ({"src": {"kind": "dir"}}, "demo.toml: src.path: missing (a non-empty string is required)"),
+        ({"items": []}, "demo.toml: items: must be a non-empty array of tables ([[...]]), got array []"),
+        ({"items": [{"id": "1"}, {"ix": "2"}]}, "demo.toml: items[1].ix: unknown key; valid: id"),
+        ({"by_name": {}}, "demo.toml: by_name: needs at least one name"),
+        ({"by_name": {"K": "v"}}, 'demo.toml: by_name."K": \'K\' does not look like lower-case'),
+        ({"by_name": {"k": ["v"]}}, 'demo.toml: by_name."k": must be a non-empty string, got array'),
+    ],
+)
+def test_schema_messages(change: dict[str, object], expected: str) -> None:
+    doc = {**GOOD, **change}
+    if "nme" in change:
+        del doc["name"]
+    assert _schema_error(doc).startswith(expected)
+
+
+def test_schema_reports_missing_required_keys_but_not_optional_ones() -> None:
+    doc = dict(GOOD)
+    del doc["size"]
+    assert _schema_error(doc) == "demo.toml: size: missing (a non-empty string is required)"
+    del doc["tags"]
+    doc["size"] = "1"
+    check(SPEC, doc, FILE, {"tags": []})

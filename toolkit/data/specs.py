@@ -1,0 +1,134 @@
+"""The closed sets of the data files and one schema per file (see ``toolkit.data.schema``).
+
+Files: ``gpus.toml`` (GPU families), ``rocm.toml`` (ROCm releases), ``ci.toml`` (CI trigger
+rules and runners) and every other ``*.toml``: one package (``[package]`` and ``[[versions]]``),
+named after its file (``apex.toml`` holds ``package.name = "apex"``).
+
+Refs resolved per file: ``families`` (names and aliases from gpus.toml), ``indexes`` (rocm.toml's
+``[indexes]``), ``rocm`` (releases), ``name`` (the package file's stem), ``build_styles`` (those
+of the package's recipe).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from toolkit.data.schema import Array, Map, Ref, Table, Tagged, Text, Texts
+
+PYTHONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.13t", "3.14", "3.14t")
+SDK_PROVIDERS = ("pip", "system")
+SDK_LAYOUTS = ("per-family", "multi-arch")
+TORCH_KINDS = ("pytorch", "amd", "therock")
+# recipe (toolkit.plan.recipes) -> the build styles it understands, in the order they appeared
+RECIPES: Mapping[str, tuple[str, ...]] = {
+    "apex": ("ext-flags", "jit-prebuild"),
+    "fbgemm_gpu": ("package-variant", "build-variant"),
+}
+# GitHub events a CI rule may be written for (the workflow passes ${{ github.event_name }}).
+EVENTS = ("pull_request", "push", "schedule", "workflow_dispatch", "merge_group", "release")
+PYTHON_RULES = ("newest", "all")
+FAMILY_RULES = ("default", "requested")
+RESERVED_FILES = ("gpus.toml", "rocm.toml", "ci.toml")  # every other *.toml is a package
+
+VERSION = r"[0-9]+(\.[0-9]+){1,2}"
+MINOR = r"[0-9]+\.[0-9]+"
+
+
+def _gfx_id(value: str) -> str | None:
+    from toolkit.core.errors import UsageError
+    from toolkit.core.gfx import parse_target
+
+    try:
+        parse_target(value)
+    except UsageError:
+        return "is not a gfx id like gfx90a"
+    return None
+
+
+def _index_url(value: str) -> str | None:
+    from toolkit.core.errors import UsageError
+    from toolkit.core.urls import check_index_url
+
+    try:
+        check_index_url(value)
+    except UsageError:
+        return ("is not an allowed index URL; valid: https://..., file://..., or http:// on "
+                "127.0.0.1/localhost")
+    return None
+
+
+_TEXT = Text()
+_VER = Text(pattern=VERSION, like="X.Y[.Z]")
+_URL = Text(check=_index_url)
+_GFX = Text(check=_gfx_id)
+
+GPUS = Table(
+    {
+        "extra_targets": Texts(_GFX),
+        "families": Map(Table({"targets": Texts(_GFX), "aliases": Texts()}, optional=("aliases",)),
+                        non_empty=True, what="GPU family ([families.<name>])"),
+    },
+    optional=("extra_targets",),
+)
+
+_INDEX = Text(choices=Ref("indexes"))
+_SDK = Tagged("provider", {
+    "pip": Table({"layout": Text(choices=SDK_LAYOUTS), "index": _INDEX, "index_url": _URL,
+                  "spec": _TEXT}, one_of=(("index", "index_url"),)),
+    "system": Table({"version": _VER}),
+})
+_TORCH = Tagged("kind", {
+    # upstream download.pytorch.org
+    "pytorch": Table({"index_url": _URL, "spec": _TEXT, "note": _TEXT}, optional=("note",)),
+    # AMD's own builds (repo.radeon.com): a find-links page or an index
+    "amd": Table({"find_links": _URL, "index_url": _URL, "spec": _TEXT, "note": _TEXT},
+                 optional=("note",), any_of=(("find_links", "index_url"),)),
+    # TheRock's index (torch built against the pip SDK)
+    "therock": Table({"index": _INDEX, "index_url": _URL, "spec": _TEXT, "note": _TEXT},
+                     optional=("note",), one_of=(("index", "index_url"),)),
+})
+ROCM = Table(
+    {
+        "indexes": Map(_URL, key=Text(pattern=r"[A-Za-z0-9][A-Za-z0-9_.-]*", like="a name")),
+        "releases": Map(
+            Table({
+                "hip": Text(pattern=MINOR, like="X.Y"),
+                "default_family": Text(choices=Ref("families")),
+                "sdk": _SDK,
+                "torch": Map(_TORCH, key=Text(pattern=MINOR, like="a torch release like 2.8")),
+            }),
+            key=Text(pattern=VERSION, like="a ROCm version like 6.4 or 6.2.4"),
+            non_empty=True, what="ROCm release ([releases.\"X.Y\"])",
+        ),
+    },
+    optional=("indexes",),
+)
+
+PACKAGE = Table({
+    "package": Table(
+        {"name": Text(choices=Ref("name"), note="a package file is named after its package"),
+         "dist": _TEXT, "repo": _TEXT, "recipe": Text(choices=tuple(RECIPES)), "subdir": _TEXT},
+        optional=("subdir",),
+    ),
+    "versions": Array(Table({
+        "version": _VER,
+        "ref": _TEXT,
+        "torch": _VER,
+        "rocm": Texts(Text(choices=Ref("rocm"))),
+        "python": Texts(Text(choices=PYTHONS)),
+        "build_style": Text(choices=Ref("build_styles"), note="the build styles of its recipe"),
+    })),
+})
+
+CI = Table({
+    "triggers": Map(
+        Table({"python": Text(choices=PYTHON_RULES), "families": Text(choices=FAMILY_RULES)}),
+        key=Text(choices=EVENTS), non_empty=True,
+        what=f"trigger rule; add at least one of: {', '.join(EVENTS)}",
+    ),
+    "runners": Table({
+        "build": _TEXT,
+        "test": Map(Table({"label": _TEXT, "gfx": _GFX, "families": Texts(Text(choices=Ref("families")))}),
+                    non_empty=True, what="test runner class ([runners.test.<class>])"),
+    }),
+})
