@@ -21,7 +21,8 @@ from collections.abc import Sequence
 import nox
 
 from toolkit.core.errors import ToolkitError
-from toolkit.data.matrix import load_matrix, python_sort_key, version_sort_key
+from toolkit.core.versions import version_sort_key
+from toolkit.data.matrix import load_matrix, python_sort_key
 
 KINDS = ("build", "smoke", "lock")
 DOCS = {

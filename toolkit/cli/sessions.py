@@ -11,17 +11,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from toolkit.core.errors import ToolkitError
-from toolkit.data.matrix import load_matrix
-
-
-def pairs() -> list[tuple[str, str]]:
-    return load_matrix().pairs()
-
-
-def tags(python: str, rocm: str) -> list[str]:
-    pkgs = sorted({b.package.name for b in load_matrix().builds
-                   if b.python == python and b.rocm.version == rocm})
-    return [*pkgs, f"rocm{rocm}", f"py{python}", f"python{python}"]
 
 
 def session_parser(session_name: str) -> argparse.ArgumentParser:
@@ -67,6 +56,7 @@ def _guard(session: Any, body: Callable[[], None]) -> None:
 def build(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
     def body() -> None:
         from toolkit.cli.commands.plan import options_from
+        from toolkit.cli.running import run_and_summarise
         from toolkit.data.matrix import Matrix
         from toolkit.env.host import discover
         from toolkit.env.rocm import with_system_rocm
@@ -95,7 +85,7 @@ def build(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
             else:
                 print("\n\n".join(render(p) for p in plans))
             return
-        _run_and_summarise(plans, layout)
+        run_and_summarise(plans, layout)
 
     _guard(session, body)
 
@@ -145,66 +135,8 @@ def lock(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
     _guard(session, body)
 
 
-def _run_and_summarise(plans: list[Any], layout: Any) -> None:
-    from toolkit.cli.console import StreamReporter, summary
-    from toolkit.run.jobs import exit_code, run_plans
-
-    try:
-        outcomes = run_plans(plans, layout, StreamReporter())
-    except KeyboardInterrupt:
-        print("interrupted: the manifest records the step that was running", file=sys.stderr)
-        raise SystemExit(130) from None
-    summary(outcomes)
-    code = exit_code(outcomes)
-    if code:
-        raise SystemExit(code)
-
-
 def demo(session: Any, posargs: Sequence[str]) -> None:
     """Build, check and smoke-test the bundled sample for gfx90a and gfx908."""
+    from toolkit.cli.commands.demo import demo_main
+
     _guard(session, lambda: demo_main(posargs, "nox -s demo --"))
-
-
-def demo_main(argv: Sequence[str], prog: str) -> None:
-    """The demo's body, shared by ``nox -s demo`` and ``python -m toolkit demo``."""
-    import dataclasses
-
-    from toolkit.env.host import SystemRocm, discover
-    from toolkit.plan.layout import Layout
-    from toolkit.plan.model import Options, render
-    from toolkit.plan.planner import plan
-    from toolkit.plan.recipes.sample import DEMO_TARGETS, EXAMPLE, demo_build, detect_hip
-
-    p = argparse.ArgumentParser(prog=prog, exit_on_error=False,
-                                description="Build, check and smoke-test the bundled sample.")
-    p.add_argument("--gfx", action="append", default=[], help="default: gfx90a,gfx908")
-    p.add_argument("--dry-run", action="store_true", help="print the plan, run nothing")
-    p.add_argument("--json", action="store_true", help="with --dry-run: the plan as JSON")
-    p.add_argument("--workdir", default=None, help="where dist/, artifacts/, build/ go")
-    p.add_argument("--cpu", action="store_true", help="build the CPU variant even with hipcc")
-    p.add_argument("--no-smoke", action="store_true", help="stop after the checks")
-    p.add_argument("--rebuild", action="store_true",
-                   help="build the wheel even when nothing it depends on changed")
-    args = p.parse_args(list(argv))
-    matrix = load_matrix()
-    hip = None if args.cpu else detect_hip()
-    python = f"{sys.version_info.major}.{sys.version_info.minor}"
-    build = demo_build(python, hip)
-    host = discover()
-    host = dataclasses.replace(
-        host, interpreters={python: sys.executable},
-        system_rocm=SystemRocm(hip[0], hip[1]) if hip else None)
-    gfx = matrix.expand_gfx(args.gfx) if args.gfx else DEMO_TARGETS
-    opts = Options(gfx=gfx, rocm_from="system", source=str(EXAMPLE), smoke=not args.no_smoke,
-                   rebuild=args.rebuild)
-    layout = Layout.default(args.workdir)
-    the_plan = plan(matrix, build, opts, host, layout, toolkit_python=sys.executable)
-    if args.dry_run:
-        print(the_plan.to_json() if args.json else render(the_plan))
-        return
-    if hip:
-        print(f"demo: HIP {hip[1]} compiler found under {hip[0]}: building GPU code")
-    else:
-        print("demo: no ROCm/HIP compiler on this machine: building the CPU variant "
-              "(install Debian's hipcc for real GPU code)")
-    _run_and_summarise([the_plan], layout)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -23,6 +22,7 @@ from types import MappingProxyType
 from typing import Any
 
 from toolkit.core.errors import DataError, UsageError, unknown
+from toolkit.core.versions import rocm_label, version_sort_key
 from toolkit.data.schema import check, fail, read_toml
 from toolkit.data.specs import CI, GPUS, PACKAGE, RECIPES, RESERVED_FILES, ROCM
 
@@ -111,8 +111,7 @@ class Build:
 
     @property
     def id(self) -> str:
-        rocm = "cpu" if self.rocm.version == "cpu" else f"rocm{self.rocm.version}"
-        return f"{self.package.name}-{self.version}-{self.cp_tag}-{rocm}"
+        return f"{self.package.name}-{self.version}-{self.cp_tag}-{rocm_label(self.rocm.version)}"
 
     @property
     def torch_source(self) -> TorchSource:
@@ -143,10 +142,6 @@ def python_tag(python: str) -> str:
 def python_sort_key(python: str) -> tuple[int, int, bool]:
     major, minor = python.rstrip("t").split(".")
     return (int(major), int(minor), python.endswith("t"))
-
-
-def version_sort_key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in re.findall(r"[0-9]+", version))
 
 
 @dataclass(frozen=True)

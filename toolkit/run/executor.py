@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from toolkit.core.errors import ToolkitError
+from toolkit.core.errors import CheckFailed, StepFailed, ToolkitError
 from toolkit.core.reporter import NullReporter, Reporter
 from toolkit.core.steps import (
     BuildWheel,
@@ -47,6 +47,16 @@ def _command(step: Step, run: Run) -> StepResult | str:
     return run_command(step, cmd, run)
 
 
+def _verdict(step: Step, run: Run) -> StepResult | str:
+    """check and smoke: a failure is a failed check (exit 1), not a broken build step."""
+    cmd = step.cmd
+    assert cmd is not None
+    try:
+        return run_command(step, cmd, run)
+    except StepFailed as err:
+        raise CheckFailed(err.message, hint=err.hint) from None
+
+
 HANDLERS: dict[type, Handler] = {
     Command: _command,
     CheckEnv: provisioning.check_env,
@@ -60,8 +70,8 @@ HANDLERS: dict[type, Handler] = {
     CopySources: sources.copy_sources,
     BuildWheel: building.build_wheel,
     NameWheel: building.name_wheel_step,
-    CheckWheel: _command,
-    Smoke: _command,
+    CheckWheel: _verdict,
+    Smoke: _verdict,
     Publish: building.publish,
 }
 

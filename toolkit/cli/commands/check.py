@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from typing import Any
 
-from toolkit.inspect.checks import Report, check_paths
+from toolkit.core.errors import DataError
+from toolkit.core.gfx import TargetId, parse_target, split_tokens
+from toolkit.inspect.checks import check_paths
+from toolkit.inspect.report import Report
 
 
 def register(subparsers: Any) -> None:
@@ -22,28 +26,69 @@ def register(subparsers: Any) -> None:
         ),
     )
     p.add_argument("paths", nargs="+", metavar="WHEEL_OR_DIR", help="wheels, folders or .so files")
-    p.add_argument("--gfx", action="append", default=[], metavar="TARGETS",
-                   help="gfx ids or family names (comma separated, repeatable) every GPU "
-                        "library must carry code for")  # fmt: skip
-    p.add_argument("--policy", metavar="POLICY",
-                   help="require this manylinux policy (e.g. manylinux_2_28) for every input")
-    p.add_argument("--with", dest="with_paths", action="append", default=[], metavar="PATH",
-                   help="more libraries to resolve against: a folder (torch/lib, ROCm lib/), "
-                        "a library or a wheel; repeatable")  # fmt: skip
-    p.add_argument("--require-symbol", dest="required", action="append", default=[],
-                   metavar="SYM", help="a demangled name some library must define, e.g. "
-                   "'fbgemm_gpu::jagged_2d_to_dense'; repeatable")  # fmt: skip
-    p.add_argument("--allow-bundled", action="append", default=[], metavar="NAME",
-                   help="allow this torch/ROCm library inside the wheel (name or glob)")
+    p.add_argument(
+        "--gfx",
+        action="append",
+        default=[],
+        metavar="TARGETS",
+        help="gfx ids or family names (comma separated, repeatable) every GPU library must carry code for",
+    )
+    p.add_argument(
+        "--policy",
+        metavar="POLICY",
+        help="require this manylinux policy (e.g. manylinux_2_28) for every input",
+    )
+    p.add_argument(
+        "--with",
+        dest="with_paths",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="more libraries to resolve against: a folder (torch/lib, ROCm lib/), a library or a wheel; "
+        "repeatable",
+    )
+    p.add_argument(
+        "--require-symbol",
+        dest="required",
+        action="append",
+        default=[],
+        metavar="SYM",
+        help="a demangled name some library must define, e.g. 'fbgemm_gpu::jagged_2d_to_dense'; repeatable",
+    )
+    p.add_argument(
+        "--allow-bundled",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="allow this torch/ROCm library inside the wheel (name or glob)",
+    )
     p.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPUs)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
 
+def expand_targets(tokens: Sequence[str]) -> list[TargetId]:
+    """gfx ids and (when the matrix is available) family names -> target ids.
+
+    Unknown or malformed ids are ``UsageError``s. When the matrix data cannot be loaded,
+    only plain gfx ids are accepted (a family name is then a bad gfx id).
+    """
+    if not tokens:
+        return []
+    words = split_tokens(tokens)
+    from toolkit.data.matrix import load_matrix
+
+    try:
+        matrix = load_matrix()
+    except (DataError, OSError):
+        return [parse_target(w) for w in words]
+    return [parse_target(t) for t in matrix.expand_gfx(words)]
+
+
 def run(args: argparse.Namespace) -> int:
     report = check_paths(
         args.paths,
-        gfx=args.gfx,
+        targets=expand_targets(args.gfx),
         policy=args.policy,
         with_paths=args.with_paths,
         required_symbols=args.required,
@@ -77,11 +122,14 @@ def show(report: Report) -> None:
         for lib in wheel.libraries:
             sev = per_lib.get(lib.path, [])
             errors, warnings = sev.count("error"), sev.count("warning")
-            probs = ", ".join(x for x in (errors and f"{errors} error(s)",
-                                          warnings and f"{warnings} warning(s)") if x)  # fmt: skip
+            counts = (errors and f"{errors} error(s)", warnings and f"{warnings} warning(s)")
+            probs = ", ".join(x for x in counts if x)
             table.add_row(
-                escape(lib.path), lib.max_versions.get("GLIBC", "-"), lib.max_versions.get("GLIBCXX", "-"),
-                lib.policy or "-", ", ".join(lib.gpu_targets) or "-",
+                escape(lib.path),
+                lib.max_versions.get("GLIBC", "-"),
+                lib.max_versions.get("GLIBCXX", "-"),
+                lib.policy or "-",
+                ", ".join(lib.gpu_targets) or "-",
                 f"[red]{probs}[/red]" if errors else (probs or "[green]ok[/green]"),
             )
         if wheel.libraries:
@@ -90,7 +138,8 @@ def show(report: Report) -> None:
             out.print(f"[bold]{escape(title)}[/bold]: no native code")
         for f in wheel.findings:
             style = {"error": "red", "warning": "yellow"}.get(f.severity, "dim")
-            out.print(f"  [{style}]{f.severity}[/{style}] {escape(f'[{f.check}] {f.message}')}",
-                      highlight=False)
+            out.print(
+                f"  [{style}]{f.severity}[/{style}] {escape(f'[{f.check}] {f.message}')}", highlight=False
+            )
         status = "[green]ok[/green]" if wheel.ok else "[red]FAILED[/red]"
         out.print(f"  {status}  policy: {wheel.policy or '-'}\n")

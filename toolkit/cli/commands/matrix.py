@@ -7,7 +7,8 @@ import argparse
 import json
 from collections.abc import Sequence
 
-from toolkit.data.matrix import Build, load_matrix, python_sort_key, version_sort_key
+from toolkit.core.versions import version_sort_key
+from toolkit.data.matrix import Build, load_matrix, python_sort_key
 
 FORMATS = ("table", "json", "github")
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -27,17 +26,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolkit.verify.report import append_step_summary, markdown, summarise, table
+    from toolkit.cli.console import StreamReporter, console
+    from toolkit.core.errors import ToolkitError
+    from toolkit.verify.report import append_step_summary, markdown, summarise, table, write_markdown
 
-    summary = summarise(args.nox_report, args.junit)
+    summary = summarise(args.nox_report, args.junit)  # every file read before anything is shown
+    text = markdown(summary, args.title)
+    if args.markdown:
+        write_markdown(args.markdown, text)  # asked for: an unwritable file is exit 2
     if args.json:
         print(json.dumps(summary.as_json(), indent=2))
     else:
-        from toolkit.cli.console import console
-
         console().print(table(summary, args.title))
-    text = markdown(summary, args.title)
-    if args.markdown:
-        Path(args.markdown).write_text(text, encoding="utf-8")
-    append_step_summary(text)
+    try:
+        append_step_summary(text)
+    except ToolkitError as err:  # the summary is shown already; CI's extra copy is not the job
+        StreamReporter().warning(str(err))
     return 1 if args.strict and not summary.ok else 0

@@ -52,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
     gfx = check_targets(args.gfx) if args.gfx else None  # bad ids: exit 2 before anything
     workdir = Layout.default(args.workdir).root
     target = resolve(workdir, args.build, args.env)
+    # --json: stdout holds the JSON only; progress and pytest's output go to stderr
     outcome = smoke_one(target, gfx, args, out=sys.stderr if args.json else sys.stdout)
     if args.json:
         json.dump(outcome.to_json(), sys.stdout, indent=2)
@@ -63,23 +64,21 @@ def run(args: argparse.Namespace) -> int:
 
 def smoke_one(target: SmokeTarget, gfx: tuple[str, ...] | None, args: argparse.Namespace,
               *, out: TextIO, junit: Path | None = None) -> SmokeOutcome:
-    """Run the suite for one build (``gfx`` None: the targets it was built for)."""
-    from dataclasses import replace
-
+    """Run the suite for one build (``gfx`` None: the targets it was built for); progress
+    lines and pytest's output go to ``out``."""
+    from toolkit.cli.console import StreamReporter
     from toolkit.core.errors import UsageError
     from toolkit.verify.smoke import run as run_suite
 
     targets = gfx or target.targets
     if not targets:
         raise UsageError(f"{target.build_id} names no gfx targets; give --gfx")
-    if target.manifest_path is None and not target.targets:  # the build's own smoke step
-        target = replace(target, manifest={**target.manifest, "targets": list(targets)})
-    print(f"smoke: {target.build_id} in {target.env_dir} for {', '.join(targets)}",
-          file=out, flush=True)
+    reporter = StreamReporter(out)
+    reporter.info(f"smoke: {target.build_id} in {target.env_dir} for {', '.join(targets)}")
     if junit is None and args.junit:
         junit = Path(args.junit)
     return run_suite(target, targets, require_gpu=args.require_gpu, workers=args.workers,
-                     junit=junit, out=out)
+                     junit=junit, reporter=reporter, out=out)
 
 
 def show(outcomes: list[SmokeOutcome], out: TextIO | None = None) -> None:
@@ -135,7 +134,7 @@ def run_pair(python: str, rocm: str, posargs: list[str]) -> int:
     """`nox -s smoke-<py>-rocm<rocm>`: every build of the pair with a manifest, one table."""
     from toolkit.core.errors import EnvironmentProblem, ToolkitError
     from toolkit.plan.layout import Layout
-    from toolkit.verify.smoke import Case, check_targets, manifests, read_manifest
+    from toolkit.verify.smoke import Case, check_targets, load_target, manifests
 
     args = pair_parser(f"nox -s smoke-{python}-rocm{rocm} --").parse_args(posargs)
     gfx = check_targets(args.gfx) if args.gfx else None
@@ -144,11 +143,11 @@ def run_pair(python: str, rocm: str, posargs: list[str]) -> int:
     found = manifests(workdir)
     targets: list[SmokeTarget] = []
     for bid, path in found.items():
-        data = read_manifest(path)
-        b = data["build"]
+        t = load_target(bid, path)
+        b = t.manifest["build"]
         if str(b.get("python")) == python and str(b.get("rocm")) == rocm and (
                 not packages or b.get("package") in packages):
-            targets.append(SmokeTarget(bid, data, Path(data["env_dir"]), path))
+            targets.append(t)
     if not targets:
         raise EnvironmentProblem(
             f"no build of Python {python} / ROCm {rocm} has a manifest in {workdir / 'artifacts'} "

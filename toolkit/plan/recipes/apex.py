@@ -9,7 +9,8 @@
 from __future__ import annotations
 
 from toolkit.core.steps import Command, Step
-from toolkit.data.matrix import Build, PackageVersion, version_sort_key
+from toolkit.core.versions import version_sort_key
+from toolkit.data.matrix import Build, PackageVersion
 from toolkit.plan.model import Context
 
 EXT_FLAGS = ("--cpp_ext", "--cuda_ext")

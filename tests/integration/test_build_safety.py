@@ -1,0 +1,138 @@
+"""A build never loses a good wheel: failed checks, concurrent runs and interrupts.
+
+Each test works in its own copy of the repository's working tree (the toolkit imported from
+that copy through PYTHONPATH, so a test may edit the bundled sample) with its own work
+folder and cache, and runs the real ``nox -s demo``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.integration
+
+
+def _tracked_copy(dest: Path) -> Path:
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT,
+                           capture_output=True, text=True, check=True).stdout.split("\n")
+    for name in filter(None, files):
+        src = ROOT / name
+        if src.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / name)
+    return dest
+
+
+@pytest.fixture
+def clone(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    repo = _tracked_copy(tmp_path / "clone")
+    env = {**os.environ, "PYTHONPATH": str(repo), "TOOLKIT_CACHE_DIR": str(tmp_path / "cache"),
+           "CI": "true"}
+    env.pop("UPDATE_GOLDENS", None)
+    return repo, env
+
+
+def demo(repo: Path, env: dict[str, str], *args: str, **kw: object) -> subprocess.Popen[str]:
+    argv = [sys.executable, "-m", "nox", "-f", str(repo / "noxfile.py"), "-s", "demo", "--",
+            "--workdir", str(repo), *args]
+    return subprocess.Popen(argv, cwd=repo, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, **kw)  # type: ignore[call-overload]
+
+
+def finish(proc: subprocess.Popen[str], timeout: float = 600) -> tuple[int, str]:
+    out, _ = proc.communicate(timeout=timeout)
+    return proc.returncode, out
+
+
+def wheels(repo: Path) -> list[Path]:
+    return sorted((repo / "dist").glob("*/*.whl"))
+
+
+def manifest(repo: Path) -> dict[str, object]:
+    (path,) = list((repo / "artifacts").glob("*/manifest.json"))
+    return json.loads(path.read_text())  # type: ignore[no-any-return]
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_failed_check_keeps_the_earlier_wheel(clone: tuple[Path, dict[str, str]]) -> None:
+    repo, env = clone
+    code, out = finish(demo(repo, env, "--no-smoke"))
+    assert code == 0, out[-3000:]
+    (good,) = wheels(repo)
+    before = sha256(good)
+    setup = repo / "toolkit" / "examples" / "hip_extension" / "setup.py"
+    text = setup.read_text()
+    assert 'language="c++")' in text
+    leak = 'language="c++", extra_link_args=["-Wl,-rpath,/home/leak/lib"])'
+    setup.write_text(text.replace('language="c++")', leak, 1))
+    code, out = finish(demo(repo, env, "--no-smoke"))
+    assert code == 1, out[-3000:]  # a check failed: the documented exit code 1
+    assert "Traceback" not in out
+    assert "/home/leak/lib" in out
+    assert wheels(repo) == [good] and sha256(good) == before  # untouched, alone in its folder
+    kept = [line for line in out.splitlines() if "kept for inspection at" in line]
+    assert kept, out[-3000:]
+    staged = Path(kept[0].split("kept for inspection at ", 1)[1].strip())
+    assert staged.is_file() and staged.parent != good.parent
+    m = manifest(repo)
+    assert m["outcome"] == "failed" and m["failed_step"] == "check"
+
+
+def test_two_demos_at_once(clone: tuple[Path, dict[str, str]]) -> None:
+    repo, env = clone
+    first = demo(repo, env, "--no-smoke")
+    second = demo(repo, env, "--no-smoke")
+    (c1, o1), (c2, o2) = finish(first), finish(second)
+    for code, out in ((c1, o1), (c2, o2)):
+        assert "Traceback" not in out
+        assert code == 0 or (code == 6 and "is busy: held by pid" in out), out[-3000:]
+    assert 0 in (c1, c2)
+    refused = [o for c, o in ((c1, o1), (c2, o2)) if c == 6]
+    for out in refused:
+        assert len([ln for ln in out.splitlines() if ln.startswith("error:")]) == 1
+    m = manifest(repo)
+    assert m["outcome"] == "ok"
+    (wheel,) = wheels(repo)
+    check = subprocess.run([sys.executable, "-m", "toolkit", "check", str(wheel)], cwd=repo,
+                           env=env, capture_output=True, text=True, timeout=300)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_interrupt_during_build_then_recover(clone: tuple[Path, dict[str, str]]) -> None:
+    repo, env = clone
+    proc = demo(repo, env, "--no-smoke", "--rebuild", start_new_session=True)
+    log: Path | None = None
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        logs = list((repo / "artifacts").glob("*/build.log"))
+        if logs and "-m build --wheel" in logs[0].read_text(errors="replace"):
+            log = logs[0]
+            break
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    assert log is not None, "the build never reached build-wheel"
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+    code, out = finish(proc)
+    assert code != 0
+    m = manifest(repo)
+    assert m["outcome"] == "interrupted" and m["failed_step"] == "build-wheel", m["outcome"]
+    assert wheels(repo) == []
+    code, out = finish(demo(repo, env, "--no-smoke"))
+    assert code == 0, out[-3000:]
+    assert manifest(repo)["outcome"] == "ok"
+    assert len(wheels(repo)) == 1
