@@ -7,6 +7,7 @@ Bodies live in ``toolkit.cli.sessions``; options after ``--`` are listed by
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import nox
 
@@ -27,9 +28,12 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(python=False)
 def lint(session: nox.Session) -> None:
-    """ruff and mypy."""
+    """ruff, mypy --strict, the import contracts (layers, no cycles) and the module size limit."""
     session.run(sys.executable, "-m", "ruff", "check", ".")
     session.run(sys.executable, "-m", "mypy")
+    session.run(str(Path(sys.executable).with_name("lint-imports")))
+    session.run(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                "tests/unit/test_architecture.py")
 
 
 @nox.session(python=False, default=False)
