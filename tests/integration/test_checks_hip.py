@@ -6,12 +6,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.bundles import compress_bundle
 from tests.fixtures.native import bundle_entries, compile_hip, section
 from tests.fixtures.wheels import make_wheel
-from toolkit.inspect import checks
+from toolkit.cli.commands.check import expand_targets
+from toolkit.inspect import members
 from toolkit.inspect.checks import check_paths
 from toolkit.inspect.elf import EM_AMDGPU, read_elf_bytes
-from toolkit.inspect.offload import compress_bundle
+from toolkit.inspect.report import Report
 
 pytestmark = [pytest.mark.integration, pytest.mark.hipcc]
 TAG = "cp311-cp311-manylinux_2_28_x86_64"
@@ -22,7 +24,7 @@ def hip_lib(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return compile_hip(tmp_path_factory.mktemp("hip"), "libkern.so", archs=("gfx90a", "gfx908:xnack-"))
 
 
-def _gpu_errors(report: checks.Report) -> list[str]:
+def _gpu_errors(report: Report) -> list[str]:
     return [f.message for f in report.findings if f.check == "gpu-targets"]
 
 
@@ -34,12 +36,19 @@ def test_targets_of_a_hipcc_library(hip_lib: Path) -> None:
 
 @pytest.mark.parametrize(
     ("gfx", "missing"),
-    [(["gfx90a"], []), (["gfx908:xnack-"], []), (["gfx90a:xnack+"], []), (["gfx942"], ["gfx942"]),
-     (["gfx908:xnack+"], ["gfx908:xnack+"]), (["gfx908"], ["gfx908"]),
-     (["gfx90X-dcgpu"], ["gfx906", "gfx908"]), (["gfx90a,gfx906"], ["gfx906"])],
-)  # fmt: skip
+    [
+        (["gfx90a"], []),
+        (["gfx908:xnack-"], []),
+        (["gfx90a:xnack+"], []),
+        (["gfx942"], ["gfx942"]),
+        (["gfx908:xnack+"], ["gfx908:xnack+"]),
+        (["gfx908"], ["gfx908"]),
+        (["gfx90X-dcgpu"], ["gfx906", "gfx908"]),
+        (["gfx90a,gfx906"], ["gfx906"]),
+    ],
+)
 def test_requested_targets(hip_lib: Path, gfx: list[str], missing: list[str]) -> None:
-    msgs = _gpu_errors(check_paths([hip_lib], gfx=gfx))
+    msgs = _gpu_errors(check_paths([hip_lib], targets=expand_targets(gfx)))
     assert len(msgs) == len(missing)
     for target, msg in zip(missing, msgs, strict=True):
         assert f"has no code object for {target} (carries gfx908:xnack-, gfx90a)" in msg
@@ -63,8 +72,8 @@ def test_compressed_bundle_in_a_real_library(
 
 def test_fatbin_streamed_from_a_wheel(tmp_path: Path, hip_lib: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     whl = make_wheel(tmp_path, "demo", "1.0", TAG, {"demo/_kern.so": hip_lib})
-    monkeypatch.setattr(checks, "HEAD_KEEP", 4096)  # the fatbin is not kept: it is streamed
-    r = check_paths([whl], gfx=["gfx942"])
+    monkeypatch.setattr(members, "HEAD_KEEP", 4096)  # the fatbin is not kept: it is streamed
+    r = check_paths([whl], targets=expand_targets(["gfx942"]))
     assert r.wheels[0].libraries[0].gpu_targets == ["gfx908:xnack-", "gfx90a"]
     assert len(_gpu_errors(r)) == 1
 
@@ -76,10 +85,14 @@ def test_standalone_code_objects(tmp_path: Path, hip_lib: Path) -> None:
     info = read_elf_bytes(co)
     assert info.machine == EM_AMDGPU and info.gpu_targets == ("gfx90a",)
     assert read_elf_bytes(entries["hipv4-amdgcn-amd-amdhsa--gfx908:xnack-"]).gpu_targets == ("gfx908:xnack-",)
-    whl = make_wheel(tmp_path, "kernels", "1.0", "py3-none-linux_x86_64",
-                     {"kernels/lib/k_gfx90a.hsaco": co, "kernels/lib/k.co": co})  # fmt: skip
-    r = check_paths([whl], gfx=["gfx90a"])
+    whl = make_wheel(
+        tmp_path,
+        "kernels",
+        "1.0",
+        "py3-none-linux_x86_64",
+        {"kernels/lib/k_gfx90a.hsaco": co, "kernels/lib/k.co": co},
+    )
+    r = check_paths([whl], targets=expand_targets(["gfx90a"]))
     assert r.ok and {lib.kind for lib in r.wheels[0].libraries} == {"gpu-code-object"}
-    msgs = _gpu_errors(check_paths([whl], gfx=["gfx90a", "gfx908"]))
+    msgs = _gpu_errors(check_paths([whl], targets=expand_targets(["gfx90a", "gfx908"])))
     assert msgs == ["no standalone code object (.co/.hsaco) for gfx908; they cover gfx90a"]
-

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -11,17 +10,21 @@ import pytest
 
 from tests.fixtures.native import NEW_GLIBCXX_SOURCE, compile_shared, objdump_max_versions
 from tests.fixtures.wheels import make_wheel
-from toolkit.inspect.checks import Report, check_paths
+from toolkit.core.proc import run
+from toolkit.inspect.checks import check_paths
+from toolkit.inspect.report import Report
 
 pytestmark = pytest.mark.integration
 TAG = "cp311-cp311-manylinux_2_28_x86_64"
 
-BASE = 'namespace demo { int base_value() { return 42; } }\n'
-USER = ('namespace demo { int base_value(); }\n'
-        'extern "C" int user_value() { return demo::base_value() + 1; }\n')
-UNDEF = ('namespace demo { void missing_helper(int); }\n'
-         'extern "C" void call_it() { demo::missing_helper(3); }\n')
-PLAIN = 'int plain(int x) { return x * 2; }\n'
+BASE = "namespace demo { int base_value() { return 42; } }\n"
+USER = (
+    'namespace demo { int base_value(); }\nextern "C" int user_value() { return demo::base_value() + 1; }\n'
+)
+UNDEF = (
+    'namespace demo { void missing_helper(int); }\nextern "C" void call_it() { demo::missing_helper(3); }\n'
+)
+PLAIN = "int plain(int x) { return x * 2; }\n"
 
 
 @pytest.fixture(scope="session")
@@ -61,6 +64,9 @@ def test_new_glibcxx_library_cannot_claim_manylinux_2_28(tmp_path: Path, libs: d
     linux = make_wheel(tmp_path / "l", "demo", "1.0", linux_tag, {"demo/_new.so": libs["new"]})
     assert check_paths([linux]).ok
     assert "required by --policy" in errors(check_paths([linux], policy="manylinux_2_28"), "policy")[0]
+    # --policy naming the very policy the tag claims still checks it (it once checked neither)
+    (msg,) = errors(check_paths([whl], policy="manylinux_2_28"), "policy")
+    assert "manylinux_2_28 (required by --policy)" in msg and "GLIBCXX_3.4.29" in msg
     assert check_paths([libs["new"].parent], policy="manylinux_2_35").ok
     assert not check_paths([libs["new"].parent], policy="manylinux2014").ok
 
@@ -86,11 +92,15 @@ def test_undefined_symbol_is_reported_demangled(tmp_path: Path, libs: dict[str, 
 
 @pytest.mark.parametrize(
     ("user", "base_at"),
-    [("user_origin", "demo/libbase.so"), ("user_sub", "demo/lib/libbase.so"),
-     ("user_rpath", "demo/libbase.so")],  # fmt: skip
+    [
+        ("user_origin", "demo/libbase.so"),
+        ("user_sub", "demo/lib/libbase.so"),
+        ("user_rpath", "demo/libbase.so"),
+    ],
 )
-def test_libraries_resolve_each_other_through_origin(tmp_path: Path, libs: dict[str, Path], user: str,
-                                                     base_at: str) -> None:  # fmt: skip
+def test_libraries_resolve_each_other_through_origin(
+    tmp_path: Path, libs: dict[str, Path], user: str, base_at: str
+) -> None:
     whl = make_wheel(tmp_path, "demo", "1.0", TAG, {"demo/_user.so": libs[user], base_at: libs["base"]})
     r = check_paths([whl])
     assert r.ok, errors(r)
@@ -100,8 +110,10 @@ def test_without_runpath_the_sibling_is_not_found(tmp_path: Path, libs: dict[str
     files = {"demo/_user.so": libs["user_none"], "demo/libbase.so": libs["base"]}
     whl = make_wheel(tmp_path, "demo", "1.0", TAG, files)
     r = check_paths([whl])
-    assert errors(r) == ["needed library libbase.so not found (needed by demo/_user.so); its "
-                         "symbols were not checked (pass --with DIR holding it)"]  # fmt: skip
+    assert errors(r) == [
+        "needed library libbase.so not found (needed by demo/_user.so); its "
+        "symbols were not checked (pass --with DIR holding it)"
+    ]
     # found when it is provided like torch's libraries are: already loaded, via --with
     assert check_paths([whl], with_paths=[libs["base"].parent]).ok
     assert check_paths([whl], with_paths=[libs["base"]]).ok
@@ -140,15 +152,13 @@ def test_required_symbols(tmp_path: Path, libs: dict[str, Path]) -> None:
 
 def test_cli_json_and_exit_codes(tmp_path: Path, libs: dict[str, Path]) -> None:
     whl = make_wheel(tmp_path, "demo", "1.0", TAG, {"demo/_new.so": libs["new"]})
-    proc = subprocess.run([sys.executable, "-m", "toolkit", "check", str(whl), "--json"],
-                          capture_output=True, text=True)  # fmt: skip
+    proc = run([sys.executable, "-m", "toolkit", "check", str(whl), "--json"], check=False)
     assert proc.returncode == 1, proc.stderr
     doc = json.loads(proc.stdout)
     assert doc["ok"] is False
     (f,) = [f for f in doc["wheels"][0]["findings"] if f["check"] == "policy"]
     assert f["severity"] == "error" and f["library"] == "demo/_new.so"
-    proc = subprocess.run([sys.executable, "-m", "toolkit", "check", str(libs["plain"].parent)],
-                          capture_output=True, text=True)  # fmt: skip
+    proc = run([sys.executable, "-m", "toolkit", "check", str(libs["plain"].parent)], check=False)
     assert proc.returncode == 0 and "libplain.so" in proc.stdout
 
 
@@ -159,15 +169,27 @@ def test_symbol_versions_must_exist_in_the_provider(tmp_path: Path) -> None:
     v1 = tmp_path / "v1.map"
     v1.write_text("VERS_1.0 { global: foo_old; local: *; };\n")
     both = "int foo(void){return 2;}\nint foo_old(void){return 1;}\n"
-    new = compile_shared(tmp_path / "new", "libver.so", both, lang="c",
-                         flags=[f"-Wl,--version-script={v2}"])  # fmt: skip
-    old = compile_shared(tmp_path / "old", "libver.so", "int foo_old(void){return 1;}\n", lang="c",
-                         flags=[f"-Wl,--version-script={v1}"])  # fmt: skip
-    user = compile_shared(tmp_path / "user", "libuser.so", "int foo(void);\nint bar(void){return foo();}\n",
-                          lang="c", libs=[new], runpath="$ORIGIN")  # fmt: skip
+    new = compile_shared(tmp_path / "new", "libver.so", both, lang="c", flags=[f"-Wl,--version-script={v2}"])
+    old = compile_shared(
+        tmp_path / "old",
+        "libver.so",
+        "int foo_old(void){return 1;}\n",
+        lang="c",
+        flags=[f"-Wl,--version-script={v1}"],
+    )
+    user = compile_shared(
+        tmp_path / "user",
+        "libuser.so",
+        "int foo(void);\nint bar(void){return foo();}\n",
+        lang="c",
+        libs=[new],
+        runpath="$ORIGIN",
+    )
     good = make_wheel(tmp_path / "g", "demo", "1.0", TAG, {"demo/_user.so": user, "demo/libver.so": new})
     assert check_paths([good]).ok
     bad = make_wheel(tmp_path / "b", "demo", "1.0", TAG, {"demo/_user.so": user, "demo/libver.so": old})
     r = check_paths([bad])
-    assert errors(r) == ["import would fail: version `VERS_2.0' not found in libver.so (required by "
-                         "demo/_user.so; demo/libver.so provides up to VERS_1.0)"]  # fmt: skip
+    assert errors(r) == [
+        "import would fail: version `VERS_2.0' not found in libver.so (required by "
+        "demo/_user.so; demo/libver.so provides up to VERS_1.0)"
+    ]

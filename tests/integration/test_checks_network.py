@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import zipfile
 from pathlib import Path
@@ -11,13 +10,16 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.native import objdump_max_versions
+from toolkit.core.proc import run
 from toolkit.inspect.checks import check_paths
 
 pytestmark = [
     pytest.mark.integration,
     pytest.mark.network,
-    pytest.mark.skipif(os.environ.get("TOOLKIT_NETWORK_TESTS") != "1",
-                       reason="set TOOLKIT_NETWORK_TESTS=1 to download from PyPI"),  # fmt: skip
+    pytest.mark.skipif(
+        os.environ.get("TOOLKIT_NETWORK_TESTS") != "1",
+        reason="set TOOLKIT_NETWORK_TESTS=1 to download from PyPI",
+    ),
 ]
 # a small wheel with a C++ extension (links libstdc++: GLIBCXX versions to compare)
 SPEC = "kiwisolver==1.4.8"
@@ -29,11 +31,9 @@ def pypi_wheel() -> Path:
     CACHE.mkdir(parents=True, exist_ok=True)
     found = sorted(CACHE.glob("kiwisolver-1.4.8-*.whl"))
     if not found:
-        subprocess.run(
-            [sys.executable, "-m", "pip", "download", SPEC, "--no-deps", "--only-binary=:all:",
-             "--platform", "manylinux2014_x86_64", "--python-version", "3.11", "-d", str(CACHE)],
-            check=True, capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
+        platform = ["--platform", "manylinux2014_x86_64", "--python-version", "3.11"]
+        pip = [sys.executable, "-m", "pip", "download", SPEC, "--no-deps", "--only-binary=:all:"]
+        run([*pip, *platform, "-d", str(CACHE)], timeout=300)
         found = sorted(CACHE.glob("kiwisolver-1.4.8-*.whl"))
     assert found, f"pip download {SPEC} left no wheel in {CACHE}"
     return found[0]

@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 
-from toolkit.core.errors import UsageError
-from toolkit.inspect.policy import best_policy, get_policy, load_policies, max_versions, policy_for_tag
+from toolkit.cli.main import main
+from toolkit.core.errors import DataError, EnvironmentProblem, UsageError
+from toolkit.inspect import policy
+from toolkit.inspect.policy import (
+    best_policy,
+    get_policy,
+    load_policies,
+    max_versions,
+    policy_for_tag,
+    read_policy_file,
+)
 
 
 def test_policies_are_auditwheels_data_in_priority_order() -> None:
@@ -39,16 +53,140 @@ def test_best_policy_is_the_most_compatible_allowing_everything() -> None:
 
 
 def test_max_versions_are_numeric() -> None:
-    got = max_versions(["GLIBC_2.2.5", "GLIBC_2.17", "GLIBC_2.9", "GLIBC_PRIVATE", "CXXABI_TM_1",
-                        "GLIBCXX_3.4.9", "GLIBCXX_3.4.29"])  # fmt: skip
+    got = max_versions(
+        [
+            "GLIBC_2.2.5",
+            "GLIBC_2.17",
+            "GLIBC_2.9",
+            "GLIBC_PRIVATE",
+            "CXXABI_TM_1",
+            "GLIBCXX_3.4.9",
+            "GLIBCXX_3.4.29",
+        ]
+    )
     assert got == {"GLIBC": "2.17", "GLIBCXX": "3.4.29"}
 
 
 @pytest.mark.parametrize(
     ("tag", "name"),
-    [("manylinux_2_28_x86_64", "manylinux_2_28"), ("manylinux2014_x86_64", "manylinux_2_17"),
-     ("linux_x86_64", None), ("any", None), ("musllinux_1_2_x86_64", None)],
-)  # fmt: skip
+    [
+        ("manylinux_2_28_x86_64", "manylinux_2_28"),
+        ("manylinux2014_x86_64", "manylinux_2_17"),
+        ("linux_x86_64", None),
+        ("any", None),
+        ("musllinux_1_2_x86_64", None),
+    ],
+)
 def test_policy_for_tag(tag: str, name: str | None) -> None:
     pol = policy_for_tag(tag)
     assert (pol.name if pol else None) == name
+
+
+# --- auditwheel's policy file is validated on load --------------------------------------------
+GOOD_POLICY = {
+    "name": "manylinux_2_17",
+    "aliases": ["manylinux2014"],
+    "priority": 80,
+    "symbol_versions": {"x86_64": {"GLIBC": ["2.2.5", "2.17"], "GLIBCXX": ["3.4", "3.4.19"]}},
+}
+
+
+def _write(tmp_path: Path, doc: object) -> Path:
+    path = tmp_path / "manylinux-policy.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_a_well_formed_policy_file_loads(tmp_path: Path) -> None:
+    (spec,) = read_policy_file(_write(tmp_path, [GOOD_POLICY]))
+    assert (spec.name, spec.aliases, spec.priority) == ("manylinux_2_17", ("manylinux2014",), 80)
+    assert spec.symbol_versions["x86_64"]["GLIBC"] == frozenset({"2.2.5", "2.17"})
+
+
+@pytest.mark.parametrize(
+    ("doc", "message"),
+    [
+        ({"name": "x"}, "expected a non-empty list of policies, got dict {'name': 'x'}"),
+        ([], "expected a non-empty list of policies, got list []"),
+        (["manylinux_2_17"], "policy #0 must be an object, got str 'manylinux_2_17'"),
+        (
+            [{k: v for k, v in GOOD_POLICY.items() if k != "symbol_versions"}],
+            "policy #0 (manylinux_2_17): missing key 'symbol_versions'",
+        ),
+        (
+            [GOOD_POLICY, {k: v for k, v in GOOD_POLICY.items() if k != "name"}],
+            "policy #1: missing key 'name'",
+        ),
+        (
+            [{**GOOD_POLICY, "priority": "80"}],
+            "policy #0 (manylinux_2_17): 'priority' must be an integer, got str '80'",
+        ),
+        ([{**GOOD_POLICY, "priority": True}], "'priority' must be an integer, got bool True"),
+        ([{**GOOD_POLICY, "name": 17}], "policy #0: 'name' must be a non-empty string, got int 17"),
+        (
+            [{**GOOD_POLICY, "aliases": "manylinux2014"}],
+            "'aliases' must be a list of strings, got str 'manylinux2014'",
+        ),
+        ([{**GOOD_POLICY, "symbol_versions": []}], "'symbol_versions' must be an object, got list []"),
+        (
+            [{**GOOD_POLICY, "symbol_versions": {"x86_64": ["GLIBC_2.17"]}}],
+            "'symbol_versions.x86_64' must be an object, got list ['GLIBC_2.17']",
+        ),
+        (
+            [{**GOOD_POLICY, "symbol_versions": {"x86_64": {"GLIBC": "2.17"}}}],
+            "'symbol_versions.x86_64.GLIBC' must be a list of strings, got str '2.17'",
+        ),
+        (
+            [{**GOOD_POLICY, "symbol_versions": {"x86_64": {"GLIBC": ["2.17", 2.28]}}}],
+            "'symbol_versions.x86_64.GLIBC' must be a list of strings, item 1 is float 2.28",
+        ),
+    ],
+)
+def test_a_malformed_policy_file_is_a_data_error_naming_what_is_wrong(
+    tmp_path: Path, doc: object, message: str
+) -> None:
+    path = _write(tmp_path, doc)
+    with pytest.raises(DataError) as err:
+        read_policy_file(path)
+    assert str(err.value).startswith(f"{path}: ")
+    assert message in str(err.value)
+
+
+def test_policy_file_that_is_not_json(tmp_path: Path) -> None:
+    path = tmp_path / "manylinux-policy.json"
+    path.write_text('[{"name": ')
+    with pytest.raises(DataError, match=r"manylinux-policy\.json: not valid JSON"):
+        read_policy_file(path)
+
+
+@pytest.fixture()
+def fake_auditwheel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A stand-in for the ``auditwheel.policy`` package, so the real loading path reads it."""
+    pkg = tmp_path / "fake_auditwheel_policy"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "fake_auditwheel_policy", raising=False)
+    monkeypatch.setattr(policy, "POLICY_PACKAGE", "fake_auditwheel_policy")
+    policy._auditwheel_policies.cache_clear()
+    policy.load_policies.cache_clear()
+    yield pkg / "manylinux-policy.json"
+    policy._auditwheel_policies.cache_clear()
+    policy.load_policies.cache_clear()
+
+
+def test_the_auditwheel_file_is_validated_when_policies_load(
+    fake_auditwheel: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake_auditwheel.write_text(json.dumps([{**GOOD_POLICY, "priority": None}]))
+    with pytest.raises(DataError, match="'priority' must be an integer, got null") as err:
+        get_policy("manylinux_2_17")
+    assert "auditwheel's manylinux-policy.json" in str(err.value)
+    # the CLI reports it as a malformed data file (exit 3), in one line
+    assert main(["check", "/nonexistent.whl", "--policy", "manylinux_2_17"]) == 3
+    assert "'priority' must be an integer" in capsys.readouterr().err
+
+
+def test_the_auditwheel_file_missing_is_an_environment_problem(fake_auditwheel: Path) -> None:
+    with pytest.raises(EnvironmentProblem, match="manylinux-policy.json"):
+        load_policies("x86_64")

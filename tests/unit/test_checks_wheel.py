@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.wheels import make_wheel
-from toolkit.inspect import wheelzip
-from toolkit.inspect.checks import Report, check_paths
+from toolkit.cli.commands.check import expand_targets
 from toolkit.cli.main import main
 from toolkit.core.errors import UsageError
+from toolkit.inspect import wheelzip
+from toolkit.inspect.checks import check_paths
+from toolkit.inspect.report import Report
 
 TAG = "cp311-cp311-manylinux_2_28_x86_64"
 
@@ -104,8 +106,13 @@ def test_unsafe_names_empty_wheel_and_non_elf_library(tmp_path: Path) -> None:
 
 def test_truncated_or_corrupt_elf_member(tmp_path: Path, libz: Path) -> None:
     data = libz.read_bytes()
-    whl = make_wheel(tmp_path, "demo", "1.0", TAG, {"demo/a.so": data[: len(data) // 3],
-                                                   "demo/b.so": b"\x7fELF" + bytes(10)})  # fmt: skip
+    whl = make_wheel(
+        tmp_path,
+        "demo",
+        "1.0",
+        TAG,
+        {"demo/a.so": data[: len(data) // 3], "demo/b.so": b"\x7fELF" + bytes(10)},
+    )
     r = check_paths([whl])
     bad = {f.library for f in r.findings if f.check == "elf"}
     assert bad == {"demo/a.so", "demo/b.so"}
@@ -118,8 +125,8 @@ def test_truncated_zip_and_bad_requests_are_usage_errors(tmp_path: Path, libz: P
     cut.write_bytes(whl.read_bytes()[: whl.stat().st_size // 2])
     with pytest.raises(UsageError, match="not a readable zip"):
         check_paths([cut])
-    with pytest.raises(UsageError, match="gfx"):
-        check_paths([whl], gfx=["gfxbogus"])
+    with pytest.raises(UsageError, match="bad gfx target id 'gfxbogus'"):
+        expand_targets(["gfxbogus"])
     with pytest.raises(UsageError, match="unknown manylinux policy"):
         check_paths([whl], policy="manylinux_9_9")
     (tmp_path / "nolibs").mkdir()
@@ -177,15 +184,15 @@ def test_bundled_torch_and_rocm_libraries(tmp_path: Path, libz: Path) -> None:
     assert bundled == {"demo/lib/libamdhip64.so.6", "demo/lib/libc10.so"}
     r = check_paths([whl], allow_bundled=["libamdhip64", "libc10.so"])
     assert "bundled-library" not in checks(r)
-    torch = make_wheel(tmp_path / "t", "torch", "2.8.0", TAG, {"torch/lib/libc10.so": libz,
-                                                               "torch/lib/libamdhip64.so": libz})  # fmt: skip
+    torch = make_wheel(
+        tmp_path / "t", "torch", "2.8.0", TAG, {"torch/lib/libc10.so": libz, "torch/lib/libamdhip64.so": libz}
+    )
     assert "bundled-library" not in checks(check_paths([torch]))
 
 
 def test_required_symbols(tmp_path: Path, libz: Path) -> None:
     dirs = ("/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib64")
-    stdcxx = next(Path(d) / "libstdc++.so.6" for d in dirs
-                  if (Path(d) / "libstdc++.so.6").exists())  # fmt: skip
+    stdcxx = next(Path(d) / "libstdc++.so.6" for d in dirs if (Path(d) / "libstdc++.so.6").exists())
     whl = make_wheel(tmp_path, "demo", "1.0", TAG, {"demo/_ext.so": libz, "demo/libcxx.so": stdcxx.resolve()})
     r = check_paths([whl], required_symbols=["zlibVersion", "std::terminate"], allow_bundled=["*"])
     assert "required-symbol" not in checks(r)
@@ -204,5 +211,6 @@ def test_folder_input_is_one_entry_without_name(tmp_path: Path, libz: Path) -> N
     assert w.name is None and w.version is None and len(w.libraries) == 1
     assert "notes.so is named like a library" in messages(r)
     strict = check_paths([d], policy="manylinux_2_5")
-    assert any(f.check == "policy" and "manylinux_2_5 (required by --policy)" in f.message
-               for f in strict.findings)  # fmt: skip
+    assert any(
+        f.check == "policy" and "manylinux_2_5 (required by --policy)" in f.message for f in strict.findings
+    )

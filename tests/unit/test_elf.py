@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import struct
 from pathlib import Path
 
@@ -10,17 +11,13 @@ from elftools.elf.dynamic import DynamicSection
 from elftools.elf.elffile import ELFFile
 from elftools.elf.gnuversions import GNUVerNeedSection
 
-from toolkit.inspect.checks import load_file
-from toolkit.inspect.elf import (
-    EM_AMDGPU,
-    ElfError,
-    Image,
-    NeedRanges,
-    amdgpu_target,
-    parse_elf,
-    read_elf_bytes,
-)
+from tests.fixtures.native import compile_shared
 from toolkit.core.errors import UsageError
+from toolkit.core.proc import run
+from toolkit.inspect.amdgpu import amdgpu_target
+from toolkit.inspect.elf import EM_AMDGPU, Image, NeedRanges, parse_elf, read_elf_bytes
+from toolkit.inspect.errors import ElfError
+from toolkit.inspect.members import load_file
 
 
 def _system_lib(name: str) -> Path:
@@ -54,11 +51,19 @@ def _oracle(path: Path) -> dict[str, object]:
             if sym["st_shndx"] == "SHN_UNDEF":
                 if sym["st_info"]["bind"] == "STB_GLOBAL":
                     undef.add(sym.name)
-            elif sym["st_info"]["bind"] in ("STB_GLOBAL", "STB_WEAK", "STB_LOOS") and sym[
-                "st_other"
-            ]["visibility"] in ("STV_DEFAULT", "STV_PROTECTED"):
+            elif sym["st_info"]["bind"] in ("STB_GLOBAL", "STB_WEAK", "STB_LOOS") and sym["st_other"][
+                "visibility"
+            ] in ("STV_DEFAULT", "STV_PROTECTED"):
                 defined.add(sym.name)
     return {"needed": needed, "needs": needs, "undef": undef, "defined": defined}
+
+
+def _readelf_soname(path: Path) -> str | None:
+    """DT_SONAME as binutils' ``readelf -d`` prints it (``Library soname: [libz.so.1]``)."""
+    out = run(["readelf", "-d", "-W", str(path)]).stdout
+    found = re.findall(r"\(SONAME\)\s+Library soname: \[([^\]]*)\]", out)
+    assert len(found) <= 1, out
+    return found[0] if found else None
 
 
 def test_matches_pyelftools(system_lib: Path) -> None:
@@ -68,7 +73,24 @@ def test_matches_pyelftools(system_lib: Path) -> None:
     assert {k: set(v) for k, v in ours.version_needs.items()} == ref["needs"]
     assert {n.decode() for n, _ in ours.undefined} == ref["undef"]
     assert {n.decode() for n in ours.defined} == ref["defined"]
-    assert ours.soname == system_lib.name or ours.soname is not None
+    expected = _readelf_soname(system_lib)
+    assert expected is not None, f"readelf finds no SONAME in {system_lib}"
+    assert ours.soname == expected
+
+
+@pytest.mark.parametrize("soname", ["libexact.so.3", "libother-name.so"])
+def test_soname_is_the_one_the_linker_was_given(tmp_path: Path, soname: str) -> None:
+    """Built with ``g++ -Wl,-soname,<soname>`` under a different file name."""
+    lib = compile_shared(tmp_path, "libfile.so", "int f() { return 1; }\n", soname=soname)
+    assert _readelf_soname(lib) == soname  # the fixture did what it says
+    assert load_file(lib).soname == soname
+    assert read_elf_bytes(lib.read_bytes()).soname == soname
+
+
+def test_no_soname(tmp_path: Path) -> None:
+    lib = compile_shared(tmp_path, "libnone.so", "int f() { return 1; }\n", soname="")
+    assert _readelf_soname(lib) is None
+    assert load_file(lib).soname is None
 
 
 def test_versions_of_undefined_and_defined_symbols() -> None:

@@ -8,11 +8,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.fixtures.bundles import compress_bundle, make_bundle
 from tests.fixtures.wheels import make_wheel
-from toolkit.inspect.checks import check_paths
-from toolkit.inspect.elf import ElfError, Image, NeedRanges, parse_elf, read_elf_bytes
 from toolkit.core.errors import UsageError
-from toolkit.inspect.offload import compress_bundle, make_bundle, parse_fatbin
+from toolkit.inspect.checks import check_paths
+from toolkit.inspect.elf import Image, NeedRanges, parse_elf, read_elf_bytes
+from toolkit.inspect.errors import ElfError
+from toolkit.inspect.offload import parse_fatbin
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -27,8 +29,10 @@ def _small_elf() -> bytes:
 
 
 ELF = _small_elf()
-BUNDLE = make_bundle([("host-x86_64-unknown-linux-gnu", b""),
-                      ("hipv4-amdgcn-amd-amdhsa--gfx90a", b"\x7fELF" + bytes(64))], align=64)  # fmt: skip
+BUNDLE = make_bundle(
+    [("host-x86_64-unknown-linux-gnu", b""), ("hipv4-amdgcn-amd-amdhsa--gfx90a", b"\x7fELF" + bytes(64))],
+    align=64,
+)
 SECTION = BUNDLE + compress_bundle(BUNDLE, "zstd", 3) + compress_bundle(BUNDLE, "zlib", 1)
 
 
@@ -43,8 +47,7 @@ edits = st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(0, 255)), max_si
 
 
 @FUZZ
-@given(edits=edits, cut=st.one_of(st.none(), st.integers(0, len(ELF))),
-       head=st.booleans())  # fmt: skip
+@given(edits=edits, cut=st.one_of(st.none(), st.integers(0, len(ELF))), head=st.booleans())
 def test_elf_reader_only_raises_elf_error(edits: list[tuple[int, int]], cut: int | None, head: bool) -> None:
     # bias half the edits into the headers, where they matter most
     pos_edits = [(p % 4096 if head else p, v) for p, v in edits]
@@ -85,8 +88,10 @@ def test_sparse_parsing_only_asks_for_ranges_or_fails_cleanly(
 
 
 @FUZZ
-@given(edits=st.lists(st.tuples(st.integers(0, len(SECTION) - 1), st.integers(0, 255)), max_size=8),
-       cut=st.one_of(st.none(), st.integers(0, len(SECTION))))  # fmt: skip
+@given(
+    edits=st.lists(st.tuples(st.integers(0, len(SECTION) - 1), st.integers(0, 255)), max_size=8),
+    cut=st.one_of(st.none(), st.integers(0, len(SECTION))),
+)
 def test_bundle_reader_only_raises_offload_errors(edits: list[tuple[int, int]], cut: int | None) -> None:
     data = _mutate(SECTION, edits, cut)
     try:
@@ -111,8 +116,10 @@ def wheel_bytes(tmp_path_factory: pytest.TempPathFactory) -> bytes:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(edits=st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(0, 255)), max_size=6),
-       cut=st.one_of(st.none(), st.integers(0, 1 << 20)))  # fmt: skip
+@given(
+    edits=st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(0, 255)), max_size=6),
+    cut=st.one_of(st.none(), st.integers(0, 1 << 20)),
+)
 def test_archive_damage_gives_findings_or_usage_errors(
     tmp_path_factory: pytest.TempPathFactory,
     wheel_bytes: bytes,

@@ -6,11 +6,10 @@ import struct
 
 import pytest
 
+from tests.fixtures.bundles import compress_bundle, make_bundle
 from toolkit.inspect.offload import (
     OffloadError,
-    compress_bundle,
     gpu_targets,
-    make_bundle,
     parse_entry_id,
     parse_fatbin,
     read_bundles,
@@ -49,12 +48,16 @@ def test_compressed_bundles(method: str, version: int) -> None:
 
 
 def test_several_bundles_with_padding_streamed_in_tiny_chunks() -> None:
-    section = (
-        _bundle("gfx90a") + b"\0" * 4093
-        + compress_bundle(_bundle("gfx942"), "zstd", 3) + b"\0" * 5
-        + compress_bundle(_bundle("gfx1100"), "zlib", 1)
-        + _bundle("gfx908")
-    )  # fmt: skip
+    section = b"".join(
+        [
+            _bundle("gfx90a"),
+            b"\0" * 4093,
+            compress_bundle(_bundle("gfx942"), "zstd", 3),
+            b"\0" * 5,
+            compress_bundle(_bundle("gfx1100"), "zlib", 1),
+            _bundle("gfx908"),
+        ]
+    )
     whole = parse_fatbin(section)
     chunks = [section[i : i + 7] for i in range(0, len(section), 7)]
     streamed = read_bundles(iter(chunks), len(section))

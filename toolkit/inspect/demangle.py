@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 from collections.abc import Iterable
 
+from toolkit.core.proc import CommandFailed, run
+
 _SOURCE_NAME = re.compile(rb"([0-9]+)")
+DEMANGLE_TIMEOUT_S = 120.0
 
 
 def demangle_many(names: Iterable[str], *, tool: str | None = "c++filt") -> dict[str, str]:
@@ -22,14 +24,11 @@ def demangle_many(names: Iterable[str], *, tool: str | None = "c++filt") -> dict
     exe = shutil.which(tool) if tool else None
     if todo and exe:
         try:
-            proc = subprocess.run(
-                [exe], input="\n".join(todo) + "\n", capture_output=True, text=True,
-                check=True, timeout=120,
-            )  # fmt: skip
+            proc = run([exe], input="\n".join(todo) + "\n", timeout=DEMANGLE_TIMEOUT_S)
             lines = proc.stdout.split("\n")
             if len(lines) >= len(todo):
                 out = dict(zip(todo, lines[: len(todo)], strict=True))
-        except (OSError, subprocess.SubprocessError):
+        except CommandFailed:  # missing, failing or hanging c++filt: the fallback below
             out = {}
     for name in todo:
         if name not in out:

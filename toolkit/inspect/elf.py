@@ -18,7 +18,9 @@ from array import array
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from toolkit.core.errors import UsageError
+from toolkit.inspect.amdgpu import amdgpu_target
+from toolkit.inspect.errors import ElfError as ElfError
+from toolkit.inspect.offload import gpu_targets, parse_fatbin
 
 ELF_MAGIC = b"\x7fELF"
 EM_AMDGPU = 224
@@ -29,28 +31,6 @@ STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE = 1, 2, 10
 ET_REL, ET_EXEC, ET_DYN = 1, 2, 3
 FATBIN_SECTION = ".hip_fatbin"
 _MAX_LOOP = 1 << 16  # bound for linked lists read from the file (verneed/verdef chains)
-
-# EF_AMDGPU_MACH_* (LLVM BinaryFormat/ELF.h, AMDGPUUsage "AMDGPU EF_AMDGPU_MACH Values").
-AMDGPU_MACH: dict[int, str] = {
-    0x20: "gfx600", 0x21: "gfx601", 0x22: "gfx700", 0x23: "gfx701", 0x24: "gfx702",
-    0x25: "gfx703", 0x26: "gfx704", 0x28: "gfx801", 0x29: "gfx802", 0x2A: "gfx803",
-    0x2B: "gfx810", 0x2C: "gfx900", 0x2D: "gfx902", 0x2E: "gfx904", 0x2F: "gfx906",
-    0x30: "gfx908", 0x31: "gfx909", 0x32: "gfx90c", 0x33: "gfx1010", 0x34: "gfx1011",
-    0x35: "gfx1012", 0x36: "gfx1030", 0x37: "gfx1031", 0x38: "gfx1032", 0x39: "gfx1033",
-    0x3A: "gfx602", 0x3B: "gfx705", 0x3C: "gfx805", 0x3D: "gfx1035", 0x3E: "gfx1034",
-    0x3F: "gfx90a", 0x40: "gfx940", 0x41: "gfx1100", 0x42: "gfx1013", 0x43: "gfx1150",
-    0x44: "gfx1103", 0x45: "gfx1036", 0x46: "gfx1101", 0x47: "gfx1102", 0x48: "gfx1200",
-    0x49: "gfx1250", 0x4A: "gfx1151", 0x4B: "gfx941", 0x4C: "gfx942", 0x4E: "gfx1201",
-    0x4F: "gfx950", 0x50: "gfx1310", 0x51: "gfx9-generic", 0x52: "gfx10-1-generic",
-    0x53: "gfx10-3-generic", 0x54: "gfx11-generic", 0x55: "gfx1152", 0x57: "gfx1154",
-    0x58: "gfx1153", 0x59: "gfx12-generic", 0x5A: "gfx1251", 0x5B: "gfx12-5-generic",
-    0x5C: "gfx1172", 0x5D: "gfx1170", 0x5E: "gfx1171", 0x5F: "gfx9-4-generic",
-}  # fmt: skip
-ELFABIVERSION_AMDGPU_HSA_V3, ELFABIVERSION_AMDGPU_HSA_V4 = 1, 2
-
-
-class ElfError(UsageError):
-    """A file is not a well-formed ELF object (or not one we can read)."""
 
 
 class NeedRanges(Exception):
@@ -64,9 +44,7 @@ class NeedRanges(Exception):
 class Image:
     """Random access to an ELF file's bytes: whole (``pieces={0: data}``) or sparse."""
 
-    def __init__(
-        self, size: int, pieces: Iterable[tuple[int, bytes | bytearray | memoryview]]
-    ) -> None:
+    def __init__(self, size: int, pieces: Iterable[tuple[int, bytes | bytearray | memoryview]]) -> None:
         self.size = size
         self._pieces = sorted(((a, memoryview(d)) for a, d in pieces), key=lambda p: p[0])
 
@@ -100,9 +78,7 @@ class Image:
 
     def require(self, ranges: Iterable[tuple[int, int]]) -> None:
         """Raise ``NeedRanges`` for every in-file range that is not held (all at once)."""
-        missing = [
-            (a, b) for a, b in ranges if 0 <= a <= b <= self.size and not self.has(a, b - a)
-        ]
+        missing = [(a, b) for a, b in ranges if 0 <= a <= b <= self.size and not self.has(a, b - a)]
         if missing:
             raise NeedRanges(missing)
 
@@ -167,10 +143,6 @@ class ElfInfo:
     def is_gpu_code_object(self) -> bool:
         return self.machine == EM_AMDGPU
 
-    @property
-    def has_gpu_code(self) -> bool:
-        return bool(self.gpu_targets)
-
 
 def is_elf(head: bytes | memoryview) -> bool:
     return bytes(head[:4]) == ELF_MAGIC
@@ -190,9 +162,21 @@ def parse_header(img: Image) -> Header:
         raw = struct.unpack(e + "HHIIIIIHHHHHH", img.view(16, 36, "ELF header"))
     etype, machine, _ver, _entry, phoff, shoff, flags, _eh, phes, phnum, shes, shnum, shstr = raw
     hdr = Header(
-        64 if cls == 2 else 32, data == 1, ident[7], ident[8], etype, machine, flags,
-        phoff, shoff, phes, phnum, shes, shnum, shstr,
-    )  # fmt: skip
+        elf_class=64 if cls == 2 else 32,
+        little=data == 1,
+        osabi=ident[7],
+        abiversion=ident[8],
+        type=etype,
+        machine=machine,
+        flags=flags,
+        phoff=phoff,
+        shoff=shoff,
+        phentsize=phes,
+        phnum=phnum,
+        shentsize=shes,
+        shnum=shnum,
+        shstrndx=shstr,
+    )
     if hdr.shoff and hdr.shnum == 0:  # extended numbering: the count sits in section 0
         first = _section_header(img, hdr, 0)
         hdr = Header(**{**hdr.__dict__, "shnum": first[4]})
@@ -261,31 +245,7 @@ def _str(table: bytes, offset: int) -> str:
     return _cstr(table, offset).decode("utf-8", "replace")
 
 
-def amdgpu_target(flags: int, abiversion: int) -> str:
-    """The target id (``gfx90a:xnack+``) of an AMDGPU code object from ``e_flags``."""
-    mach = flags & 0xFF
-    name = AMDGPU_MACH.get(mach, f"unknown-amdgpu-mach-0x{mach:02x}")
-    feats: list[str] = []
-    if abiversion >= ELFABIVERSION_AMDGPU_HSA_V4:
-        sram = {0x800: "sramecc-", 0xC00: "sramecc+"}.get(flags & 0xC00)
-        xnack = {0x200: "xnack-", 0x300: "xnack+"}.get(flags & 0x300)
-        feats = [f for f in (sram, xnack) if f]
-    elif abiversion == ELFABIVERSION_AMDGPU_HSA_V3:
-        feats = [f for bit, f in ((0x200, "sramecc+"), (0x100, "xnack+")) if flags & bit]
-    return ":".join([name, *feats])
-
-
-def wanted_ranges(img: Image) -> list[tuple[int, int]]:
-    """Byte ranges a full parse reads (beyond the header/section table), for prefetching."""
-    hdr = parse_header(img)
-    ranges = []
-    for s in read_sections(img, hdr):
-        if s.type in (SHT_DYNSYM, SHT_DYNAMIC, SHT_VERSYM, SHT_VERNEED, SHT_VERDEF):
-            ranges.append((s.offset, s.offset + s.size))
-    return ranges
-
-
-def parse_elf(img: Image, *, symbols: bool = True) -> ElfInfo:
+def parse_elf(img: Image) -> ElfInfo:
     """Parse what the checks need. Raises ``ElfError`` or, for sparse images, ``NeedRanges``."""
     hdr = parse_header(img)
     info = ElfInfo(machine=hdr.machine, elf_class=hdr.elf_class, type=hdr.type, flags=hdr.flags)
@@ -319,16 +279,13 @@ def parse_elf(img: Image, *, symbols: bool = True) -> ElfInfo:
         need_idx = _read_verneed(info, data(vneed), strtab, e, vneed.info) if vneed else {}
         def_idx = _read_verdef(info, data(vdef), strtab, e, vdef.info) if vdef else {}
         versym = by_type.get(SHT_VERSYM)
-        if symbols:
-            _read_symbols(info, data(dynsym), strtab, data(versym) if versym else b"", hdr,
-                          need_idx, def_idx)  # fmt: skip
+        versym_raw = data(versym) if versym else b""
+        _read_symbols(info, data(dynsym), strtab, versym_raw, hdr, need_idx, def_idx)
     fat = next((s for s in sections if s.name == FATBIN_SECTION and s.type != SHT_NOBITS), None)
     if fat is not None and fat.size:
         if fat.offset + fat.size > img.size:
             raise ElfError(f"truncated or corrupt ELF: {FATBIN_SECTION} lies past the end")
         if img.has(fat.offset, fat.size):
-            from toolkit.inspect.offload import gpu_targets, parse_fatbin
-
             try:
                 info.gpu_targets = gpu_targets(parse_fatbin(img.view(fat.offset, fat.size)))
             except ElfError as err:
@@ -358,9 +315,7 @@ def _read_dynamic(info: ElfInfo, raw: bytes, strtab: bytes, hdr: Header) -> None
     info.needed, info.rpath, info.runpath = tuple(needed), tuple(rpath), tuple(runpath)
 
 
-def _read_verneed(
-    info: ElfInfo, raw: bytes, strtab: bytes, e: str, count: int
-) -> dict[int, tuple[str, str]]:
+def _read_verneed(info: ElfInfo, raw: bytes, strtab: bytes, e: str, count: int) -> dict[int, tuple[str, str]]:
     """Version index -> (version name, file) from ``.gnu.version_r``."""
     out: dict[int, tuple[str, str]] = {}
     needs: dict[str, list[str]] = {}

@@ -21,7 +21,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from toolkit.inspect.elf import ElfError
+from toolkit.inspect.errors import ElfError
 
 PLAIN_MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
 CCOB_MAGIC = b"CCOB"
@@ -160,7 +160,8 @@ def _read_plain(s: _Stream, limit: int) -> Bundle:
             raise OffloadError(f"corrupt offload bundle: entry id of {id_len} bytes")
         head += item + s.exact(id_len, "bundle entry id")
     parsed = _plain_header(head)
-    assert parsed is not None
+    if parsed is None:  # cannot happen: every byte the header names was read above
+        raise OffloadError(f"truncated offload bundle header at offset {start}")
     entries, hlen, end = parsed
     if start + end > limit:
         raise OffloadError(f"truncated offload bundle at offset {start}: entries run past the end")
@@ -281,33 +282,3 @@ def parse_fatbin(data: bytes | bytearray | memoryview) -> list[Bundle]:
 def gpu_targets(bundles: Iterable[Bundle]) -> tuple[str, ...]:
     """Distinct device targets (``gfx90a:xnack+``) of the bundles, sorted."""
     return tuple(sorted({e.target for b in bundles for e in b.entries if e.is_device and e.target}))
-
-
-def make_bundle(entries: Iterable[tuple[str, bytes]], align: int = 4096) -> bytes:
-    """Build a plain bundle (for tests and tools): ``[(entry id, code object bytes)]``."""
-    items = list(entries)
-    header = len(PLAIN_MAGIC) + 8 + sum(24 + len(i.encode()) for i, _ in items)
-    offset, table, blobs = -(-header // align) * align, b"", b""
-    for ident, blob in items:
-        table += struct.pack("<QQQ", offset + len(blobs), len(blob), len(ident)) + ident.encode()
-        blobs += blob
-    body = PLAIN_MAGIC + struct.pack("<Q", len(items)) + table
-    return body + b"\0" * (offset - len(body)) + blobs
-
-
-def compress_bundle(bundle: bytes, method: str = "zstd", version: int = 3) -> bytes:
-    """Wrap a plain bundle as a ``CCOB`` compressed bundle (for tests and tools)."""
-    if method == "zlib":
-        payload = zlib.compress(bundle)
-    else:
-        import zstandard
-
-        payload = zstandard.ZstdCompressor().compress(bundle)
-    mid = {v: k for k, v in METHODS.items()}[method]
-    digest = zlib.crc32(bundle)  # the real hash is a truncated MD5; readers do not check it
-    common = CCOB_MAGIC + struct.pack("<HH", version, mid)
-    if version == 1:
-        return common + struct.pack("<IQ", len(bundle), digest) + payload
-    if version == 2:
-        return common + struct.pack("<IIQ", 24 + len(payload), len(bundle), digest) + payload
-    return common + struct.pack("<QQQ", 32 + len(payload), len(bundle), digest) + payload

@@ -8,17 +8,28 @@ sets contain every version it needs (prefixes a policy does not list are not res
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from pathlib import Path
 
-from toolkit.core.errors import UsageError
+from toolkit.core.errors import DataError, EnvironmentProblem, UsageError
 
 # e_machine -> auditwheel architecture name
-ARCH_OF_MACHINE = {62: "x86_64", 183: "aarch64", 3: "i686", 21: "ppc64le", 22: "s390x",
-                   40: "armv7l", 243: "riscv64", 258: "loongarch64"}  # fmt: skip
+ARCH_OF_MACHINE = {
+    62: "x86_64",
+    183: "aarch64",
+    3: "i686",
+    21: "ppc64le",
+    22: "s390x",
+    40: "armv7l",
+    243: "riscv64",
+    258: "loongarch64",
+}
+POLICY_PACKAGE, POLICY_FILE = "auditwheel.policy", "manylinux-policy.json"
 _NUMERIC = re.compile(r"^[0-9]+(\.[0-9]+)*$")
 
 
@@ -56,29 +67,101 @@ def version_key(full: str) -> tuple[str, tuple[int, ...], str]:
     return (prefix, _num(ver) if _NUMERIC.match(ver) else (), ver)
 
 
+@dataclass(frozen=True)
+class PolicySpec:
+    """One policy of auditwheel's file, validated: its versions for every architecture."""
+
+    name: str
+    aliases: tuple[str, ...]
+    priority: int
+    symbol_versions: Mapping[str, Mapping[str, frozenset[str]]]  # arch -> prefix -> versions
+
+
+def _describe(value: object) -> str:
+    """``str '80'``, ``list ['2.17', 2.28]``, ``null``: the JSON value a key has."""
+    if value is None:
+        return "null"
+    shown = repr(value)
+    return f"{type(value).__name__} {shown if len(shown) <= 60 else shown[:57] + '...'}"
+
+
+def _string_list(value: object, where: str, key: str) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise DataError(f"{where}: {key!r} must be a list of strings, got {_describe(value)}")
+    for i, item in enumerate(value):
+        if not isinstance(item, str):
+            raise DataError(f"{where}: {key!r} must be a list of strings, item {i} is {_describe(item)}")
+    return tuple(value)
+
+
+def _spec(raw: object, where: str) -> PolicySpec:
+    if not isinstance(raw, dict):
+        raise DataError(f"{where} must be an object, got {_describe(raw)}")
+    name = raw.get("name")
+    if isinstance(name, str) and name:
+        where = f"{where} ({name})"
+    for key in ("name", "aliases", "priority", "symbol_versions"):
+        if key not in raw:
+            raise DataError(f"{where}: missing key {key!r}")
+    if not isinstance(name, str) or not name:
+        raise DataError(f"{where}: 'name' must be a non-empty string, got {_describe(name)}")
+    priority = raw["priority"]
+    if not isinstance(priority, int) or isinstance(priority, bool):
+        raise DataError(f"{where}: 'priority' must be an integer, got {_describe(priority)}")
+    aliases = _string_list(raw["aliases"], where, "aliases")
+    per_arch = raw["symbol_versions"]
+    if not isinstance(per_arch, dict):
+        raise DataError(f"{where}: 'symbol_versions' must be an object, got {_describe(per_arch)}")
+    versions: dict[str, dict[str, frozenset[str]]] = {}
+    for arch, prefixes in per_arch.items():
+        key = f"symbol_versions.{arch}"
+        if not isinstance(prefixes, dict):
+            raise DataError(f"{where}: {key!r} must be an object, got {_describe(prefixes)}")
+        versions[arch] = {
+            prefix: frozenset(_string_list(vs, where, f"{key}.{prefix}")) for prefix, vs in prefixes.items()
+        }
+    return PolicySpec(name, aliases, priority, versions)
+
+
+def parse_policies(text: str, source: str) -> tuple[PolicySpec, ...]:
+    """Validate the text of a ``manylinux-policy.json``; ``DataError`` names what is wrong."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise DataError(f"{source}: not valid JSON: {err}") from None
+    if not isinstance(data, list) or not data:
+        raise DataError(f"{source}: expected a non-empty list of policies, got {_describe(data)}")
+    return tuple(_spec(raw, f"{source}: policy #{i}") for i, raw in enumerate(data))
+
+
+def read_policy_file(path: str | os.PathLike[str]) -> tuple[PolicySpec, ...]:
+    """Read and validate a policy file (auditwheel's format)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise DataError(f"{path}: cannot read the manylinux policy file ({err})") from None
+    return parse_policies(text, str(path))
+
+
 @cache
-def _raw_policies() -> list[dict[str, object]]:
-    text = resources.files("auditwheel.policy").joinpath("manylinux-policy.json").read_text()
-    data = json.loads(text)
-    if not isinstance(data, list):
-        raise UsageError("auditwheel's manylinux-policy.json is not a list of policies")
-    return data
+def _auditwheel_policies() -> tuple[PolicySpec, ...]:
+    try:
+        source = resources.files(POLICY_PACKAGE).joinpath(POLICY_FILE)
+        text = source.read_text(encoding="utf-8")
+    except (ModuleNotFoundError, OSError) as err:
+        raise EnvironmentProblem(
+            f"cannot read auditwheel's {POLICY_FILE} ({err})", hint="pip install auditwheel"
+        ) from None
+    return parse_policies(text, f"auditwheel's {POLICY_FILE} ({source})")
 
 
 @cache
 def load_policies(arch: str = "x86_64") -> tuple[Policy, ...]:
     """Policies for ``arch``, most compatible (highest priority) first."""
-    out = []
-    for raw in _raw_policies():
-        versions = raw.get("symbol_versions", {})
-        assert isinstance(versions, dict)
-        per_arch = versions.get(arch, {})
-        aliases = raw.get("aliases", [])
-        assert isinstance(aliases, list)
-        out.append(Policy(
-            str(raw["name"]), tuple(str(a) for a in aliases), int(str(raw["priority"])),
-            {k: frozenset(v) for k, v in per_arch.items()},
-        ))  # fmt: skip
+    out = [
+        Policy(spec.name, spec.aliases, spec.priority, spec.symbol_versions.get(arch, {}))
+        for spec in _auditwheel_policies()
+    ]
     return tuple(sorted(out, key=lambda p: -p.priority))
 
 
@@ -103,10 +186,6 @@ def policy_for_tag(platform: str) -> Policy | None:
             except UsageError:
                 return None
     return None
-
-
-def tag_arch(platform: str) -> str | None:
-    return next((a for a in ARCH_OF_MACHINE.values() if platform.endswith("_" + a)), None)
 
 
 def best_policy(versions: Iterable[str], arch: str = "x86_64") -> Policy:

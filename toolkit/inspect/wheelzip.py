@@ -24,6 +24,16 @@ MAX_RATIO = 1100  # deflate cannot beat ~1032:1; more is a bomb (or another code
 RATIO_FLOOR = 64 << 20  # ratios only matter for members larger than this
 MAX_SMALL = 64 << 20  # METADATA, WHEEL, RECORD
 CHUNK = 1 << 20
+# what zipfile/zlib raise for a damaged, truncated or unsupported member
+_READ_ERRORS = (
+    zipfile.BadZipFile,
+    OSError,
+    EOFError,
+    zlib.error,
+    ValueError,
+    NotImplementedError,
+    RuntimeError,
+)
 
 
 class WheelZipError(UsageError):
@@ -108,8 +118,7 @@ class WheelZip:
         try:
             with self.zf.open(info) as f:
                 return f.read(n)
-        except (zipfile.BadZipFile, OSError, EOFError, zlib.error, ValueError,
-                NotImplementedError, RuntimeError) as err:  # fmt: skip
+        except _READ_ERRORS as err:
             raise MemberError(f"{info.filename}: cannot be read ({err})") from err
 
     def _sniff_raw(self, info: zipfile.ZipInfo, n: int) -> bytes:
@@ -134,8 +143,7 @@ class WheelZip:
             out += d.decompress(d.unconsumed_tail + raw, n - len(out))
         return out[:n]
 
-    def stream(self, info: zipfile.ZipInfo, chunk: int = CHUNK, stop: int | None = None
-               ) -> Iterator[bytes]:  # fmt: skip
+    def stream(self, info: zipfile.ZipInfo, chunk: int = CHUNK, stop: int | None = None) -> Iterator[bytes]:
         """Inflate a member chunk by chunk, never past its declared size.
 
         Reading to the end verifies the CRC and the size; ``stop`` ends early (no CRC check).
@@ -153,13 +161,10 @@ class WheelZip:
                         break
                     total += len(data)
                     yield data
-        except (zipfile.BadZipFile, OSError, EOFError, zlib.error, ValueError,
-                NotImplementedError, RuntimeError) as err:  # fmt: skip
+        except _READ_ERRORS as err:
             raise MemberError(f"{info.filename}: corrupt or truncated archive member ({err})") from err
         if stop is None and total != info.file_size:
-            raise MemberError(
-                f"{info.filename}: inflated to {total} bytes, {info.file_size} declared"
-            )
+            raise MemberError(f"{info.filename}: inflated to {total} bytes, {info.file_size} declared")
 
     def read_small(self, info: zipfile.ZipInfo) -> bytes:
         if info.file_size > MAX_SMALL:

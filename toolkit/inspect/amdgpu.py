@@ -1,0 +1,87 @@
+"""AMDGPU code objects: the target id (``gfx90a:xnack+``) a code object's ELF header names.
+
+The processor is ``e_flags & EF_AMDGPU_MACH``; the xnack/sramecc settings are further
+``e_flags`` bits whose meaning depends on the code object version (``EI_ABIVERSION``).
+"""
+
+from __future__ import annotations
+
+# EF_AMDGPU_MACH_* (LLVM BinaryFormat/ELF.h, AMDGPUUsage "AMDGPU EF_AMDGPU_MACH Values").
+AMDGPU_MACH: dict[int, str] = {
+    0x20: "gfx600",
+    0x21: "gfx601",
+    0x22: "gfx700",
+    0x23: "gfx701",
+    0x24: "gfx702",
+    0x25: "gfx703",
+    0x26: "gfx704",
+    0x28: "gfx801",
+    0x29: "gfx802",
+    0x2A: "gfx803",
+    0x2B: "gfx810",
+    0x2C: "gfx900",
+    0x2D: "gfx902",
+    0x2E: "gfx904",
+    0x2F: "gfx906",
+    0x30: "gfx908",
+    0x31: "gfx909",
+    0x32: "gfx90c",
+    0x33: "gfx1010",
+    0x34: "gfx1011",
+    0x35: "gfx1012",
+    0x36: "gfx1030",
+    0x37: "gfx1031",
+    0x38: "gfx1032",
+    0x39: "gfx1033",
+    0x3A: "gfx602",
+    0x3B: "gfx705",
+    0x3C: "gfx805",
+    0x3D: "gfx1035",
+    0x3E: "gfx1034",
+    0x3F: "gfx90a",
+    0x40: "gfx940",
+    0x41: "gfx1100",
+    0x42: "gfx1013",
+    0x43: "gfx1150",
+    0x44: "gfx1103",
+    0x45: "gfx1036",
+    0x46: "gfx1101",
+    0x47: "gfx1102",
+    0x48: "gfx1200",
+    0x49: "gfx1250",
+    0x4A: "gfx1151",
+    0x4B: "gfx941",
+    0x4C: "gfx942",
+    0x4E: "gfx1201",
+    0x4F: "gfx950",
+    0x50: "gfx1310",
+    0x51: "gfx9-generic",
+    0x52: "gfx10-1-generic",
+    0x53: "gfx10-3-generic",
+    0x54: "gfx11-generic",
+    0x55: "gfx1152",
+    0x57: "gfx1154",
+    0x58: "gfx1153",
+    0x59: "gfx12-generic",
+    0x5A: "gfx1251",
+    0x5B: "gfx12-5-generic",
+    0x5C: "gfx1172",
+    0x5D: "gfx1170",
+    0x5E: "gfx1171",
+    0x5F: "gfx9-4-generic",
+}
+ELFABIVERSION_AMDGPU_HSA_V3, ELFABIVERSION_AMDGPU_HSA_V4 = 1, 2
+
+
+def amdgpu_target(flags: int, abiversion: int) -> str:
+    """The target id (``gfx90a:xnack+``) of an AMDGPU code object from ``e_flags``."""
+    mach = flags & 0xFF
+    name = AMDGPU_MACH.get(mach, f"unknown-amdgpu-mach-0x{mach:02x}")
+    feats: list[str] = []
+    if abiversion >= ELFABIVERSION_AMDGPU_HSA_V4:
+        sram = {0x800: "sramecc-", 0xC00: "sramecc+"}.get(flags & 0xC00)
+        xnack = {0x200: "xnack-", 0x300: "xnack+"}.get(flags & 0x300)
+        feats = [f for f in (sram, xnack) if f]
+    elif abiversion == ELFABIVERSION_AMDGPU_HSA_V3:
+        feats = [f for bit, f in ((0x200, "sramecc+"), (0x100, "xnack+")) if flags & bit]
+    return ":".join([name, *feats])

@@ -1,0 +1,138 @@
+"""The things ``toolkit check`` is given: wheels, folders of libraries or single libraries.
+
+Each input becomes an :class:`Input`: its ELF files as :class:`Lib` objects, an index by
+path (member name in a wheel, normalised absolute path on disk) for RPATH resolution, and
+the findings of reading it (archive damage, files named like libraries that are not ELF).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from toolkit.core.errors import UsageError
+from toolkit.inspect import wheelzip
+from toolkit.inspect.elf import is_elf
+from toolkit.inspect.errors import ElfError
+from toolkit.inspect.members import load_file, load_members
+from toolkit.inspect.report import Finding, LibraryResult, WheelResult
+from toolkit.inspect.resolver import Lib
+from toolkit.inspect.wheelzip import MemberError, WheelZip
+
+_NOT_ELF = "%s is named like a library but is not an ELF file"
+
+
+@dataclass
+class Input:
+    path: Path
+    wheel: WheelZip | None
+    libs: list[Lib] = field(default_factory=list)
+    index: dict[str, Lib] = field(default_factory=dict)
+    result: WheelResult = field(default_factory=lambda: WheelResult(""))
+    names: list[str] = field(default_factory=list)  # every member / file name
+    pairs: list[tuple[Lib, LibraryResult]] = field(default_factory=list)
+
+    def close(self) -> None:
+        if self.wheel is not None:
+            self.wheel.close()
+
+
+def open_input(raw: str | os.PathLike[str]) -> Input:
+    """A wheel (opened, not yet read), a folder or an ELF file; anything else is a UsageError."""
+    p = Path(raw)
+    if p.is_dir():
+        return Input(p, None)
+    if not p.is_file():
+        raise UsageError(f"{p}: no such file or directory")
+    with open(p, "rb") as f:
+        head = f.read(4)
+    if head.startswith(b"PK"):
+        return Input(p, WheelZip.open(p))
+    if is_elf(head):
+        return Input(p, None)
+    raise UsageError(f"{p}: not a wheel, a directory or an ELF file")
+
+
+def looks_native(name: str) -> bool:
+    base = posixpath.basename(name)
+    return base.endswith((".so", ".hsaco", ".co")) or ".so." in base
+
+
+def collect_wheel(inp: Input, wz: WheelZip, jobs: int | None) -> None:
+    """Read the ELF members of a wheel (within the archive's inflation budget)."""
+    res = inp.result
+    for prob in wz.problems:
+        res.findings.append(Finding("archive", "error", prob.member, prob.message))
+    if not wz.zf.infolist():
+        res.findings.append(Finding("archive", "error", None, "empty wheel: the archive holds no files"))
+    candidates: list[zipfile.ZipInfo] = []
+    budget = wheelzip.MAX_TOTAL_BYTES
+    for info in wz.members:
+        inp.names.append(info.filename)
+        try:
+            head = wz.sniff(info)
+        except MemberError as err:
+            res.findings.append(Finding("archive", "error", info.filename, str(err)))
+            continue
+        if is_elf(head):
+            why = wz.bomb_check(info)
+            if why is None and info.file_size > budget:
+                why = (
+                    f"{info.filename}: the archive's ELF members declare more than "
+                    f"{wheelzip.MAX_TOTAL_BYTES} inflated bytes in all: not inspected"
+                )
+            if why:
+                res.findings.append(Finding("archive", "error", info.filename, why))
+            else:
+                budget -= info.file_size
+                candidates.append(info)
+        elif looks_native(info.filename):
+            res.findings.append(Finding("elf", "error", info.filename, _NOT_ELF % info.filename))
+    for info, loaded in zip(candidates, load_members(wz, candidates, jobs), strict=True):
+        origin = "wheel:" + posixpath.dirname(info.filename)
+        if isinstance(loaded, str):
+            lib = Lib(info.filename, origin, None, loaded)
+        else:
+            lib = Lib(info.filename, origin, loaded)
+        inp.libs.append(lib)
+        inp.index[info.filename] = lib
+
+
+def collect_dir(inp: Input) -> None:
+    """Read the ELF files of a folder (recursively) or one ELF file."""
+    root = inp.path
+    if root.is_file():
+        files = [root]
+    else:
+        files = sorted(Path(d) / f for d, _, fs in os.walk(root) for f in fs)
+    for f in files:
+        if f.is_symlink() or not f.is_file():
+            continue
+        inp.names.append(str(f))
+        try:
+            with open(f, "rb") as fh:
+                head = fh.read(4)
+        except OSError as err:
+            inp.result.findings.append(Finding("elf", "error", str(f), f"{f}: unreadable ({err})"))
+            continue
+        if not is_elf(head):
+            if looks_native(f.name):
+                inp.result.findings.append(Finding("elf", "error", str(f), _NOT_ELF % f))
+            continue
+        try:
+            lib = Lib(str(f), str(f.parent.resolve()), load_file(f))
+        except (ElfError, OSError, ValueError) as err:
+            lib = Lib(str(f), str(f.parent.resolve()), None, str(err))
+        inp.libs.append(lib)
+        inp.index[os.path.normpath(str(f.resolve()))] = lib
+    if not inp.libs and not inp.result.findings:
+        raise UsageError(f"{root}: no ELF files found (give wheels, folders of .so files or .so files)")
+    # symlinks (libfoo.so -> libfoo.so.1.2) resolve names inside the folder
+    for f in files:
+        if f.is_symlink() and f.exists():
+            target = inp.index.get(os.path.normpath(str(f.resolve())))
+            if target:
+                inp.index[os.path.normpath(str(f.parent.resolve() / f.name))] = target

@@ -1,0 +1,129 @@
+"""The manylinux policy and platform-tag rules.
+
+Each host library gets the highest-priority policy its symbol versions allow; a wheel's
+policy is the lowest of its libraries'. A library whose versions exceed the policy asked
+for with ``--policy`` (else the one the platform tag claims) is an error; native code in
+a ``-any`` wheel is an error, a platform tag on a wheel without native code a warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from toolkit.core.errors import UsageError
+from toolkit.inspect.elf import ElfInfo
+from toolkit.inspect.policy import (
+    ARCH_OF_MACHINE,
+    Policy,
+    best_policy,
+    get_policy,
+    max_versions,
+    policy_for_tag,
+    version_key,
+)
+from toolkit.inspect.report import Finding, LibraryResult, WheelResult
+from toolkit.inspect.resolver import Lib
+
+
+def _external_versions(info: ElfInfo, own_files: set[str]) -> list[str]:
+    """Versions needed from libraries that are not part of the input itself."""
+    return [v for file, vs in info.version_needs.items() if file not in own_files for v in vs]
+
+
+def library_policy(lr: LibraryResult, info: ElfInfo, own_files: set[str]) -> None:
+    """Fill in a host library's highest versions per prefix and its best policy."""
+    versions = _external_versions(info, own_files)
+    lr.max_versions = max_versions(versions)
+    arch = ARCH_OF_MACHINE.get(info.machine)
+    if arch:
+        lr.policy = best_policy(versions, arch).name
+
+
+def claimed_policy(tags: Iterable[str]) -> Policy | None:
+    """The highest-priority policy the wheel's platform tags claim (None if none)."""
+    claimed: Policy | None = None
+    for plat in {t.split("-")[-1] for t in tags}:
+        for part in plat.split("."):
+            pol = policy_for_tag(part)
+            if pol and (claimed is None or pol.priority > claimed.priority):
+                claimed = pol
+    return claimed
+
+
+def platform_tag_findings(res: WheelResult) -> list[Finding]:
+    """Native code in a ``-any`` wheel (error); a platform tag without native code (warning)."""
+    if not res.tags:
+        return []
+    native = [lr for lr in res.libraries if lr.kind != "unreadable"]
+    platforms = {t.split("-")[-1] for t in res.tags}
+    out = []
+    if platforms == {"any"} and native:
+        msg = f"native code ({native[0].path}) in a wheel tagged {', '.join(res.tags)}"
+        out.append(Finding("platform-tag", "error", None, msg))
+    if "any" not in platforms and not native:
+        msg = (
+            f"no native code, yet tagged {', '.join(sorted(platforms))}: a redundant "
+            "platform variant (a py3-none-any wheel would do)"
+        )
+        out.append(Finding("platform-tag", "warning", None, msg))
+    return out
+
+
+def check_policy(
+    res: WheelResult,
+    pairs: Sequence[tuple[Lib, LibraryResult]],
+    own_files: set[str],
+    *,
+    is_wheel: bool,
+    required: Policy | None,
+) -> None:
+    """Policy findings for every host library and the wheel's resulting policy.
+
+    ``required`` (``--policy``) takes the place of the policy the platform tags claim.
+    """
+    claimed = claimed_policy(res.tags)
+    if is_wheel:
+        res.findings.extend(platform_tag_findings(res))
+    want = required if required is not None else claimed
+    why = "required by --policy" if required is not None else "claimed by the platform tag"
+    worst: Policy | None = None
+    for lib, lr in pairs:
+        if lr.kind == "gpu-code-object" or lr.policy is None or lib.info is None:
+            continue
+        arch = ARCH_OF_MACHINE[lib.info.machine]
+        pol = get_policy(lr.policy, arch)
+        if worst is None or pol.priority < worst.priority:
+            worst = pol
+        if want is None:
+            continue
+        try:
+            target = get_policy(want.name, arch)
+        except UsageError:
+            continue
+        finding = _violation(lib.path, lib.info, lr.policy, target, why, own_files)
+        if finding is not None:
+            res.findings.append(finding)
+    res.policy = worst.name if worst else None
+
+
+def _violation(
+    path: str, info: ElfInfo, needs_policy: str, target: Policy, why: str, own_files: set[str]
+) -> Finding | None:
+    """The policy error of one library against ``target`` (None when it complies)."""
+    worst_of: dict[str, tuple[str, str]] = {}  # prefix -> (highest bad version, file)
+    for file, vs in info.version_needs.items():
+        if file in own_files:
+            continue
+        for v in target.violations(vs):
+            prefix = v.partition("_")[0]
+            if prefix not in worst_of or version_key(v) > version_key(worst_of[prefix][0]):
+                worst_of[prefix] = (v, file)
+    if not worst_of:
+        return None
+    needs = " and ".join(f"{v} (from {file})" for v, file in worst_of.values())
+    allows = ", ".join(f"{p}_{target.highest(p)}" for p in worst_of)
+    msg = (
+        f"{path} needs {needs}, which {target.name} ({why}) does not allow "
+        f"(it allows up to {allows}); the library's symbols need {needs_policy}"
+    )
+    return Finding("policy", "error", path, msg)

@@ -1,0 +1,84 @@
+"""The wheel's own metadata: file name, ``.dist-info`` folder, ``METADATA`` and ``WHEEL``."""
+
+from __future__ import annotations
+
+import email.message
+import email.parser
+import zipfile
+
+from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+from packaging.version import InvalidVersion, Version
+
+from toolkit.inspect.report import Finding, WheelResult
+from toolkit.inspect.wheelzip import MemberError, WheelZip
+
+
+def check_metadata(res: WheelResult, wz: WheelZip) -> None:
+    """Fill in name, version and tags from the file name; add a finding per inconsistency."""
+    f = res.findings
+    fname = wz.path.name
+    try:
+        name, version, _build, tags = parse_wheel_filename(fname)
+        res.name, res.version = str(name), str(version)
+        res.tags = sorted(str(t) for t in tags)
+    except (InvalidWheelFilename, InvalidVersion) as err:
+        f.append(Finding("metadata", "error", None, f"bad wheel file name {fname!r}: {err}"))
+        return
+    infos = {i.filename: i for i in wz.members}
+    dist_infos = sorted({n.split("/")[0] for n in infos if n.split("/")[0].endswith(".dist-info")})
+    if len(dist_infos) != 1:
+        msg = f"expected exactly one .dist-info folder, found {dist_infos or 'none'}"
+        f.append(Finding("metadata", "error", None, msg))
+        return
+    di = dist_infos[0]
+    di_name, _, di_version = di[: -len(".dist-info")].rpartition("-")
+    if canonicalize_name(di_name) != name or not _same_version(di_version, version):
+        msg = f"{di} does not match the file name ({name} {version})"
+        f.append(Finding("metadata", "error", None, msg))
+    meta = _headers(wz, infos.get(f"{di}/METADATA"), f, "METADATA")
+    if meta is not None:
+        m_name, m_version = meta.get("Name"), meta.get("Version")
+        if not m_name or canonicalize_name(m_name) != name:
+            msg = f"METADATA Name {m_name!r} does not match the file name ({name})"
+            f.append(Finding("metadata", "error", None, msg))
+        if not m_version:
+            f.append(Finding("metadata", "error", None, "METADATA has no Version"))
+        elif not _valid_version(m_version):
+            msg = f"METADATA Version {m_version!r} is not valid PEP 440"
+            f.append(Finding("metadata", "error", None, msg))
+        elif Version(m_version) != version:
+            msg = f"METADATA Version {m_version} does not match the file name ({version})"
+            f.append(Finding("metadata", "error", None, msg))
+    wheel = _headers(wz, infos.get(f"{di}/WHEEL"), f, "WHEEL")
+    if wheel is not None:
+        wtags = {t.strip() for t in wheel.get_all("Tag") or []}
+        expanded = {str(t) for t in tags}
+        if wtags != expanded:
+            msg = f"WHEEL Tag lines {sorted(wtags)} do not match the file name tags {sorted(expanded)}"
+            f.append(Finding("metadata", "error", None, msg))
+
+
+def _same_version(text: str, version: Version) -> bool:
+    return _valid_version(text) and Version(text) == version
+
+
+def _valid_version(text: str) -> bool:
+    try:
+        Version(text)
+        return True
+    except InvalidVersion:
+        return False
+
+
+def _headers(
+    wz: WheelZip, info: zipfile.ZipInfo | None, f: list[Finding], what: str
+) -> email.message.Message | None:
+    if info is None:
+        f.append(Finding("metadata", "error", None, f"the wheel has no {what} file"))
+        return None
+    try:
+        text = wz.read_small(info).decode("utf-8", "replace")
+    except MemberError as err:
+        f.append(Finding("metadata", "error", None, str(err)))
+        return None
+    return email.parser.HeaderParser().parsestr(text)

@@ -1,0 +1,120 @@
+"""Symbols: versions a library needs from its providers, undefined symbols no loaded library
+defines (``import`` would fail), and required symbols some library must define.
+
+Names are shown demangled; the demangling of everything a run reports or matches happens
+in one batch (:func:`demangle_all`), so findings about undefined symbols wait in
+:class:`Unresolved` records until then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from toolkit.inspect.demangle import demangle_many, source_name_fragment
+from toolkit.inspect.elf import ElfInfo
+from toolkit.inspect.policy import max_versions
+from toolkit.inspect.report import Finding, LibraryResult, WheelResult
+from toolkit.inspect.resolver import Lib, defines
+
+INTERPRETER_PREFIXES = (b"Py", b"_Py")  # defined by the Python interpreter loading the module
+
+
+@dataclass
+class Unresolved:
+    """A library's undefined symbols, waiting for the one batched demangling run."""
+
+    wheel: WheelResult  # where the findings go
+    lib: Lib
+    result: LibraryResult
+    symbols: list[tuple[bytes, str | None]]
+
+
+def version_need_findings(
+    lib: Lib, info: ElfInfo, by_name: Mapping[str, Lib]
+) -> tuple[set[str], list[Finding]]:
+    """Versions ``info`` needs that its resolved provider does not define: (versions, findings)."""
+    bad: set[str] = set()
+    out: list[Finding] = []
+    for file, versions in info.version_needs.items():
+        dep = by_name.get(file)
+        if dep is None or dep.info is None or not dep.info.version_defs:
+            continue
+        for v in versions:
+            if v not in dep.info.version_defs:
+                bad.add(v)
+                prefix = v.partition("_")[0]
+                top = max_versions(dep.info.version_defs).get(prefix)
+                have = f"{prefix}_{top}" if top else None
+                msg = (
+                    f"import would fail: version `{v}' not found in {file} (required by "
+                    f"{lib.path}; {dep.path} provides up to {have or 'none of that prefix'})"
+                )
+                out.append(Finding("symbol-version", "error", lib.path, msg))
+    return bad, out
+
+
+def undefined_symbols(
+    info: ElfInfo, providers: Sequence[Lib], bad_versions: set[str]
+) -> list[tuple[bytes, str | None]]:
+    """Undefined symbols of ``info`` that none of ``providers`` defines (interpreter symbols
+    and references to versions already reported missing are left out)."""
+    return [
+        (name, ver)
+        for name, ver in info.undefined
+        if not name.startswith(INTERPRETER_PREFIXES)
+        and ver not in bad_versions
+        and not any(defines(d, name, ver) for d in providers)
+    ]
+
+
+def required_candidates(libs: Iterable[Lib], symbols: Sequence[str]) -> set[str]:
+    """Defined names that may be one of the required ``symbols`` (cheap byte prefilter)."""
+    if not symbols:
+        return set()
+    frags = [source_name_fragment(s) for s in symbols]
+    plain = {s.encode() for s in symbols}
+    out: set[str] = set()
+    for lib in libs:
+        if lib.info is None:
+            continue
+        for name in lib.info.defined:
+            if name in plain or (name.startswith(b"_Z") and any(fr is None or fr in name for fr in frags)):
+                out.add(name.decode("utf-8", "replace"))
+    return out
+
+
+def demangle_all(pending: Iterable[Unresolved], candidates: Iterable[set[str]]) -> dict[str, str]:
+    """One demangling run for every name that will be shown or matched."""
+    names = {n.decode("utf-8", "replace") for p in pending for n, _ in p.symbols}
+    for c in candidates:
+        names |= c
+    return demangle_many(names)
+
+
+def report_unresolved(pending: Iterable[Unresolved], demangled: Mapping[str, str]) -> None:
+    """Record each undefined symbol on its library and as an error of its wheel."""
+    for p in pending:
+        for raw, ver in p.symbols:
+            mangled = raw.decode("utf-8", "replace")
+            nice = demangled.get(mangled, mangled)
+            at = f"@{ver}" if ver else ""
+            shown = f"{nice} ({mangled}{at})" if nice != mangled else mangled + at
+            p.result.unresolved.append({"symbol": mangled, "demangled": nice, "version": ver})
+            msg = f"import would fail: undefined symbol {shown} in {p.lib.path}"
+            p.wheel.findings.append(Finding("undefined-symbol", "error", p.lib.path, msg))
+
+
+def required_findings(
+    where: str, symbols: Sequence[str], cands: set[str], demangled: Mapping[str, str]
+) -> list[Finding]:
+    """An error per required symbol (a demangled name) no candidate defines."""
+    out = []
+    for sym in symbols:
+        if not any(c == sym or demangled.get(c, c).startswith(sym + "(") for c in cands):
+            msg = (
+                f"required symbol {sym} is defined by no library of {where} "
+                f"(like `nm -gDC lib | grep ' {sym}('` finding nothing)"
+            )
+            out.append(Finding("required-symbol", "error", None, msg))
+    return out
