@@ -36,11 +36,15 @@ HERE = Path(__file__).resolve().parent
 
 
 def _ensure_toolkit() -> None:
+    """Run standalone, make the toolkit this suite belongs to importable (only it)."""
     try:
         import toolkit  # noqa: F401
     except ImportError:
+        # installed: this folder is toolkit/smoke_suite; in the repository: smoke_tests/
+        # next to toolkit/
+        package = HERE.parent if (HERE.parent / "__init__.py").is_file() else HERE.parent / "toolkit"
         shim = Path(tempfile.mkdtemp(prefix="toolkit-shim-"))
-        (shim / "toolkit").symlink_to(HERE.parent / "toolkit", target_is_directory=True)
+        (shim / "toolkit").symlink_to(package, target_is_directory=True)
         sys.path.append(str(shim))
 
 
@@ -104,6 +108,10 @@ def _load_manifest(config: pytest.Config) -> tuple[dict[str, Any], Path]:
         raise pytest.UsageError(f"cannot read the build manifest {p}: {err}") from None
     if not isinstance(data, dict) or not isinstance(data.get("build"), dict):
         raise pytest.UsageError(f"{p} is not a build manifest (no 'build' object)")
+    missing = [k for k in ("id", "package", "version") if not data["build"].get(k)]
+    if missing:
+        raise pytest.UsageError(f"{p} is not a build manifest (its 'build' object lacks "
+                                f"{', '.join(missing)})")
     return data, p
 
 

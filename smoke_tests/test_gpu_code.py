@@ -10,8 +10,8 @@ import pytest
 
 
 def test_gpu_code_for_target(build, target, site_packages):
-    from toolkit.inspect.checks import code_runs_on, load_file
     from toolkit.core.gfx import parse_target
+    from toolkit.inspect.checks import code_runs_on, load_file
 
     if not build.carries_gpu_code:
         pytest.skip(f"{build.id} is a CPU build: it carries no GPU code")

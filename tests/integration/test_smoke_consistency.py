@@ -18,6 +18,7 @@ import pytest
 
 from tests.doubles.sdk import write_torch, write_wheel
 from toolkit.cli.commands.smoke import show
+from toolkit.core.reporter import ListReporter
 from toolkit.data.matrix import load_matrix
 from toolkit.verify.smoke import SmokeOutcome, SmokeTarget, manifest_for_id, run
 
@@ -117,3 +118,16 @@ def test_mismatched_hip_and_torch(env: Path, tmp_path: Path) -> None:
     outcome, message = cases["test_recorded_torch_matches_installed"]
     assert outcome == "failed" and "fbgemm_gpu._fbgemm_torch_compat_table" in message
 
+
+
+def test_without_a_stream_everything_goes_to_the_reporter(
+        env: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """The library prints nothing: pytest's output goes to ``reporter.output`` then."""
+    assert BUILD is not None
+    manifest = manifest_for_id(BUILD.id, env)
+    assert manifest is not None
+    reporter = ListReporter()
+    result = run(SmokeTarget(BUILD.id, manifest, env), ("gfx942",), reporter=reporter)
+    assert capfd.readouterr() == ("", "")
+    assert result.cases and any("test_consistency.py" in line for line in reporter.lines)
+    assert any(line.startswith("=") and "passed" in line for line in reporter.lines)

@@ -69,6 +69,24 @@ def test_demo_manifest_records_a_passed_smoke_step(demo: tuple[Path, dict[str, s
     assert data["outcome"] == "ok"
 
 
+def test_demo_manifest_has_the_shared_fields(demo: tuple[Path, dict[str, str]]) -> None:
+    """What a made manifest takes from ``recipe_facts`` is what the build wrote itself."""
+    import json
+
+    from toolkit.run.manifest import recipe_facts
+    from toolkit.verify.smoke import build_for_id, manifest_for_id
+
+    work, _ = demo
+    (manifest,) = (work / "artifacts").glob("hip_sample-*/manifest.json")
+    data = json.loads(manifest.read_text())
+    build = build_for_id(data["build"]["id"])
+    assert build is not None
+    facts = recipe_facts(build, data["targets"])
+    assert {k: data[k] for k in facts} == facts
+    made = manifest_for_id(build.id, Path(data["env_dir"]), data["targets"])
+    assert made is not None and {k: made[k] for k in facts} == facts
+
+
 def test_gfx90a_passes_with_runtime_tests_skipped(demo: tuple[Path, dict[str, str]]) -> None:
     work, _ = demo
     junit = work / "junit-gfx90a.xml"

@@ -132,6 +132,17 @@ def test_junit_single_suite_root_and_case_times(tmp_path: Path) -> None:
     assert (row.name, row.outcome, row.passed, row.duration) == ("pytest", PASSED, 2, 0.75)
 
 
+def test_junit_nested_suites_keep_their_own_cases(tmp_path: Path) -> None:
+    path = tmp_path / "nested.xml"
+    path.write_text("""<testsuites><testsuite name="outer">
+      <testsuite name="inner-a"><testcase classname="a" name="one"/></testsuite>
+      <testsuite name="inner-b"><testcase classname="b" name="two"><failure message="m"/></testcase>
+      </testsuite></testsuite></testsuites>""")
+    rows = read_junit(path)
+    assert [(r.name, r.outcome, r.tests) for r in rows] == [("inner-a", PASSED, 1),
+                                                           ("inner-b", FAILED, 1)]
+
+
 def test_summary_of_both(nox_report: Path, junit: Path) -> None:
     summary = summarise([nox_report], [junit])
     assert not summary.ok
@@ -224,6 +235,42 @@ def test_bad_files_exit_2(
     err = capsys.readouterr().err
     assert str(path) in err and needle in err, err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("content", [b"\xff\xfe<testsuite", "<!DOCTYPE x [<!ENTITY a 'b'>]><x>&c;</x>",
+                                     "", "<testsuite><testcase name='a'>"])
+def test_corrupt_junit_exits_2_in_one_line(tmp_path: Path, content: str | bytes,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "junit.xml"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    assert main(["report", "--junit", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and "not JUnit XML" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_junit_folder_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", "--junit", str(tmp_path)]) == 2
+    assert "not JUnit XML" in capsys.readouterr().err
+
+
+def test_unwritable_markdown_exits_2_before_any_output(
+        junit: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "no" / "such" / "folder" / "summary.md"
+    assert main(["report", "--junit", str(junit), "--markdown", str(target)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and f"{target}: cannot write the markdown summary" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_unwritable_step_summary_is_a_warning(
+        junit: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path))  # a folder: cannot append
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    assert main(["report", "--junit", str(junit)]) == 0
+    out, err = capsys.readouterr()
+    assert "Sessions and tests" in out
+    assert err.startswith("warning: ") and "($GITHUB_STEP_SUMMARY): cannot append" in err
 
 
 def test_nothing_to_summarise_exits_2(capsys: pytest.CaptureFixture[str]) -> None:

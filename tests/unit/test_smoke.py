@@ -11,10 +11,22 @@ from typing import Any
 import pytest
 from invoke import Context, Exit
 
-from toolkit.verify import smoke
 from toolkit.cli.main import main
-from toolkit.core.errors import EnvironmentProblem, UsageError
-from toolkit.verify.smoke import Case, SmokeOutcome, manifest_for_id, parse_junit, resolve, smoke_facts
+from toolkit.core.errors import CheckFailed, EnvironmentProblem, UsageError
+from toolkit.core.reporter import ListReporter
+from toolkit.run.manifest import recipe_facts
+from toolkit.verify import smoke
+from toolkit.verify.smoke import (
+    Case,
+    SmokeOutcome,
+    build_for_id,
+    manifest_for_id,
+    parse_junit,
+    resolve,
+    smoke_facts,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
 
 SAMPLE_ID = "hip_sample-0.1.0-cp311-rocm5.2"
 
@@ -96,6 +108,36 @@ def test_env_that_no_build_used_is_exit_2(tmp_path: Path, capsys: pytest.Capture
     assert "give --build ID" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("content", "needle"), [
+    ("{not json", "not a readable manifest"),
+    ("[1, 2]", "not a manifest (expected a JSON object)"),
+    ('{"targets": []}', "not a build manifest (no 'build' object)"),
+    ('{"build": {"id": "x"}}', "its 'build' object lacks package, version"),
+    (b"\xff\xfe{", "not a readable manifest"),
+])
+def test_corrupt_manifest_is_exit_2_in_one_line(tmp_path: Path, content: str | bytes, needle: str,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "artifacts" / SAMPLE_ID / "manifest.json"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    assert main(["smoke", "--workdir", str(tmp_path), "--gfx", "gfx90a"]) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and needle in err and err.count("\n") == 1, err
+
+
+def test_manifest_without_environment_is_exit_2(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_manifest(tmp_path, SAMPLE_ID, tmp_path / "env")
+    data = json.loads(path.read_text())
+    del data["env_dir"]
+    path.write_text(json.dumps(data))
+    assert main(["smoke", "--workdir", str(tmp_path), "--gfx", "gfx90a"]) == 2
+    err = capsys.readouterr().err
+    assert "records no environment (env_dir); give --env PATH" in err and err.count("\n") == 1
+    with pytest.raises(EnvironmentProblem, match="does not exist"):  # --env: the manifest still counts
+        smoke.check_environment(resolve(tmp_path, SAMPLE_ID, str(tmp_path / "other")))
+
+
 def test_invoke_task_exits_with_the_code(tmp_path: Path) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     try:
@@ -132,7 +174,7 @@ def test_default_is_the_newest_manifest(tmp_path: Path) -> None:
 
 
 def test_build_without_manifest_comes_from_the_matrix(tmp_path: Path) -> None:
-    """The plan's own smoke step runs before the build's manifest exists."""
+    """``--build ID --env PATH`` for a build that wrote no manifest (yet)."""
     t = resolve(tmp_path, "apex-1.8.0-cp312-rocm7.0", str(tmp_path / "env"))
     assert t.manifest_path is None and t.dist == "apex"
     assert "apex.fused_layer_norm_cuda" in t.manifest["expected_modules"]
@@ -141,6 +183,39 @@ def test_build_without_manifest_comes_from_the_matrix(tmp_path: Path) -> None:
     assert manifest_for_id("nope-1.0-cp312-rocm7.0", None) is None
     with pytest.raises(UsageError):
         resolve(tmp_path, "nope-1.0-cp312-rocm7.0", str(tmp_path / "env"))
+
+
+def test_made_manifest_shares_the_builds_fields() -> None:
+    """One source for the fields every manifest has: ``run.manifest.recipe_facts``."""
+    build = build_for_id("apex-1.8.0-cp312-rocm7.0")
+    assert build is not None
+    made = manifest_for_id(build.id, Path("/env"), ("gfx942",))
+    assert made is not None
+    facts = recipe_facts(build, ("gfx942",))
+    assert set(facts) == {"build", "recipe", "dist", "targets", "expected_modules",
+                          "required_symbols"}
+    assert {k: made[k] for k in facts} == facts
+    assert made["env_dir"] == "/env" and made["outcome"] == "running"
+    assert facts["build"]["id"] == build.id and facts["targets"] == ["gfx942"]
+    json.dumps(made)
+
+
+def test_the_builds_own_manifest_wins_over_a_made_one(tmp_path: Path) -> None:
+    """A running build writes its manifest first; its own smoke step reads that one."""
+    bid = "apex-1.8.0-cp312-rocm7.0"
+    write_manifest(tmp_path, bid, tmp_path / "env", package="apex", recipe="apex", dist="apex",
+                   rocm="7.0", expected_modules=["apex.only_this"], outcome="running")
+    t = resolve(tmp_path, bid, str(tmp_path / "env2"))
+    assert t.manifest_path == tmp_path / "artifacts" / bid / "manifest.json"
+    assert t.manifest["expected_modules"] == ["apex.only_this"]
+    assert t.env_dir == (tmp_path / "env2").resolve()
+
+
+def test_sample_ids(tmp_path: Path) -> None:
+    assert build_for_id("hip_sample-0.1.0-cp311-nope") is None
+    cpu = build_for_id("hip_sample-0.1.0-cp311-cpu")
+    assert cpu is not None and cpu.rocm.version == "cpu"
+    assert manifest_for_id("hip_sample-0.1.0-cp311-cpu", None)["dist"] == "hip-sample"  # type: ignore[index]
 
 
 def test_facts_of_the_sample() -> None:
@@ -184,6 +259,29 @@ def test_junit_results_and_skip_reasons(tmp_path: Path) -> None:
     assert o.skip_reasons() == {"no AMD GPU found (looked at rocminfo)": 2}
 
 
+@pytest.mark.parametrize("content", [None, "", "<testsuites><testcase", "<html/>"])
+def test_unreadable_junit_of_a_smoke_run_is_one_line(tmp_path: Path, content: str | None) -> None:
+    path = tmp_path / "junit.xml"
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(CheckFailed, match="the smoke run wrote no readable JUnit report") as exc:
+        parse_junit(path)
+    assert "\n" not in str(exc.value)
+
+
+def test_smoke_and_report_read_junit_alike(tmp_path: Path) -> None:
+    from toolkit.verify.report import read_junit
+
+    path = tmp_path / "j.xml"
+    path.write_text(JUNIT)
+    cases = parse_junit(path)
+    (row,) = read_junit(path)
+    assert (row.passed, row.failed, row.errors, row.skipped) == tuple(
+        sum(c.outcome == o for c in cases) for o in ("passed", "failed", "error", "skipped"))
+    assert [f.name for f in row.failures] == [
+        "test_gpu_code::test_gpu_code_for_target[hip_sample-0.1.0-gfx942]", "conftest::collect"]
+
+
 def test_outcome_is_ok_only_when_something_ran_and_nothing_failed() -> None:
     passed = Case("t.py::a", "passed")
     skipped = Case("t.py::b", "skipped", "why")
@@ -207,3 +305,49 @@ def test_summary_lists_failures_and_skip_reasons(capsys: pytest.CaptureFixture[s
     with pytest.raises(CheckFailed, match=r"smoke tests failed: demo-1: t.py::code"):
         finish([o])
     assert finish([SmokeOutcome("demo-1", ("gfx90a",), [Case("t.py::ok", "passed")])]) == 0
+
+
+# ------------------------------------------------------------------------------ no printing
+def fake_python(root: Path, probe_output: str) -> Path:
+    """An environment whose bin/python answers every probe with ``probe_output``."""
+    (root / "bin").mkdir(parents=True)
+    python = root / "bin" / "python"
+    python.write_text(f"#!/bin/sh\necho '{probe_output}'\n")
+    python.chmod(0o755)
+    return python
+
+
+def test_installing_suite_deps_reports_and_fails_in_one_line(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    python = fake_python(tmp_path / "env", "pytest zstandard")
+    reporter = ListReporter()
+    with pytest.raises(EnvironmentProblem, match="could not install pytest, zstandard into") as exc:
+        smoke.ensure_suite_deps(python, "/bin/false", xdist=False, reporter=reporter)
+    assert reporter.lines == [f"smoke: installing pytest, zstandard into {tmp_path / 'env'}"]
+    assert "\n" not in exc.value.message
+    with pytest.raises(EnvironmentProblem, match="command not found"):
+        smoke.ensure_suite_deps(python, str(tmp_path / "no-uv"), xdist=False, reporter=reporter)
+    assert fake_python(tmp_path / "env2", "") and smoke.ensure_suite_deps(
+        tmp_path / "env2" / "bin" / "python", "/bin/false", xdist=True) == []
+    assert capfd.readouterr() == ("", "")  # the library printed nothing
+
+
+def test_suite_is_found_in_a_source_tree_that_is_not_installed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.resources
+
+    def missing(name: str) -> Any:
+        raise ModuleNotFoundError(name)
+
+    assert (smoke.suite_dir() / "pytest.ini").is_file()
+    monkeypatch.setattr(importlib.resources, "files", missing)
+    assert smoke.suite_dir() == ROOT / "smoke_tests"
+    monkeypatch.setattr(smoke, "PACKAGE", ROOT / "nowhere" / "toolkit")
+    with pytest.raises(EnvironmentProblem, match="the smoke suite is missing"):
+        smoke.suite_dir()
+
+
+def test_run_needs_targets(tmp_path: Path) -> None:
+    target = smoke.SmokeTarget(SAMPLE_ID, {"build": {"package": "hip_sample"}}, tmp_path)
+    with pytest.raises(UsageError, match="no gfx targets"):
+        smoke.run(target, ())

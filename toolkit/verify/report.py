@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 import os
-import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.core.errors import UsageError
+from toolkit.verify import junit
+from toolkit.verify.junit import JUnitSuite
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -154,38 +155,12 @@ def read_nox_report(path: Path, source: str | None = None) -> list[Row]:
     return rows
 
 
-def _float(text: str | None) -> float | None:
-    try:
-        return float(text) if text else None
-    except ValueError:
-        return None
-
-
-def _message(el: ET.Element) -> str:
-    text = el.get("message") or (el.text or "").strip() or el.tag
-    return text.strip().splitlines()[0] if text.strip() else el.tag
-
-
-def _suite_row(suite: ET.Element, source: str) -> Row:
-    passed = failed = errors = skipped = 0
-    failures: list[Case] = []
-    case_time = 0.0
-    for case in suite.iter("testcase"):
-        case_time += _float(case.get("time")) or 0.0
-        name = "::".join(p for p in (case.get("classname"), case.get("name")) if p) or "?"
-        bad = case.find("failure")
-        err = case.find("error")
-        if bad is not None:
-            failed += 1
-            failures.append(Case(name, _message(bad)))
-        elif err is not None:
-            errors += 1
-            failures.append(Case(name, _message(err)))
-        elif case.find("skipped") is not None:
-            skipped += 1
-        else:
-            passed += 1
-    total = passed + failed + errors + skipped
+def _suite_row(suite: JUnitSuite, source: str) -> Row:
+    passed, failed = suite.count(junit.PASSED), suite.count(junit.FAILED)
+    errors, skipped = suite.count(junit.ERROR), suite.count(junit.SKIPPED)
+    failures = tuple(Case(c.qualname, c.first_line) for c in suite.cases
+                     if c.outcome in (junit.FAILED, junit.ERROR))
+    total = len(suite.cases)
     if failed or errors:
         outcome = FAILED
     elif not total:
@@ -194,28 +169,15 @@ def _suite_row(suite: ET.Element, source: str) -> Row:
         outcome = SKIPPED
     else:
         outcome = PASSED
-    duration = _float(suite.get("time"))
-    return Row("junit", source, suite.get("name") or "testsuite", outcome,
-               duration if duration is not None else (case_time or None),
-               passed=passed, failed=failed, errors=errors, skipped=skipped,
-               failures=tuple(failures))
+    duration = suite.time if suite.time is not None else (suite.case_time or None)
+    return Row("junit", source, suite.name, outcome, duration,
+               passed=passed, failed=failed, errors=errors, skipped=skipped, failures=failures)
 
 
 def read_junit(path: Path, source: str | None = None) -> list[Row]:
-    """Rows of a JUnit XML file (``<testsuites>`` or one ``<testsuite>``), one per suite."""
-    try:
-        root = ET.parse(path).getroot()  # our own CI's files
-    except FileNotFoundError:
-        raise _bad(path, "no such JUnit file (written by `pytest --junit-xml FILE`)") from None
-    except (OSError, ET.ParseError) as exc:
-        raise _bad(path, f"not JUnit XML: {exc}") from None
-    if root.tag == "testsuite":
-        suites = [root]
-    elif root.tag == "testsuites":
-        suites = list(root.iter("testsuite"))
-    else:
-        raise _bad(path, f"not JUnit XML: the root is <{root.tag}>, expected <testsuites> "
-                   "or <testsuite>")
+    """Rows of a JUnit XML file (``<testsuites>`` or one ``<testsuite>``), one per suite
+    (read by ``toolkit.verify.junit``, as the smoke runner reads its own)."""
+    suites = junit.read(path)
     label = source or str(path)
     if not suites:
         return [Row("junit", label, "testsuites", EMPTY)]
@@ -313,12 +275,28 @@ def markdown(summary: Summary, title: str = "Sessions and tests", max_failures: 
     return "\n".join(lines) + "\n"
 
 
+def write_markdown(path: str | os.PathLike[str], text: str) -> Path:
+    """Write the markdown summary to ``path``; a one-line ``UsageError`` when it cannot."""
+    target = Path(path)
+    try:
+        target.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"{target}: cannot write the markdown summary "
+                         f"({exc.strerror or exc})") from None
+    return target
+
+
 def append_step_summary(text: str, env: Mapping[str, str] | None = None) -> Path | None:
-    """Append to ``$GITHUB_STEP_SUMMARY`` when it is set (GitHub Actions); the file or None."""
+    """Append to ``$GITHUB_STEP_SUMMARY`` when it is set (GitHub Actions); the file or None.
+    A file that cannot be appended to is a one-line ``UsageError`` naming it."""
     target = (env if env is not None else os.environ).get("GITHUB_STEP_SUMMARY")
     if not target:
         return None
     path = Path(target)
-    with path.open("a", encoding="utf-8") as fh:
-        fh.write(text + "\n")
+    try:
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+    except OSError as exc:
+        raise UsageError(f"{path} ($GITHUB_STEP_SUMMARY): cannot append the summary "
+                         f"({exc.strerror or exc})") from None
     return path

@@ -8,13 +8,19 @@ imported. What the suite needs besides the wheel is put there by the runner:
   into the environment with uv, only when missing (the checks engine needs the last two);
 * the toolkit itself is *not* installed: a scratch folder holding one link,
   ``toolkit -> <the installed toolkit package>``, is put on ``PYTHONPATH``;
-* the build's manifest (``artifacts/<id>/manifest.json``, or one made from the build id when
-  the build is still running) plus a ``smoke`` section of facts only the host knows (does
-  the package use torch, which HIP version the ROCm release has) is written to the scratch
+* the build's manifest plus a ``smoke`` section of facts only the host knows (does the
+  package use torch, which HIP version the ROCm release has) is written to the scratch
   folder and passed as ``--manifest``.
 
-Results come back through pytest's JUnit XML, which is also what ``--junit`` keeps for CI.
-The library never prints except for pytest's own output, which streams through.
+The manifest is the build's own ``artifacts/<id>/manifest.json`` whenever it exists (a
+running build writes one when it starts, so its own smoke step reads it too). Only for a
+build id without one (``--build ID --env PATH``) is it made from the build id, with the
+same shared fields as the build's (``toolkit.run.manifest.recipe_facts``).
+
+Results come back through pytest's JUnit XML (read by ``toolkit.verify.junit``, as
+``report --junit`` reads it), which is also what ``--junit`` keeps for CI. Nothing here
+prints: progress goes to a ``Reporter``; pytest's own output goes to the text stream the
+caller gives (``out``), else to ``reporter.output``.
 """
 
 from __future__ import annotations
@@ -22,25 +28,40 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 import tempfile
-import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from toolkit.core.errors import CheckFailed, EnvironmentProblem, UsageError
+from toolkit.core.proc import CommandFailed, Result
+from toolkit.core.proc import run as run_command
+from toolkit.core.proc import stream as stream_command
+from toolkit.core.reporter import NullReporter, Reporter
+from toolkit.run import manifest as manifests_io
+from toolkit.verify import junit as junit_xml
+
+if TYPE_CHECKING:
+    from toolkit.data.matrix import Build
 
 PACKAGE = Path(__file__).resolve().parent.parent  # the installed toolkit package
 
 
 def suite_dir() -> Path:
-    """The smoke suite as installed (``toolkit.smoke_suite``: ``smoke_tests/`` of the repo)."""
+    """The smoke suite as installed (``toolkit.smoke_suite``: ``smoke_tests/`` of the repo);
+    in a source tree that is not installed, the repository's ``smoke_tests/``."""
     import importlib.resources
 
-    return Path(str(importlib.resources.files("toolkit.smoke_suite")))
+    try:
+        found = Path(str(importlib.resources.files("toolkit.smoke_suite")))
+    except ModuleNotFoundError:
+        found = PACKAGE.parent / "smoke_tests"
+    if not (found / "pytest.ini").is_file():
+        raise EnvironmentProblem(
+            f"the smoke suite is missing (looked for toolkit.smoke_suite and {found})",
+            hint="reinstall the toolkit: pip install <the repository>")
+    return found
 
 
 SUITE_DEPS = ("pytest", "packaging", "zstandard")
@@ -51,9 +72,13 @@ DEMO_HINT = "nox -s demo (builds the sample for gfx90a and gfx908), then invoke 
 # ------------------------------------------------------------------------------ builds
 def manifests(workdir: Path) -> dict[str, Path]:
     """Build id -> manifest path for every ``artifacts/*/manifest.json``, newest last."""
-    found = sorted((workdir / "artifacts").glob("*/manifest.json"),
-                   key=lambda p: (p.stat().st_mtime, p.parent.name))
-    return {p.parent.name: p for p in found}
+    stamped: list[tuple[float, str, Path]] = []
+    for path in (workdir / "artifacts").glob("*/manifest.json"):
+        try:
+            stamped.append((path.stat().st_mtime, path.parent.name, path))
+        except OSError:  # removed while we looked
+            continue
+    return {name: path for _, name, path in sorted(stamped)}
 
 
 def _ids(found: dict[str, Path]) -> str:
@@ -67,7 +92,7 @@ class SmokeTarget:
     build_id: str
     manifest: dict[str, Any]
     env_dir: Path
-    manifest_path: Path | None = None  # None: made from the build id (build still running)
+    manifest_path: Path | None = None  # None: made from the build id (no manifest yet)
 
     @property
     def dist(self) -> str:
@@ -75,36 +100,42 @@ class SmokeTarget:
 
     @property
     def targets(self) -> tuple[str, ...]:
-        return tuple(self.manifest.get("targets") or ())
+        return tuple(str(t) for t in self.manifest.get("targets") or ())
 
 
 def read_manifest(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
-        raise UsageError(f"{path}: not a readable manifest ({err})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("build"), dict):
-        raise UsageError(f"{path}: not a build manifest (no 'build' object)")
-    return data
+    """A build's manifest (``toolkit.run.manifest.read``: one-line ``UsageError`` if bad)."""
+    return manifests_io.read(path)
+
+
+def load_target(build_id: str, path: Path, env_dir: Path | None = None) -> SmokeTarget:
+    """The build of ``path`` (its manifest), in ``env_dir`` or the environment it records."""
+    data = read_manifest(path)
+    if env_dir is None:
+        recorded = data.get("env_dir")
+        if not isinstance(recorded, str) or not recorded:
+            raise UsageError(f"{path}: the manifest records no environment (env_dir); "
+                             "give --env PATH")
+        env_dir = Path(recorded)
+    return SmokeTarget(build_id, data, env_dir, path)
 
 
 def resolve(workdir: Path, build_id: str | None = None, env: str | None = None) -> SmokeTarget:
     """Which build to smoke: ``--build``, else the build whose environment is ``--env``,
-    else the most recent build of the work folder."""
+    else the most recent build of the work folder. A build's own manifest is always
+    preferred; one is made from the build id only for a build that has none."""
     found = manifests(workdir)
     env_dir = Path(env).expanduser().resolve() if env else None
     if build_id:
         if build_id in found:
-            data = read_manifest(found[build_id])
-            return SmokeTarget(build_id, data, env_dir or Path(data["env_dir"]), found[build_id])
+            return load_target(build_id, found[build_id], env_dir)
         made = manifest_for_id(build_id, env_dir) if env_dir else None
-        if made is None:
+        if made is None or env_dir is None:
             raise UsageError(
                 f"no build {build_id!r} in {workdir / 'artifacts'}; builds with a manifest: "
                 f"{_ids(found)}",
                 hint=None if found else DEMO_HINT,
             )
-        assert env_dir is not None
         return SmokeTarget(build_id, made, env_dir, None)
     if not found:
         raise EnvironmentProblem(f"no builds in {workdir} yet (no artifacts/*/manifest.json)",
@@ -112,22 +143,21 @@ def resolve(workdir: Path, build_id: str | None = None, env: str | None = None) 
     if env_dir:
         for bid, path in reversed(found.items()):
             data = read_manifest(path)
-            if Path(data.get("env_dir", "")).expanduser().resolve() == env_dir:
+            recorded = data.get("env_dir")
+            if isinstance(recorded, str) and recorded and \
+                    Path(recorded).expanduser().resolve() == env_dir:
                 return SmokeTarget(bid, data, env_dir, path)
         raise UsageError(f"no build in {workdir / 'artifacts'} used the environment {env_dir}; "
                          f"give --build ID (builds with a manifest: {_ids(found)})")
     bid, path = next(reversed(found.items()))
-    data = read_manifest(path)
-    return SmokeTarget(bid, data, Path(data["env_dir"]), path)
+    return load_target(bid, path)
 
 
-def manifest_for_id(build_id: str, env_dir: Path | None) -> dict[str, Any] | None:
-    """A manifest-shaped dict for a build that has none yet (the build's own smoke step runs
-    before its manifest is written): a matrix build, or the demo's sample build."""
-    from toolkit.data.matrix import Build, load_matrix
-    from toolkit.plan.recipes import recipe_for
+def build_for_id(build_id: str) -> Build | None:
+    """The build a build id names: a matrix build, or the demo's sample build; else None."""
+    from toolkit.data.matrix import load_matrix
 
-    build: Build | None = next((b for b in load_matrix().builds if b.id == build_id), None)
+    build = next((b for b in load_matrix().builds if b.id == build_id), None)
     if build is None and build_id.startswith("hip_sample-"):
         from toolkit.plan.recipes.sample import demo_build, detect_hip
 
@@ -137,17 +167,19 @@ def manifest_for_id(build_id: str, env_dir: Path | None) -> dict[str, Any] | Non
             hip = detect_hip() if not build_id.endswith("-cpu") else None
             cand = demo_build(python, hip)
             build = cand if cand.id == build_id else None
+    return build
+
+
+def manifest_for_id(build_id: str, env_dir: Path | None,
+                    targets: Sequence[str] = ()) -> dict[str, Any] | None:
+    """A manifest for a build that has none (``--build ID --env PATH``), or None when the id
+    names no build. Its shared fields are the build's own (``recipe_facts``)."""
+    build = build_for_id(build_id)
     if build is None:
         return None
-    recipe = recipe_for(build.package.recipe)
     return {
-        "build": build.as_json(),
-        "recipe": build.package.recipe,
-        "dist": build.package.dist,
-        "targets": [],
+        **manifests_io.recipe_facts(build, targets),
         "env_dir": str(env_dir) if env_dir else None,
-        "expected_modules": list(recipe.expected_modules(build.pkg_version)),
-        "required_symbols": list(recipe.required_symbols(build.pkg_version)),
         "outcome": "running",
     }
 
@@ -192,9 +224,12 @@ def env_python(env_dir: Path) -> Path:
     return env_dir / "bin" / "python"
 
 
-def _probe(python: Path, code: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(python), "-c", code, *args], capture_output=True, text=True,
-                          errors="replace", timeout=300, check=False)
+def _probe(python: Path, code: str, *args: str) -> Result:
+    try:
+        return run_command([str(python), "-c", code, *args], timeout=300, check=False)
+    except CommandFailed as err:  # could not start, or hung
+        raise EnvironmentProblem(f"the environment's Python {python} does not run: "
+                                 f"{err.reason or err.returncode}") from None
 
 
 _VERSION_OF = """import importlib.metadata as m, sys
@@ -226,8 +261,11 @@ def check_environment(target: SmokeTarget) -> str:
     return version
 
 
-def ensure_suite_deps(python: Path, uv: str, *, xdist: bool, out: TextIO) -> None:
-    """Install what the suite needs into the environment, only what is missing."""
+def ensure_suite_deps(python: Path, uv: str, *, xdist: bool,
+                      reporter: Reporter | None = None) -> list[str]:
+    """Install what the suite needs into the environment, only what is missing; the
+    distributions installed."""
+    reporter = reporter or NullReporter()
     want = {"pytest": "pytest", "packaging": "packaging", "zstandard": "zstandard"}
     if xdist:
         want["xdist"] = XDIST
@@ -236,16 +274,19 @@ def ensure_suite_deps(python: Path, uv: str, *, xdist: bool, out: TextIO) -> Non
     probe = _probe(python, code, *sorted(want))
     missing = probe.stdout.split() if probe.returncode == 0 else sorted(want)
     if not missing:
-        return
-    pkgs = [want[m] for m in missing]
-    print(f"smoke: installing {', '.join(pkgs)} into {python.parent.parent}", file=out, flush=True)
-    proc = subprocess.run([uv, "pip", "install", "--python", str(python), *pkgs],
-                          capture_output=True, text=True, errors="replace", check=False)
-    if proc.returncode != 0:
-        tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+        return []
+    pkgs = [want[m] for m in missing if m in want]
+    env_dir = python.parent.parent
+    reporter.info(f"smoke: installing {', '.join(pkgs)} into {env_dir}")
+    try:
+        run_command([uv, "pip", "install", "--python", str(python), *pkgs])
+    except CommandFailed as err:
+        tail = [line for line in err.tail if line.strip()][-3:] or [err.reason or "no output"]
         raise EnvironmentProblem(
-            f"could not install {', '.join(pkgs)} into {python.parent.parent}: "
-            + " | ".join(tail))
+            f"could not install {', '.join(pkgs)} into {env_dir}: " + " | ".join(tail),
+            hint="the smoke suite needs them in the build's environment (network or --find-links)",
+        ) from None
+    return pkgs
 
 
 # ------------------------------------------------------------------------------ results
@@ -254,6 +295,10 @@ class Case:
     name: str  # test_imports.py::test_import[hip_sample-0.1.0-hip_sample]
     outcome: str  # passed, failed, error, skipped
     message: str = ""
+
+    @classmethod
+    def from_junit(cls, case: junit_xml.JUnitCase) -> Case:
+        return cls(case.test_id, case.outcome, case.reason)
 
 
 @dataclass
@@ -287,29 +332,12 @@ class SmokeOutcome:
                           for c in self.cases]}
 
 
-_SKIP_PREFIX = re.compile(r"^(Skipped|Failed):\s*")
-
-
 def parse_junit(path: Path) -> list[Case]:
-    """Test cases of a pytest JUnit XML file."""
+    """The test cases of the smoke run's JUnit XML (read by ``toolkit.verify.junit``)."""
     try:
-        root = ET.parse(path).getroot()
-    except (OSError, ET.ParseError) as err:
+        return [Case.from_junit(c) for c in junit_xml.cases(path)]
+    except UsageError as err:  # pytest wrote it: unreadable means the run broke, not the input
         raise CheckFailed(f"the smoke run wrote no readable JUnit report ({err})") from None
-    cases: list[Case] = []
-    for tc in root.iter("testcase"):
-        cls = tc.get("classname", "")
-        module = cls.split(".")[-1] if "." in cls else cls
-        name = f"{module}.py::{tc.get('name', '?')}" if module else tc.get("name", "?")
-        outcome, message = "passed", ""
-        for child in tc:
-            if child.tag in ("failure", "error", "skipped"):
-                outcome = {"failure": "failed", "error": "error", "skipped": "skipped"}[child.tag]
-                message = child.get("message") or (child.text or "").strip()
-                message = _SKIP_PREFIX.sub("", message)
-                break
-        cases.append(Case(name, outcome, message))
-    return cases
 
 
 # ------------------------------------------------------------------------------ running
@@ -327,53 +355,84 @@ def pytest_argv(python: Path, manifest: Path, targets: Sequence[str], junit: Pat
     return [*argv, *extra]
 
 
+def _is_tty(out: TextIO | None) -> bool:
+    try:
+        return out is not None and out.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _keep_junit(report: Path, junit: Path) -> Path:
+    try:
+        junit.parent.mkdir(parents=True, exist_ok=True)
+        junit.write_bytes(report.read_bytes())
+    except OSError as exc:
+        raise UsageError(f"{junit}: cannot write the JUnit XML there ({exc.strerror or exc})") \
+            from None
+    return junit
+
+
 def run(target: SmokeTarget, targets: Sequence[str], *, require_gpu: bool = False,
-        workers: str | None = None, junit: Path | None = None, out: TextIO | None = None,
-        uv: str | None = None, extra: Sequence[str] = ()) -> SmokeOutcome:
-    """Run the suite for one build and the given (already expanded) targets."""
+        workers: str | None = None, junit: Path | None = None,
+        reporter: Reporter | None = None, out: TextIO | None = None, uv: str | None = None,
+        extra: Sequence[str] = (), timeout: float | None = None) -> SmokeOutcome:
+    """Run the suite for one build and the given (already expanded) targets.
+
+    Progress lines go to ``reporter``; pytest's own output, line by line, to ``out`` when
+    given, else to ``reporter.output``. ``timeout`` (seconds) bounds the pytest run."""
     from toolkit.env.host import find_uv
 
-    out = out or sys.stdout
+    reporter = reporter or NullReporter()
+    if not targets:
+        raise UsageError(f"{target.build_id}: no gfx targets to test; give --gfx")
     check_environment(target)
     python = env_python(target.env_dir)
-    ensure_suite_deps(python, uv or find_uv(), xdist=bool(workers), out=out)
+    ensure_suite_deps(python, uv or find_uv(), xdist=bool(workers), reporter=reporter)
+
+    def on_line(line: str) -> None:
+        if out is not None:
+            out.write(line)
+            out.flush()
+        else:
+            reporter.output(line)
+
     with tempfile.TemporaryDirectory(prefix="toolkit-smoke-") as tmp:
         scratch = Path(tmp)
         shim = scratch / "path"
         shim.mkdir()
         (shim / "toolkit").symlink_to(PACKAGE, target_is_directory=True)
         manifest = {**target.manifest, "env_dir": str(target.env_dir),
+                    "targets": list(target.targets or targets),
                     "smoke": smoke_facts(target.manifest)}
         mpath = scratch / "manifest.json"
         mpath.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
         report = scratch / "junit.xml"
         argv = pytest_argv(python, mpath, targets, report, require_gpu=require_gpu,
-                           workers=workers, extra=extra)
+                           workers=workers, extra=[*(["--color=yes"] if _is_tty(out) else []),
+                                                   *extra])
         env = {**os.environ, "PYTHONPATH": str(shim), "PYTHONDONTWRITEBYTECODE": "1",
                "PYTHONNOUSERSITE": "1"}
         env.pop("PYTHONHOME", None)
-        out.flush()
-        proc = subprocess.run(argv, cwd=scratch, env=env, stdout=out if _has_fd(out) else
-                              subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                              errors="replace", check=False)
-        if proc.stdout:
-            out.write(proc.stdout)
-            out.flush()
-        result = SmokeOutcome(target.build_id, tuple(targets), returncode=proc.returncode)
+        last: list[str] = []
+
+        def keep(line: str) -> None:
+            if line.strip():
+                last[:] = [line.strip()]
+            on_line(line)
+
+        try:
+            returncode = stream_command(argv, on_line=keep, cwd=scratch, env=env, timeout=timeout)
+        except CommandFailed as err:
+            if err.returncode is None:  # could not start, or ran past the timeout
+                raise CheckFailed(f"the smoke run of {target.build_id} did not finish: "
+                                  f"{err.reason}") from None
+            returncode = err.returncode
+        result = SmokeOutcome(target.build_id, tuple(targets), returncode=returncode)
         if report.exists():
             result.cases = parse_junit(report)
             if junit:
-                junit.parent.mkdir(parents=True, exist_ok=True)
-                junit.write_bytes(report.read_bytes())
-                result.junit = junit
-        elif proc.returncode not in (0, 5):
-            raise CheckFailed(f"pytest did not run in {target.env_dir} (exit {proc.returncode})")
+                result.junit = _keep_junit(report, junit)
+        elif returncode not in (0, 5):
+            raise CheckFailed(f"pytest did not run in {target.env_dir} (exit {returncode})"
+                              + (f": {last[0]}" if last else ""))
     return result
-
-
-def _has_fd(stream: TextIO) -> bool:
-    try:
-        stream.fileno()
-    except (AttributeError, OSError, ValueError):
-        return False
-    return True

@@ -1,0 +1,116 @@
+"""JUnit XML, read in one place: pytest's ``--junitxml`` files (the smoke runner's own and
+the ones ``report --junit`` summarises).
+
+``read(path)`` gives the suites of a ``<testsuites>`` or single ``<testsuite>`` file, each with
+its test cases in file order. A case's outcome is the first of ``failure`` > ``error`` >
+``skipped`` it carries (pytest writes a failure and a teardown error on one case), else
+``passed``. Suites may nest (some tools do): each suite keeps only its own cases. A file
+that is missing, not XML or not JUnit is a one-line ``UsageError`` naming it.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolkit.core.errors import UsageError
+
+PASSED, FAILED, ERROR, SKIPPED = "passed", "failed", "error", "skipped"
+_OUTCOME_OF = (("failure", FAILED), ("error", ERROR), ("skipped", SKIPPED))
+_PYTEST_PREFIX = re.compile(r"^(Skipped|Failed):\s*")
+
+
+@dataclass(frozen=True)
+class JUnitCase:
+    classname: str  # pytest: the module's dotted path (``test_imports``), plus ``.Class``
+    name: str  # pytest: the test function with its parameter id
+    outcome: str  # PASSED | FAILED | ERROR | SKIPPED
+    message: str = ""  # the ``message`` attribute, else the element's text; "" for a pass
+    time: float | None = None
+
+    @property
+    def test_id(self) -> str:
+        """``test_imports.py::test_import[...]`` (pytest's node id, from the suite folder)."""
+        module = self.classname.split(".")[-1] if "." in self.classname else self.classname
+        return f"{module}.py::{self.name}" if module else self.name
+
+    @property
+    def qualname(self) -> str:
+        """``classname::name`` as the file spells them."""
+        return "::".join(p for p in (self.classname, self.name) if p) or "?"
+
+    @property
+    def reason(self) -> str:
+        """The message without pytest's ``Skipped:`` / ``Failed:`` prefix."""
+        return _PYTEST_PREFIX.sub("", self.message)
+
+    @property
+    def first_line(self) -> str:
+        """The message's first line (the element's tag when there is no message)."""
+        lines = self.message.strip().splitlines()
+        if lines:
+            return lines[0].strip()
+        return {FAILED: "failure", ERROR: "error", SKIPPED: "skipped"}.get(self.outcome, "")
+
+
+@dataclass(frozen=True)
+class JUnitSuite:
+    name: str
+    time: float | None
+    cases: tuple[JUnitCase, ...]
+
+    def count(self, outcome: str) -> int:
+        return sum(1 for c in self.cases if c.outcome == outcome)
+
+    @property
+    def case_time(self) -> float:
+        return sum(c.time or 0.0 for c in self.cases)
+
+
+def _float(text: str | None) -> float | None:
+    try:
+        return float(text) if text else None
+    except ValueError:
+        return None
+
+
+def _case(tc: ET.Element) -> JUnitCase:
+    outcome, message = PASSED, ""
+    for tag, what in _OUTCOME_OF:
+        el = tc.find(tag)
+        if el is not None:
+            outcome = what
+            message = el.get("message") or (el.text or "").strip()
+            break
+    return JUnitCase(tc.get("classname") or "", tc.get("name") or "?", outcome, message,
+                     _float(tc.get("time")))
+
+
+def _suite(el: ET.Element) -> JUnitSuite:
+    return JUnitSuite(el.get("name") or "testsuite", _float(el.get("time")),
+                      tuple(_case(tc) for tc in el.findall("testcase")))
+
+
+def read(path: Path) -> list[JUnitSuite]:
+    """The suites of a JUnit XML file (``<testsuites>`` or one ``<testsuite>`` at the root)."""
+    try:
+        root = ET.parse(path).getroot()
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such JUnit file (written by `pytest --junit-xml FILE`)") \
+            from None
+    except (OSError, ET.ParseError, ValueError, RecursionError) as exc:
+        raise UsageError(f"{path}: not JUnit XML: {exc}") from None
+    if root.tag in ("testsuite", "testsuites"):
+        # every suite, nested ones too, each with its own cases; a suite that only holds
+        # other suites is not a row of its own
+        return [_suite(s) for s in root.iter("testsuite")
+                if s.find("testcase") is not None or s.find("testsuite") is None]
+    raise UsageError(f"{path}: not JUnit XML: the root is <{root.tag}>, expected <testsuites> "
+                     "or <testsuite>")
+
+
+def cases(path: Path) -> list[JUnitCase]:
+    """Every test case of the file, in file order."""
+    return [c for s in read(path) for c in s.cases]
