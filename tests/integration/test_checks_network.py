@@ -1,8 +1,7 @@
-"""Opt-in (TOOLKIT_NETWORK_TESTS=1): a real manylinux wheel from PyPI against objdump."""
+"""Opt-in (pytest --run-network): a real manylinux wheel from PyPI against objdump."""
 
 from __future__ import annotations
 
-import os
 import sys
 import zipfile
 from pathlib import Path
@@ -13,14 +12,7 @@ from tests.fixtures.native import objdump_max_versions
 from toolkit.core.proc import run
 from toolkit.inspect.checks import check_paths
 
-pytestmark = [
-    pytest.mark.integration,
-    pytest.mark.network,
-    pytest.mark.skipif(
-        os.environ.get("TOOLKIT_NETWORK_TESTS") != "1",
-        reason="set TOOLKIT_NETWORK_TESTS=1 to download from PyPI",
-    ),
-]
+pytestmark = [pytest.mark.integration, pytest.mark.network]  # skipped without --run-network
 # a small wheel with a C++ extension (links libstdc++: GLIBCXX versions to compare)
 SPEC = "kiwisolver==1.4.8"
 CACHE = Path.home() / ".cache" / "rocm-wheel-toolkit-tests" / "wheels"
