@@ -33,7 +33,7 @@ sys.path.insert(0, str(REPO))
 
 from tests.doubles.fixtures import write_data  # noqa: E402
 from tests.doubles.index import CPU_TORCH, start  # noqa: E402
-from toolkit.env.buildenv.interpreters import find  # noqa: E402
+from toolkit.env.interpreters import find  # noqa: E402
 
 BUILD = "sample-2.0.0-cp311-rocm7.0"  # Python 3.11 x ROCm 7.0 with torch 2.13 (the CPU wheel)
 SDK_SPEC = "rocm[libraries,devel]>1.0,>=7.0.0a0,<7.1"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolkit.plan.locks import header, inputs_hash, lock_name, read_locks, requirements_in
 from toolkit.data.matrix import load_matrix
+from toolkit.plan.locks import header, inputs_hash, lock_name, read_locks, requirements_in
 from toolkit.plan.model import Options
 from toolkit.plan.provision import sources_for
 

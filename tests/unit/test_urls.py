@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from toolkit.core.errors import EnvironmentProblem, UsageError
-from toolkit.run.provisioning import probe_index
 from toolkit.core.urls import check_index_url, mask
+from toolkit.run.provisioning import probe_index
 
 
 @pytest.mark.parametrize("text, shown", [
