@@ -284,6 +284,7 @@ class CheckWheel:
 
     toolkit_python: str
     wheel: str
+    cwd: str  # outside any source checkout: the installed toolkit is the one that runs
     gfx: tuple[str, ...] = ()
     with_libs: tuple[str, ...] = ()
     require_symbols: tuple[str, ...] = ()
@@ -296,7 +297,7 @@ class CheckWheel:
             argv += ["--with", lib]
         for sym in self.require_symbols:
             argv += ["--require-symbol", sym]
-        return Command(tuple(argv))
+        return Command(tuple(argv), cwd=self.cwd)
 
     def explain(self) -> list[str]:
         return []
@@ -311,11 +312,12 @@ class Smoke:
     build_id: str
     gfx: tuple[str, ...]
     workdir: str
+    cwd: str  # outside any source checkout: the installed toolkit is the one that runs
 
     def command(self) -> Command:
         return Command((self.toolkit_python, "-m", "toolkit", "smoke", "--env", self.env_dir,
                         "--build", self.build_id, "--gfx", ",".join(self.gfx),
-                        "--workdir", self.workdir), echo=True)
+                        "--workdir", self.workdir), cwd=self.cwd, echo=True)
 
     def explain(self) -> list[str]:
         return []

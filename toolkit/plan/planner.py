@@ -82,7 +82,7 @@ def plan(
     ))
     steps.append(Step(
         "check", "symbol, GLIBCXX, GPU-code and hygiene checks (fail on findings)",
-        CheckWheel(toolkit_python, "{WHEEL}",
+        CheckWheel(toolkit_python, "{WHEEL}", str(layout.artifacts(build)),
                    gfx=tuple(targets) if recipe.carries_gpu_code(build) else (),
                    with_libs=("{TORCH_LIB}",) if recipe.needs_torch else (),
                    require_symbols=recipe.required_symbols(build.pkg_version)),
@@ -95,7 +95,7 @@ def plan(
             "smoke tests against the installed wheel (GPU tests skip without a GPU, with the "
             "reason)",
             Smoke(toolkit_python, str(layout.env_dir(build)), build.id, tuple(targets),
-                  str(layout.root)),
+                  str(layout.root), str(layout.artifacts(build))),
         ))
     steps.append(Step("publish", f"publish the checked wheel into {dest}",
                       Publish("{WHEEL}", dest)))

@@ -146,23 +146,18 @@ def write_manifest(run: Run, outcome: Outcome | None, name: str = "manifest.json
                    interrupted: bool = False) -> Path:
     """``artifacts/<build-id>/manifest.json`` (see toolkit.run.manifest); ``outcome`` None = running."""
     from toolkit import __version__
-    from toolkit.plan.recipes import recipe_for
     from toolkit.run import manifest
 
     p = run.plan
     b = p.build
-    recipe = recipe_for(b.package.recipe)
     env_python = str(run.layout.env_python(b))
     plan_json = p.as_json()
     finished = outcome is not None and not interrupted
     data = {
         "schema_version": manifest.SCHEMA_VERSION,
         "toolkit_version": __version__,
-        "build": b.as_json(),
-        "recipe": b.package.recipe,
+        **manifest.recipe_facts(b, p.targets),
         "options": options_json(p.options) if p.options else None,
-        "dist": b.package.dist,
-        "targets": list(p.targets),
         "family": p.family,
         "source": {"repo": b.package.repo, "ref": b.pkg_version.ref, "path": p.source,
                    "sha": run.values.get("SHA")},
@@ -170,8 +165,6 @@ def write_manifest(run: Run, outcome: Outcome | None, name: str = "manifest.json
         "env_dir": str(run.layout.env_dir(b)),
         "wheel": run.values.get("WHEEL"),
         "wheel_sha256": manifest._sha256(run.values["WHEEL"]) if "WHEEL" in run.values else None,
-        "expected_modules": list(recipe.expected_modules(b.pkg_version)),
-        "required_symbols": list(recipe.required_symbols(b.pkg_version)),
         "sdk": manifest.sdk_facts(plan_json, run.values),
         "installed": manifest.installed(env_python) if finished else [],
         "environment": {s.name: dict(s.env) for s in p.steps if s.env},
