@@ -14,6 +14,11 @@ from toolkit.run.provisioning import probe_index
     ("https://token@h.example/", "https://***@h.example/"),
     ("--index-url http://u:p@127.0.0.1:8/ x", "--index-url http://***@127.0.0.1:8/ x"),
     ("https://h.example/simple/", "https://h.example/simple/"),
+    ("https://user:p@ssSECRET@h.example/simple/", "https://***@h.example/simple/"),
+    ("'https://a:b@c@d@h.example:8443/x' y", "'https://***@h.example:8443/x' y"),
+    ("https://h.example/simple/?u=a@b", "https://h.example/simple/?u=a@b"),
+    ("https://u:pw@h1/ and http://t@h2/", "https://***@h1/ and http://***@h2/"),
+    ('{"url": "https://u:p%40ss@h/"}', '{"url": "https://***@h/"}'),
 ])
 def test_mask(text: str, shown: str) -> None:
     assert mask(text) == shown

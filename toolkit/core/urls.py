@@ -8,13 +8,19 @@ from urllib.parse import urlsplit
 from toolkit.core.errors import UsageError
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
-# scheme://user:password@host or scheme://token@host
-_CREDS = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<creds>[^/@\s:]+(?::[^/@\s]*)?)@")
+# scheme://<userinfo>@host: the userinfo is everything between "://" and the LAST "@" of the
+# authority (which ends at the first "/", "?", "#", whitespace or quote), so a password that
+# itself holds "@" (user:p@ss@host) is masked whole.
+_CREDS = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<creds>[^/?#\s'\"<>]*)@")
 
 
 def mask(text: str) -> str:
     """Replace the credentials of every URL in ``text`` with ``***``."""
     return _CREDS.sub(lambda m: f"{m.group('scheme')}***@", text)
+
+
+def has_credentials(url: str) -> bool:
+    return _CREDS.match(url.strip()) is not None
 
 
 def check_index_url(url: str, *, allow_insecure: bool = False, what: str = "index URL") -> str:
