@@ -9,11 +9,13 @@ renamed; a failure leaves whatever was there before untouched.
 
 from __future__ import annotations
 
-import logging
+import base64
+import hashlib
 import os
 import re
 import shutil
 import tempfile
+import time
 import zipfile
 from pathlib import Path
 
@@ -23,6 +25,7 @@ from packaging.version import InvalidVersion, Version
 from toolkit.core.errors import StepFailed, UsageError
 from toolkit.core.versions import rocm_label
 
+DEFAULT_TIME = (1980, 1, 1, 0, 0, 0)
 _SKIP = re.compile(r"\.dist-info/RECORD(\.jws|\.p7s)?$")
 
 
@@ -61,15 +64,41 @@ def _dist_info_prefix(zf: zipfile.ZipFile, path: Path) -> str:
     raise UsageError(f"{path.name}: no .dist-info/METADATA inside; not a wheel")
 
 
-def retag(src: Path, dest_dir: Path, *, version: str | None = None,
-          platform: str | None = None) -> Path:
-    """Write ``src`` into ``dest_dir`` with a new version and/or platform tag, atomically."""
-    from wheel.wheelfile import WheelFile
+def _zip_time(epoch: int | None) -> tuple[int, int, int, int, int, int]:
+    """A member timestamp: ``epoch`` (SOURCE_DATE_EPOCH) in UTC, clamped to zip's 1980."""
+    if epoch is None:
+        return DEFAULT_TIME
+    stamp = time.gmtime(max(epoch, 315532800))
+    return (stamp.tm_year, stamp.tm_mon, stamp.tm_mday, stamp.tm_hour, stamp.tm_min,
+            stamp.tm_sec)
 
-    logging.getLogger("wheel").setLevel(logging.WARNING)  # no "adding ..." line per member
+
+def _record_hash(data: bytes) -> str:
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return f"sha256={digest}"
+
+
+def _order(name: str, prefix: str) -> tuple[int, str]:
+    """Package files first, then .data, then .dist-info (RECORD always last)."""
+    if name.startswith(prefix + ".dist-info/"):
+        return (2, name)
+    if name.startswith(prefix + ".data/"):
+        return (1, name)
+    return (0, name)
+
+
+def retag(src: Path, dest_dir: Path, *, version: str | None = None,
+          platform: str | None = None, epoch: int | None = None) -> Path:
+    """Write ``src`` into ``dest_dir`` with a new version and/or platform tag, atomically.
+
+    The result is normalised so that the same contents give the same bytes: members sorted
+    (RECORD last), every timestamp ``epoch`` (else 1980-01-01), permissions 0644 or 0755,
+    deflate at one level, RECORD computed anew.
+    """
     _name, old_version, py, abi, plat = _parse(src)
     new_version = version or str(old_version)
     new_plat = platform or plat
+    when = _zip_time(epoch)
     try:
         with zipfile.ZipFile(src) as zf:
             old_prefix = _dist_info_prefix(zf, src)
@@ -77,35 +106,47 @@ def retag(src: Path, dest_dir: Path, *, version: str | None = None,
             new_prefix = f"{dist}-{new_version}"
             filename = f"{dist}-{new_version}-{py}-{abi}-{new_plat}.whl"
             _parse(Path(filename))
-            dest_dir.mkdir(parents=True, exist_ok=True)
-            tmp_dir = Path(tempfile.mkdtemp(prefix=".tmp-", dir=dest_dir))
-            try:
-                tmp = tmp_dir / filename
-                with WheelFile(tmp, "w") as out:
-                    for info in zf.infolist():
-                        if info.is_dir() or _SKIP.search(info.filename):
-                            continue
-                        data = zf.read(info)
-                        arc = info.filename
-                        for suffix in (".dist-info/", ".data/"):
-                            if arc.startswith(old_prefix + suffix):
-                                arc = new_prefix + arc[len(old_prefix):]
-                        if arc == f"{new_prefix}.dist-info/METADATA":
-                            data = re.sub(rb"(?m)^Version: .*$",
-                                          f"Version: {new_version}".encode(), data, count=1)
-                        elif arc == f"{new_prefix}.dist-info/WHEEL" and new_plat != plat:
-                            data = re.sub(rb"(?m)^(Tag: [^-\n]+-[^-\n]+-)" + re.escape(plat.encode()),
-                                          rb"\g<1>" + new_plat.encode(), data)
-                        zi = zipfile.ZipInfo(arc, date_time=info.date_time)
-                        zi.external_attr = info.external_attr
-                        zi.compress_type = zipfile.ZIP_DEFLATED
-                        out.writestr(zi, data)
-                final = dest_dir / filename
-                os.replace(tmp, final)
-            finally:
-                shutil.rmtree(tmp_dir, ignore_errors=True)
+            members: dict[str, tuple[bytes, bool]] = {}
+            for info in zf.infolist():
+                if info.is_dir() or _SKIP.search(info.filename):
+                    continue
+                data = zf.read(info)
+                arc = info.filename
+                for suffix in (".dist-info/", ".data/"):
+                    if arc.startswith(old_prefix + suffix):
+                        arc = new_prefix + arc[len(old_prefix):]
+                if arc == f"{new_prefix}.dist-info/METADATA":
+                    data = re.sub(rb"(?m)^Version: .*$",
+                                  f"Version: {new_version}".encode(), data, count=1)
+                elif arc == f"{new_prefix}.dist-info/WHEEL" and new_plat != plat:
+                    data = re.sub(rb"(?m)^(Tag: [^-\n]+-[^-\n]+-)" + re.escape(plat.encode()),
+                                  rb"\g<1>" + new_plat.encode(), data)
+                executable = bool((info.external_attr >> 16) & 0o111)
+                members[arc] = (data, executable)
     except zipfile.BadZipFile as exc:
         raise UsageError(f"{src.name}: not a readable wheel ({exc})") from None
+    record_name = f"{new_prefix}.dist-info/RECORD"
+    rows = [f"{name},{_record_hash(data)},{len(data)}"
+            for name, (data, _x) in sorted(members.items(), key=lambda kv: _order(kv[0], new_prefix))]
+    rows.append(f"{record_name},,")
+    members[record_name] = (("\n".join(rows) + "\n").encode(), False)
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    tmp_dir = Path(tempfile.mkdtemp(prefix=".tmp-", dir=dest_dir))
+    try:
+        tmp = tmp_dir / filename
+        names = sorted(members, key=lambda n: (n == record_name, _order(n, new_prefix)))
+        with zipfile.ZipFile(tmp, "w") as out:
+            for name in names:
+                data, executable = members[name]
+                zi = zipfile.ZipInfo(name, date_time=when)
+                zi.external_attr = ((0o100755 if executable else 0o100644) & 0xFFFF) << 16
+                zi.compress_type = zipfile.ZIP_DEFLATED
+                zi.create_system = 3  # unix
+                out.writestr(zi, data, compresslevel=6)
+        final = dest_dir / filename
+        os.replace(tmp, final)
+    finally:
+        shutil.rmtree(tmp_dir, ignore_errors=True)
     return final
 
 
@@ -117,10 +158,12 @@ def find_one_wheel(folder: Path) -> Path:
     return wheels[0]
 
 
-def name_wheel(wheelhouse: Path, dest: Path, *, label: str | None) -> Path:
-    """The build's wheel, renamed with ``label`` (None: upstream naming kept), into ``dest``."""
+def name_wheel(wheelhouse: Path, dest: Path, *, label: str | None,
+               epoch: int | None = None) -> Path:
+    """The build's wheel, renamed with ``label`` (None: upstream naming kept), into ``dest``,
+    normalised (see ``retag``) with member times ``epoch``."""
     src = find_one_wheel(wheelhouse)
     _name, version, *_ = _parse(src)
     new_version = with_local(str(version), label) if label else None
-    return retag(src, dest, version=new_version)
+    return retag(src, dest, version=new_version, epoch=epoch)
 
