@@ -27,6 +27,7 @@ PLACEHOLDER_HELP = {
     "{ROCM_CMAKE}": "python -m rocm_sdk path --cmake (learned by install-rocm-sdk)",
     "{SHA}": "the source commit (learned by get-sources)",
     "{SHA8}": "its first 8 hex digits",
+    "{SOURCE_DATE_EPOCH}": "the source commit's time (learned by get-sources; 0 outside git)",
     "{TORCH_LIB}": "the installed torch's lib/ folder (learned by install-torch)",
     "{WHEEL}": "the named wheel in the build's staging folder (learned by name-wheel)",
     "{LDSHARED}": "the env interpreter's LDSHARED minus absolute -Wl,-rpath flags (build-wheel)",
@@ -208,7 +209,7 @@ class FetchSources:
                  "git worktree prune"]
         if self.submodules:
             lines.append("then git submodule update --init --recursive in the worktree")
-        lines.append("learn SHA (git rev-parse HEAD)")
+        lines.append("learn SHA (git rev-parse HEAD) and SOURCE_DATE_EPOCH (its commit time)")
         return lines
 
 
@@ -225,7 +226,8 @@ class CopySources:
     def explain(self) -> list[str]:
         return [f"rm -rf {self.worktree}; copy {self.source} there (without .git, build, dist, "
                 "*.egg-info, __pycache__, .nox)",
-                f"learn SHA from git -C {self.source} rev-parse HEAD (0000... outside git)"]
+                f"learn SHA and SOURCE_DATE_EPOCH from git -C {self.source} (0 outside git) "
+                "and TREE, the hash of the copied files"]
 
 
 @dataclass(frozen=True)
@@ -275,7 +277,8 @@ class NameWheel:
         label = ("the upstream name kept" if self.naming == "upstream"
                  else f"local label +{'cpu' if self.rocm == 'cpu' else 'rocm' + self.rocm}git{{SHA8}}")
         return [f"rm -rf {self.staging}; write the wheel of {self.wheelhouse} there "
-                f"({label}; METADATA, dist-info and RECORD rewritten); learn WHEEL"]
+                f"({label}; METADATA, dist-info and RECORD rewritten; members sorted, "
+                "times SOURCE_DATE_EPOCH, modes 0644/0755); learn WHEEL"]
 
 
 @dataclass(frozen=True)
@@ -357,8 +360,8 @@ LEARNS: dict[type, tuple[str, ...]] = {
     InstallSdk: ("ROCM_ROOT", "ROCM_BIN", "ROCM_CMAKE", "ROCM_SDK_VERSION", "ROCM_SDK_TARGETS"),
     UseSystemRocm: ("ROCM_ROOT", "ROCM_BIN", "ROCM_CMAKE", "ROCM_SDK_VERSION"),
     InstallTorch: ("TORCH_LIB", "TORCH_VERSION", "TORCH_HIP"),
-    FetchSources: ("SHA", "SHA8"),
-    CopySources: ("SHA", "SHA8"),
+    FetchSources: ("SHA", "SHA8", "SOURCE_DATE_EPOCH"),
+    CopySources: ("SHA", "SHA8", "SOURCE_DATE_EPOCH", "TREE"),
     NameWheel: ("WHEEL",),
     Publish: ("WHEEL",),
 }

@@ -65,6 +65,8 @@ def build_env(
         "MAX_JOBS": str(max_jobs(host)),
         "TORCH_EXTENSIONS_DIR": torch_extensions_dir,
         "BUILD_ROCM_VERSION": ".".join(rocm_version.split(".")[:2]),
+        # reproducible builds: timestamps (setuptools/wheel, compilers) from the commit
+        "SOURCE_DATE_EPOCH": "{SOURCE_DATE_EPOCH}",
     }
     launcher = host.sccache or host.ccache
     if launcher:

@@ -102,7 +102,9 @@ def name_wheel_step(step: Step, run: Run) -> StepResult | str:
     if action.naming == "toolkit" and not sha:
         raise StepFailed("name-wheel: the source commit (SHA) was never learned")
     label = local_label(action.rocm, sha or "") if action.naming == "toolkit" else None
-    wheel = name_wheel(Path(action.wheelhouse), staging, label=label)
+    epoch = run.values.get("SOURCE_DATE_EPOCH", "")
+    wheel = name_wheel(Path(action.wheelhouse), staging, label=label,
+                       epoch=int(epoch) if epoch.isdigit() else None)
     run.values["WHEEL"] = str(wheel)
     run.note(f"# named {wheel}")
     return StepResult(step.name, step.kind, [], {}, returncode=0)

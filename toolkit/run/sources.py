@@ -8,6 +8,7 @@ to it). Git never prompts (``GIT_TERMINAL_PROMPT=0``).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from pathlib import Path
@@ -58,12 +59,29 @@ def ensure_mirror(repo: str, mirror: Path, ref: str, run: Run) -> None:
 
 
 def _learn_sha(run: Run, where: Path) -> None:
+    """SHA/SHA8 and SOURCE_DATE_EPOCH (the commit's time; 0 outside git)."""
     try:
         sha = git("-C", str(where), "rev-parse", "HEAD", check=False) or "0" * 40
+        epoch = git("-C", str(where), "log", "-1", "--format=%ct", "HEAD", check=False)
     except StepFailed:  # no git at all: a plain folder has no commit either
-        sha = "0" * 40
+        sha, epoch = "0" * 40, ""
     run.values["SHA"] = sha
     run.values["SHA8"] = sha[:8]
+    run.values["SOURCE_DATE_EPOCH"] = epoch if epoch.isdigit() else "0"
+
+
+def tree_hash(root: Path) -> str:
+    """sha256 over the relative paths and bytes of every file under ``root`` (sorted)."""
+    h = hashlib.sha256()
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames):
+            path = Path(dirpath) / name
+            h.update(str(path.relative_to(root)).encode() + b"\0")
+            h.update(path.read_bytes() if not path.is_symlink() else
+                     b"->" + os.readlink(path).encode())
+            h.update(b"\0")
+    return h.hexdigest()
 
 
 def fetch_sources(step: Step, run: Run) -> StepResult | str:
@@ -99,4 +117,5 @@ def copy_sources(step: Step, run: Run) -> StepResult | str:
         raise StepFailed(f"cannot copy {src} to {worktree}: {exc}") from None
     run.note(f"# copied {src} to {worktree}")
     _learn_sha(run, src)
+    run.values["TREE"] = tree_hash(worktree)
     return StepResult(step.name, step.kind, [], {}, returncode=0)
