@@ -145,3 +145,13 @@ def repro(c: Context, manifest: str, step: str = "", dry_run: bool = False,
     """Re-run a build from its manifest: same lock, packages, env vars and sources."""
     _run(["repro", manifest, *_multi("--step", step), *(["--dry-run"] if dry_run else []),
           *(["--force"] if force else [])])
+
+
+@task(
+    help={"folder": "folder holding the wheels, e.g. dist (searched recursively)",
+          "strict": "fail, writing nothing, when a *.whl cannot be listed"},
+    positional=["folder"],
+)
+def index(c: Context, folder: str, strict: bool = False) -> None:
+    """Write FOLDER/index.html, a pip --find-links page of every wheel under FOLDER."""
+    _run(["index", folder, *(["--strict"] if strict else [])])

@@ -26,6 +26,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "toolkit.cli.commands.report",
     "toolkit.cli.commands.smoke",
     "toolkit.cli.commands.demo",
+    "toolkit.cli.commands.index",
 )
 
 

@@ -1,0 +1,43 @@
+"""`python -m toolkit index DIR`: write ``DIR/index.html``, a find-links page of its wheels.
+
+``pip install --find-links DIR/index.html NAME`` (or the page's http:// URL) then installs
+from it, verifying each wheel's sha256. A wheel that cannot be listed (corrupt, badly
+named, a symlink out of DIR) is one warning line and left off; ``--strict`` makes that an
+error (exit 2, the page is not written). An unchanged page is not rewritten.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("index", help="write DIR/index.html, a pip --find-links page of DIR's wheels")
+    p.add_argument("folder", metavar="DIR",
+                   help="folder holding the wheels, e.g. dist (searched recursively)")
+    p.add_argument("--strict", action="store_true",
+                   help="exit 2, writing nothing, when a *.whl under DIR cannot be listed")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from toolkit.cli.console import StreamReporter
+    from toolkit.core.errors import UsageError
+    from toolkit.run.findlinks import render, scan, shown, write_index
+
+    reporter = StreamReporter()
+    found = scan(args.folder)
+    for skipped in found.skipped:
+        reporter.warning(str(skipped))
+    for note in found.notes:
+        reporter.warning(note)
+    if args.strict and found.skipped:
+        raise UsageError(f"{len(found.skipped)} file(s) under {shown(args.folder)} cannot be "
+                         "listed (see above); nothing written")
+    index, written = write_index(found.root, render(found.links))
+    if not found.links:
+        reporter.warning(f"no wheels under {shown(args.folder)}: the page lists nothing")
+    n = len(found.links)
+    state = "written" if written else "unchanged"
+    reporter.info(f"{shown(str(index))}: {n} wheel{'s' if n != 1 else ''} ({state})")
+    return 0

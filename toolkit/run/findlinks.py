@@ -1,0 +1,272 @@
+"""A flat find-links page for the wheels under a folder: ``DIR/index.html``.
+
+``pip install --find-links DIR/index.html`` (a path or an ``http://`` URL of the page) reads
+one PEP 503-style anchor per wheel::
+
+    <a href="<build-id>/<wheel>#sha256=<hex>" data-requires-python="&gt;=3.10"><wheel></a><br>
+
+Every ``href`` is relative to ``DIR`` and percent-encoded, then HTML-escaped, as is every
+attribute value and text; pip verifies the ``#sha256=`` fragment after downloading.
+
+What is listed and what is skipped (never a traceback, never an unescaped name):
+
+* listed: regular files ``*.whl`` anywhere under ``DIR`` whose name is a valid wheel file
+  name (``packaging``) written in the wheel-name alphabet (``A-Z a-z 0-9 . _ + ! -``), that
+  open as a zip and hold exactly one ``.dist-info/METADATA`` whose Name and Version match
+  the file name; a symlink to such a file inside ``DIR`` is listed under the link's path;
+* skipped with a reason (``Skipped``): an invalid wheel file name, a name outside that
+  alphabet (pip could never select it: its tags match no interpreter), a corrupt or
+  unreadable archive, a symlink that points outside ``DIR`` or nowhere, a path that is not
+  UTF-8, a ``*.whl`` that is not a regular file, a symlinked folder (not followed);
+* ignored silently: hidden files and folders (``.tmp-*`` is where builds stage their
+  wheels before the atomic rename into ``dist/<build-id>/``) and ``DIR/index.html`` itself.
+
+The page is sorted by ``href`` and carries no timestamp, so the same wheels give the same
+bytes; ``write_index`` leaves an identical file untouched (its mtime too) and otherwise
+replaces it atomically (a temporary file in ``DIR``, then ``os.replace``).
+"""
+
+from __future__ import annotations
+
+import email.parser
+import hashlib
+import html
+import os
+import re
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from urllib.parse import quote
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+from packaging.version import InvalidVersion, Version
+
+from toolkit.core.errors import UsageError
+from toolkit.inspect.wheelzip import WheelZip
+
+INDEX_NAME = "index.html"
+_WHEEL_ALPHABET = re.compile(r"[A-Za-z0-9._+!-]+\.whl")
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class Link:
+    """One wheel of the page."""
+
+    href: str  # relative to DIR, percent-encoded, without the fragment
+    filename: str
+    sha256: str
+    requires_python: str | None = None
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A ``*.whl`` (or symlinked folder) under DIR that is not on the page, and why."""
+
+    path: str  # relative to DIR, shown safely (see ``shown``)
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: not listed, {self.reason}"
+
+
+@dataclass(frozen=True)
+class Scan:
+    root: Path
+    links: tuple[Link, ...]
+    skipped: tuple[Skipped, ...]
+    notes: tuple[str, ...] = ()  # listed, but something the user should know
+
+
+@dataclass(frozen=True)
+class IndexResult:
+    index: Path
+    scan: Scan
+    written: bool  # False: the file already held exactly these bytes
+
+
+def shown(text: str) -> str:
+    """``text`` as one safe line: itself when printable, else its ``ascii()`` form (so a
+    newline or escape sequence in a file name cannot forge output or CI annotations)."""
+    return text if text.isprintable() and text.isascii() else ascii(text)
+
+
+def _root(folder: str | os.PathLike[str]) -> Path:
+    path = Path(folder)
+    hint = "give the folder holding the wheels, e.g. dist"
+    if not path.exists():
+        raise UsageError(f"{shown(str(path))}: no such folder", hint=hint)
+    if not path.is_dir():
+        raise UsageError(f"{shown(str(path))}: not a folder", hint=hint)
+    return path.resolve()
+
+
+def scan(folder: str | os.PathLike[str]) -> Scan:
+    """Every wheel under ``folder`` (recursively), sorted by href, and what was skipped."""
+    root = _root(folder)
+    links: list[Link] = []
+    skipped: list[Skipped] = []
+    notes: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        for d in sorted(dirnames):
+            if not d.startswith(".") and (here / d).is_symlink():
+                rel = (here / d).relative_to(root).as_posix()
+                skipped.append(Skipped(shown(rel), "a symlinked folder is not followed"))
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".")
+                             and not (here / d).is_symlink())
+        for name in sorted(filenames):
+            if name.startswith(".") or not name.endswith(".whl"):
+                continue
+            path = here / name
+            rel = path.relative_to(root).as_posix()
+            outcome = _entry(root, path, rel)
+            if isinstance(outcome, Skipped):
+                skipped.append(outcome)
+            else:
+                link, note = outcome
+                links.append(link)
+                if note:
+                    notes.append(note)
+    links.sort(key=lambda lk: lk.href)
+    skipped.sort(key=lambda s: s.path)
+    return Scan(root, tuple(links), tuple(skipped), tuple(notes))
+
+
+def _entry(root: Path, path: Path, rel: str) -> Skipped | tuple[Link, str | None]:
+    show = shown(rel)
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return Skipped(show, "its path is not valid UTF-8")
+    name = path.name
+    if not _WHEEL_ALPHABET.fullmatch(name):
+        return Skipped(show, "the file name has characters no wheel name has "
+                             "(only A-Z a-z 0-9 . _ + ! - are valid)")
+    try:
+        dist, version, _build, _tags = parse_wheel_filename(name)
+    except (InvalidWheelFilename, InvalidVersion) as err:
+        return Skipped(show, f"not a valid wheel file name ({err})")
+    try:
+        target = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return Skipped(show, "a symlink that points nowhere (or in a loop)")
+    if path.is_symlink() and not target.is_relative_to(root):
+        return Skipped(show, "a symlink that points outside the folder")
+    try:
+        st = os.stat(target)
+    except OSError as err:
+        return Skipped(show, f"cannot be read ({err.strerror})")
+    if not stat.S_ISREG(st.st_mode):
+        return Skipped(show, "not a regular file")
+    try:
+        requires, note = _requires_python(target, str(dist), version)
+        digest = _sha256(target)
+    except _Unusable as err:
+        return Skipped(show, str(err))
+    href = quote(rel, safe="/")
+    return Link(href, name, digest, requires), (f"{show}: {note}" if note else None)
+
+
+class _Unusable(Exception):
+    """Why a wheel cannot be listed."""
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            while chunk := f.read(_CHUNK):
+                h.update(chunk)
+    except OSError as err:
+        raise _Unusable(f"cannot be read ({err.strerror})") from None
+    return h.hexdigest()
+
+
+def _requires_python(path: Path, dist: str, version: Version) -> tuple[str | None, str | None]:
+    """Requires-Python of the wheel's METADATA (None when it has none), and a note when the
+    value is not a valid specifier (then it is left off the page). Raises ``_Unusable``."""
+    try:
+        with WheelZip.open(path) as wz:
+            metas = [i for i in wz.members
+                     if PurePosixPath(i.filename).parent.name.endswith(".dist-info")
+                     and len(PurePosixPath(i.filename).parts) == 2
+                     and PurePosixPath(i.filename).name == "METADATA"]
+            if len(metas) != 1:
+                raise _Unusable(f"a corrupt wheel: {len(metas)} .dist-info/METADATA files, not 1")
+            raw = wz.read_small(metas[0])
+    except UsageError as err:  # WheelZipError, MemberError: the archive or METADATA is damaged
+        why = str(err).removeprefix(f"{path}: ")
+        raise _Unusable(f"a corrupt wheel ({_one_line(why)})") from None
+    meta = email.parser.BytesParser().parsebytes(raw, headersonly=True)
+    m_name, m_version = meta.get("Name"), meta.get("Version")
+    if not m_name or canonicalize_name(str(m_name)) != dist:
+        raise _Unusable(f"METADATA names {shown(str(m_name))}, the file name {dist}")
+    try:
+        if Version(str(m_version)) != version:
+            raise _Unusable(f"METADATA has version {shown(str(m_version))}, the file name {version}")
+    except InvalidVersion:
+        raise _Unusable(f"METADATA has no valid Version ({shown(str(m_version))})") from None
+    value = meta.get("Requires-Python")
+    if value is None:
+        return None, None
+    text = " ".join(str(value).split())
+    try:
+        SpecifierSet(text)
+    except InvalidSpecifier:
+        return None, f"Requires-Python {shown(text)} is not a valid specifier; left off the page"
+    return (text or None), None
+
+
+def _one_line(text: str) -> str:
+    return shown(" ".join(text.split()))
+
+
+def render(links: tuple[Link, ...] | list[Link]) -> bytes:
+    """The page: one anchor per link, in the given order, every value HTML-escaped."""
+    lines = ["<!DOCTYPE html>", "<html>", "  <head>", '    <meta charset="utf-8">',
+             "    <title>Wheels</title>", "  </head>", "  <body>"]
+    for link in links:
+        href = html.escape(f"{link.href}#sha256={link.sha256}", quote=True)
+        attrs = f'href="{href}"'
+        if link.requires_python:
+            attrs += f' data-requires-python="{html.escape(link.requires_python, quote=True)}"'
+        lines.append(f"    <a {attrs}>{html.escape(link.filename, quote=True)}</a><br>")
+    lines += ["  </body>", "</html>", ""]
+    return "\n".join(lines).encode("utf-8")
+
+
+def write_index(folder: str | os.PathLike[str], data: bytes) -> tuple[Path, bool]:
+    """Write ``data`` to ``folder/index.html`` atomically, unless it holds exactly ``data``
+    already (then nothing is touched). Returns the path and whether it was written."""
+    root = _root(folder)
+    index = root / INDEX_NAME
+    if index.is_file() and not index.is_symlink():
+        try:
+            if index.read_bytes() == data:
+                return index, False
+        except OSError:
+            pass  # unreadable: replace it
+    tmp = ""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{INDEX_NAME}.", suffix=".tmp", dir=root)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, index)
+    except OSError as err:
+        if tmp:
+            Path(tmp).unlink(missing_ok=True)
+        raise UsageError(f"cannot write {shown(str(index))}: {err.strerror or err}") from None
+    return index, True
+
+
+def make_index(folder: str | os.PathLike[str]) -> IndexResult:
+    """Scan ``folder`` and write its ``index.html`` (only when the content changed)."""
+    found = scan(folder)
+    index, written = write_index(found.root, render(found.links))
+    return IndexResult(index, found, written)
