@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -46,7 +47,7 @@ def load(path: Path) -> dict[str, Any]:
 def test_manifest_records_what_a_rerun_needs(demo: tuple[Path, dict[str, str]]) -> None:
     work, _ = demo
     m = load(work / "artifacts" / BUILD / "manifest.json")
-    assert m["schema_version"] == 2 and m["outcome"] == "ok" and m["failed_step"] is None
+    assert m["schema_version"] == 3 and m["outcome"] == "ok" and m["failed_step"] is None
     assert m["targets"] == ["gfx90a", "gfx908"]
     assert m["sdk"]["provider"] == "system" and m["sdk"]["version"].startswith("5.2")
     assert {"name": "hip-sample", "version": Path(m["wheel"]).name.split("-")[1]} in m["installed"]
@@ -59,19 +60,63 @@ def test_manifest_records_what_a_rerun_needs(demo: tuple[Path, dict[str, str]]) 
     assert len(m["source"]["sha"]) == 40
 
 
-def test_repro_reinstalls_the_same_and_runs_the_same_steps(demo: tuple[Path, dict[str, str]]) -> None:
+def test_repro_rebuilds_bit_for_bit(demo: tuple[Path, dict[str, str]]) -> None:
     work, env = demo
+    original = load(work / "artifacts" / BUILD / "manifest.json")
+    wheel = Path(original["wheel"])
+    published = wheel.read_bytes()
     res = invoke_repro(work, env, f"artifacts/{BUILD}/manifest.json")
     assert res.returncode == 0, res.stdout[-4000:] + res.stderr[-2000:]
-    assert "reproduced: same installed distributions" in res.stdout
-    original = load(work / "artifacts" / BUILD / "manifest.json")
+    digest = hashlib.sha256(published).hexdigest()
+    assert f"identical: {digest}" in res.stdout
+    assert wheel.read_bytes() == published  # the published wheel is never touched
     again = load(work / "artifacts" / BUILD / "repro-manifest.json")
     assert again["installed"] == original["installed"]
-    ran = {s["name"]: s["argv"] for s in again["steps"] if not s["skipped"]}
-    assert "build-wheel" in ran  # a reproduction really rebuilds
-    for s in original["steps"]:
-        if s["name"] in ran and not s["skipped"]:
-            assert ran[s["name"]] == s["argv"], s["name"]
+    ran = {s["name"] for s in again["steps"] if not s["skipped"]}
+    assert "build-wheel" in ran and "publish" not in ran  # really rebuilt, never published
+    staged = Path(again["wheel"])
+    assert hashlib.sha256(staged.read_bytes()).hexdigest() == digest
+
+
+def test_a_tampered_command_never_runs(demo: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
+    work, env = demo
+    m = load(work / "artifacts" / BUILD / "manifest.json")
+    marker = tmp_path / "pwned"
+    for step in m["plan"]["steps"]:
+        if step["name"] == "build-wheel":
+            step["argv"] = ["touch", str(marker)]
+            step["action"]["build"]["argv"] = ["touch", str(marker)]
+    for step in m["steps"]:
+        if step["name"] == "build-wheel":
+            step["argv"] = ["touch", str(marker)]
+    altered = tmp_path / "manifest.json"
+    altered.write_text(json.dumps(m))
+    res = invoke_repro(work, env, str(altered))
+    assert not marker.exists()
+    assert res.returncode == 2, res.stdout[-3000:] + res.stderr[-2000:]
+    assert "step build-wheel" in res.stderr and "Traceback" not in res.stderr
+
+
+@pytest.mark.parametrize("edit, needle", [
+    (lambda m: m.pop("plan"), "'plan' is a required property"),
+    (lambda m: m.update(extra=1), "Additional properties are not allowed ('extra'"),
+    (lambda m: m.update(schema_version=2), "schema_version 2; this toolkit reads 3"),
+    (lambda m: m["build"].update(id=7), "its 'build' object lacks id"),
+    (lambda m: m.update(targets="gfx90a"), "manifest field targets"),
+    (lambda m: m["source"].update(sha="../../etc"), "manifest field source.sha"),
+    (lambda m: m.update(options={"gfx": "x"}), "recorded options: gfx must be a list"),
+])
+def test_malformed_manifests_are_one_line(demo: tuple[Path, dict[str, str]], tmp_path: Path,
+                                          edit: Any, needle: str) -> None:
+    work, env = demo
+    m = load(work / "artifacts" / BUILD / "manifest.json")
+    edit(m)
+    altered = tmp_path / "manifest.json"
+    altered.write_text(json.dumps(m))
+    res = invoke_repro(work, env, str(altered))
+    assert res.returncode == 2, res.stdout[-2000:] + res.stderr
+    assert needle in res.stderr and "Traceback" not in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
 
 
 def test_repro_refuses_another_rocm_and_names_it(demo: tuple[Path, dict[str, str]],
@@ -96,5 +141,8 @@ def test_repro_bad_input(demo: tuple[Path, dict[str, str]], tmp_path: Path) -> N
     (tmp_path / "bad.json").write_text("{")
     res = invoke_repro(work, env, str(tmp_path / "bad.json"))
     assert res.returncode == 2 and "not a readable manifest" in res.stderr
+    (tmp_path / "bin.json").write_bytes(b"\xff\xfe\x00garbage")
+    res = invoke_repro(work, env, str(tmp_path / "bin.json"))
+    assert res.returncode == 2 and "Traceback" not in res.stderr
     res = invoke_repro(work, env, f"artifacts/{BUILD}/manifest.json", "--step", "fly")
     assert res.returncode == 2 and "unknown step 'fly'" in res.stderr

@@ -79,13 +79,13 @@ HANDLERS: dict[type, Handler] = {
 def execute(plan: Plan, layout: Layout, *, reporter: Reporter | None = None,
             on_start: Callable[[Run], None] | None = None,
             only: Callable[[Step], bool] | None = None,
-            run_out: list[Run] | None = None) -> Run:
+            run_out: list[Run] | None = None, log_name: str = "build.log") -> Run:
     """Run every step in order; raise at the first failure (``run_out`` keeps the ``Run``
     for the caller also then, e.g. to write the manifest)."""
     reporter = reporter or NullReporter()
     art = layout.artifacts(plan.build)
     art.mkdir(parents=True, exist_ok=True)
-    log_path = art / "build.log"
+    log_path = art / log_name
     total = len(plan.steps)
     with log_path.open("w", encoding="utf-8") as log:
         run = Run(plan, layout, log, reporter)

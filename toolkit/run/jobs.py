@@ -27,6 +27,7 @@ from toolkit.plan.model import Plan, options_json
 from toolkit.run import executor
 from toolkit.run.context import Run
 from toolkit.run.locking import hold
+from toolkit.run.manifest_schema import SCHEMA_VERSION
 
 ENV_WAIT_S = 3 * 3600.0
 
@@ -154,13 +155,13 @@ def write_manifest(run: Run, outcome: Outcome | None, name: str = "manifest.json
     plan_json = p.as_json()
     finished = outcome is not None and not interrupted
     data = {
-        "schema_version": manifest.SCHEMA_VERSION,
+        "schema_version": SCHEMA_VERSION,
         "toolkit_version": __version__,
         **manifest.recipe_facts(b, p.targets),
         "options": options_json(p.options) if p.options else None,
         "family": p.family,
         "source": {"repo": b.package.repo, "ref": b.pkg_version.ref, "path": p.source,
-                   "sha": run.values.get("SHA")},
+                   "sha": run.values.get("SHA"), "tree": run.values.get("TREE")},
         "workdir": str(run.layout.root),
         "env_dir": str(run.layout.env_dir(b)),
         "wheel": run.values.get("WHEEL"),
@@ -174,7 +175,8 @@ def write_manifest(run: Run, outcome: Outcome | None, name: str = "manifest.json
         "host": manifest.host_facts() if finished else {},
         "learned": {k: v for k, v in run.values.items() if not k.startswith("_")},
         "steps": [
-            {"name": r.name, "argv": r.argv, "env": r.env, "returncode": r.returncode,
+            {"name": r.name, "kind": r.kind, "argv": r.argv, "env": r.env,
+             "returncode": r.returncode,
              "seconds": round(r.seconds, 3), "skipped": r.skipped}
             for r in run.results
         ],

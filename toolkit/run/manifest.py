@@ -30,11 +30,11 @@ from toolkit.core.errors import UsageError
 from toolkit.core.proc import CommandFailed
 from toolkit.core.proc import run as run_command
 from toolkit.core.urls import mask
+from toolkit.run.manifest_schema import validate
 
 if TYPE_CHECKING:
     from toolkit.data.matrix import Build
 
-SCHEMA_VERSION = 2
 _INDEX_FLAGS = ("--index-url", "--extra-index-url", "--index", "--default-index", "--find-links")
 
 
@@ -162,9 +162,6 @@ def write(path: Path, data: dict[str, Any]) -> Path:
     return path
 
 
-REQUIRED = ("schema_version", "build", "targets", "plan", "steps", "host", "sdk", "installed")
-
-
 _BUILD_KEYS = ("id", "package", "version")
 
 
@@ -192,14 +189,8 @@ def read(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def load(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """A complete manifest of this schema version (what ``repro`` re-runs)."""
+    """A complete manifest of this schema version, validated (what ``repro`` re-plans from)."""
     p = Path(path)
     data = read(p)
-    missing = [k for k in REQUIRED if k not in data]
-    if missing:
-        raise UsageError(f"{p}: manifest lacks {', '.join(missing)} (schema_version "
-                         f"{data.get('schema_version')!r}; this toolkit reads {SCHEMA_VERSION})")
-    if data["schema_version"] != SCHEMA_VERSION:
-        raise UsageError(f"{p}: manifest schema_version {data['schema_version']!r}; this toolkit "
-                         f"reads {SCHEMA_VERSION}")
+    validate(data, str(p))
     return data

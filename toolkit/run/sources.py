@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 from toolkit.core.errors import StepFailed, UsageError
@@ -21,7 +22,7 @@ from toolkit.core.urls import mask
 from toolkit.run.context import Run, StepResult
 from toolkit.run.locking import hold
 
-_IGNORE = shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__pycache__", ".nox")
+IGNORED = shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__pycache__", ".nox")
 GIT_TIMEOUT_S = 3600.0
 MIRROR_WAIT_S = 3600.0
 
@@ -70,12 +71,14 @@ def _learn_sha(run: Run, where: Path) -> None:
     run.values["SOURCE_DATE_EPOCH"] = epoch if epoch.isdigit() else "0"
 
 
-def tree_hash(root: Path) -> str:
-    """sha256 over the relative paths and bytes of every file under ``root`` (sorted)."""
+def tree_hash(root: Path, ignore: Callable[[str, list[str]], set[str]] | None = None) -> str:
+    """sha256 over the relative paths and bytes of every file under ``root`` (sorted),
+    leaving out what ``ignore`` (a ``shutil.ignore_patterns``) names."""
     h = hashlib.sha256()
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        for name in sorted(filenames):
+        skip = ignore(dirpath, [*dirnames, *filenames]) if ignore else set()
+        dirnames[:] = sorted(d for d in dirnames if d not in skip)
+        for name in sorted(f for f in filenames if f not in skip):
             path = Path(dirpath) / name
             h.update(str(path.relative_to(root)).encode() + b"\0")
             h.update(path.read_bytes() if not path.is_symlink() else
@@ -112,7 +115,7 @@ def copy_sources(step: Step, run: Run) -> StepResult | str:
         raise UsageError(f"--source {src} is not a folder")
     shutil.rmtree(worktree, ignore_errors=True)
     try:
-        shutil.copytree(src, worktree, ignore=_IGNORE, symlinks=True)
+        shutil.copytree(src, worktree, ignore=IGNORED, symlinks=True)
     except (OSError, shutil.Error) as exc:
         raise StepFailed(f"cannot copy {src} to {worktree}: {exc}") from None
     run.note(f"# copied {src} to {worktree}")
