@@ -323,13 +323,17 @@ def core_files(version: str) -> dict[str, bytes | str | tuple[bytes | str, int]]
     hip = f"{major}.{minor}.51830"
     hipcc = textwrap.dedent(f"""\
         #!/bin/sh
-        # TEST DOUBLE of TheRock's hipcc: wraps the system's hipcc (HIP_PLATFORM=amd) if present.
+        # TEST DOUBLE of TheRock's hipcc: wraps the system's hipcc (HIP_PLATFORM=amd) if present,
+        # with the system's own ROCm paths (the double's root holds no compiler).
         if [ "$1" = "--version" ]; then
             echo "HIP version: {hip}-testdouble"
             echo "TEST DOUBLE of TheRock's hipcc (ROCm {version})"
             exit 0
         fi
-        if [ -x /usr/bin/hipcc ]; then HIP_PLATFORM=amd exec /usr/bin/hipcc "$@"; fi
+        if [ -x /usr/bin/hipcc ]; then
+            exec env -u ROCM_PATH -u ROCM_HOME -u HIP_PATH -u HIP_DEVICE_LIB_PATH \\
+                HIP_PLATFORM=amd /usr/bin/hipcc "$@"
+        fi
         echo "hipcc (TEST DOUBLE): no system hipcc to wrap" >&2
         exit 1
         """)
