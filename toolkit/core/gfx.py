@@ -70,11 +70,15 @@ def expand(
     tokens: Iterable[str],
     families: Mapping[str, tuple[str, ...]],
     known: Iterable[str],
+    *,
+    accept_unknown: bool = False,
 ) -> tuple[str, ...]:
     """Expand gfx ids and family names (comma/semicolon separated tokens allowed).
 
-    Unknown processors and family names raise ``UsageError`` listing the valid ones.
-    Order is kept; duplicates are dropped. An empty result is an error.
+    Unknown processors and family names raise ``UsageError`` listing the valid ones; with
+    ``accept_unknown`` a well-formed id of a processor no family lists is kept (see
+    :func:`unknown_processors` to warn about it). Order is kept; duplicates are dropped. An
+    empty result is an error.
     """
     known_set = set(known)
     out: list[str] = []
@@ -83,7 +87,9 @@ def expand(
             items: tuple[str, ...] = families[raw]
         else:
             if not raw.startswith("gfx") or (
-                _PROCESSOR.match(raw.split(":")[0]) and raw.split(":")[0] not in known_set
+                not accept_unknown
+                and _PROCESSOR.match(raw.split(":")[0])
+                and raw.split(":")[0] not in known_set
             ):
                 raise UsageError(
                     f"unknown gfx target or family {raw!r}; valid targets: "
@@ -97,6 +103,22 @@ def expand(
     if not out:
         raise UsageError("empty gfx target list; give at least one gfx id or family name")
     return tuple(out)
+
+
+def unknown_processors(targets: Iterable[str], known: Iterable[str]) -> list[str]:
+    """The processors of ``targets`` that no family (nor ``extra_targets``) lists."""
+    known_set = set(known)
+    out: list[str] = []
+    for t in targets:
+        proc = t.split(":")[0]
+        if proc not in known_set and proc not in out:
+            out.append(proc)
+    return out
+
+
+def sort_key(target: str) -> tuple[int, int, int, str]:
+    """Order gfx ids by family then number: gfx900 < gfx90a < gfx942 < gfx1030 < gfx1100."""
+    return (*_sort_key(target), target)
 
 
 def _sort_key(target: str) -> tuple[int, int, int]:

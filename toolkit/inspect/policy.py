@@ -1,8 +1,13 @@
-"""manylinux policies, read at run time from auditwheel's own policy data.
+"""manylinux policies: auditwheel's own policy data, and every other ``manylinux_2_N`` derived.
 
 A policy allows, per architecture and per version prefix (GLIBC, GLIBCXX, CXXABI, GCC, ...),
 a complete set of symbol versions. A library's policy is the highest-priority policy whose
 sets contain every version it needs (prefixes a policy does not list are not restricted).
+
+PEP 600 tags that auditwheel's file lacks (``manylinux_2_32``) are judged all the same, with
+a policy derived host-independently (:func:`derived_policy`): GLIBC nodes up to 2.N, and for
+the GCC runtime the newest nodes every distribution with glibc >= 2.N ships
+(:mod:`toolkit.inspect.distros`), never looser than auditwheel's next policy above N.
 """
 
 from __future__ import annotations
@@ -165,26 +170,79 @@ def load_policies(arch: str = "x86_64") -> tuple[Policy, ...]:
     return tuple(sorted(out, key=lambda p: -p.priority))
 
 
+_PEP600 = re.compile(r"^manylinux_2_([0-9]+)$")
+
+
 def get_policy(name: str, arch: str = "x86_64") -> Policy:
-    """A policy by name or alias, with or without the architecture suffix."""
+    """A policy by name or alias, with or without the architecture suffix; any PEP 600
+    ``manylinux_2_N`` auditwheel lacks is derived (``UsageError`` when it cannot be)."""
     key = name.strip()
     if key.endswith("_" + arch):
         key = key[: -len(arch) - 1]
     for p in load_policies(arch):
         if key == p.name or key in p.aliases:
             return p
+    m = _PEP600.match(key)
+    if m:
+        return derived_policy(int(m.group(1)), arch)
     valid = [p.name for p in load_policies(arch) if p.name != "linux"]
-    raise UsageError(f"unknown manylinux policy {name!r}; valid: {', '.join(valid)}")
+    raise UsageError(
+        f"unknown manylinux policy {name!r}; valid: {', '.join(valid)} or any manylinux_2_N"
+    )
+
+
+@cache
+def derived_policy(minor: int, arch: str = "x86_64") -> Policy:
+    """``manylinux_2_<minor>``: GLIBC up to 2.<minor>; GCC runtime nodes up to what every
+    distribution of :mod:`toolkit.inspect.distros` with glibc >= 2.<minor> ships, and never
+    more than auditwheel's next policy above it allows."""
+    name = f"manylinux_2_{minor}"
+    known = {_glibc_minor(p): p for p in load_policies(arch) if _glibc_minor(p) is not None}
+    above = sorted(k for k in known if k >= minor)
+    if minor in known:
+        return known[minor]
+    maxima = _runtime_maxima(minor)
+    if not above or maxima is None:
+        raise UsageError(
+            f"cannot judge {name}: no distribution in the table of "
+            f"docs/manylinux-symbol-versions.md ships glibc 2.{minor} or newer"
+        )
+    nxt = known[above[0]]
+    versions = {
+        prefix: frozenset(v for v in allowed if _allowed(prefix, v, minor, maxima))
+        for prefix, allowed in nxt.symbol_versions.items()
+    }
+    return Policy(name, (), nxt.priority + (above[0] - minor), versions)
+
+
+def _allowed(prefix: str, ver: str, minor: int, maxima: Mapping[str, tuple[int, ...]]) -> bool:
+    """Is node ``prefix_ver`` (allowed by the next policy above) allowed by manylinux_2_<minor>?"""
+    if prefix == "GLIBC":
+        if _NUMERIC.match(ver):
+            return _num(ver) <= (2, minor)
+        return not ver.startswith("ABI_DT_RELR") or minor >= 36  # DT_RELR support: glibc 2.36
+    bound = maxima.get(prefix)
+    return bound is None or not _NUMERIC.match(ver) or _num(ver) <= bound
+
+
+def _runtime_maxima(minor: int) -> dict[str, tuple[int, ...]] | None:
+    from toolkit.inspect.distros import runtime_maxima
+
+    found = runtime_maxima(minor)
+    return None if found is None else {k: _num(v) for k, v in found.items()}
+
+
+def _glibc_minor(p: Policy) -> int | None:
+    m = _PEP600.match(p.name)
+    return int(m.group(1)) if m else None
 
 
 def policy_for_tag(platform: str) -> Policy | None:
-    """The policy a platform tag claims (``manylinux_2_28_x86_64``), None if it claims none."""
+    """The policy a platform tag claims (``manylinux_2_28_x86_64``), None if it claims none;
+    ``UsageError`` for a manylinux tag that cannot be judged."""
     for arch in set(ARCH_OF_MACHINE.values()):
         if platform.endswith("_" + arch) and platform.startswith("manylinux"):
-            try:
-                return get_policy(platform, arch)
-            except UsageError:
-                return None
+            return get_policy(platform, arch)
     return None
 
 

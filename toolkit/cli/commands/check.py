@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from toolkit.core.errors import DataError
-from toolkit.core.gfx import TargetId, parse_target, split_tokens
+from toolkit.core.gfx import TargetId, expand, parse_target, split_tokens, unknown_processors
 from toolkit.inspect.checks import check_paths
 from toolkit.inspect.report import Report
 
@@ -67,11 +67,13 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
-def expand_targets(tokens: Sequence[str]) -> list[TargetId]:
+def expand_targets(tokens: Sequence[str], warnings: list[str] | None = None) -> list[TargetId]:
     """gfx ids and (when the matrix is available) family names -> target ids.
 
-    Unknown or malformed ids are ``UsageError``s. When the matrix data cannot be loaded,
-    only plain gfx ids are accepted (a family name is then a bad gfx id).
+    Any well-formed gfx id is accepted; one that no family of ``gpus.toml`` lists adds a line
+    to ``warnings``. Malformed ids and unknown family names are ``UsageError``s. When the
+    matrix data cannot be loaded, only plain gfx ids are accepted (a family name is then a
+    bad gfx id).
     """
     if not tokens:
         return []
@@ -82,7 +84,15 @@ def expand_targets(tokens: Sequence[str]) -> list[TargetId]:
         matrix = load_matrix()
     except (DataError, OSError):
         return [parse_target(w) for w in words]
-    return [parse_target(t) for t in matrix.expand_gfx(words)]
+    known = matrix.known_targets
+    ids = expand(words, matrix.family_targets, known, accept_unknown=True)
+    if warnings is not None:
+        warnings += [
+            f"{p} belongs to no GPU family the toolkit knows (toolkit/data/gpus.toml); "
+            "checked as given"
+            for p in unknown_processors(ids, known)
+        ]
+    return [parse_target(t) for t in ids]
 
 
 def run(args: argparse.Namespace) -> int:
