@@ -118,8 +118,9 @@ def reconstruct(data: Mapping[str, Any],
 
 
 def _normal(steps: Any, tools: Mapping[str, str]) -> list[Any]:
-    """A plan's steps without what depends on the host (tool paths, job counts)."""
-    text = json.dumps(steps, sort_keys=True)
+    """A plan's steps without what depends on the host (tool paths, job counts) or on the
+    credentials given (never recorded)."""
+    text = json.dumps(steps, sort_keys=True).replace("://***@", "://")  # credentials aside
     for path, token in tools.items():
         if path:
             text = text.replace(json.dumps(path)[1:-1], token)
