@@ -1,5 +1,8 @@
 """.github/workflows/wheels.yml: valid for GitHub, and every command in it is one the toolkit
-supports (the matrix step is run here, for each trigger, exactly as the workflow writes it)."""
+supports (the matrix step is run here, for each trigger, exactly as the workflow writes it; the
+test job's install step installs a wheel through a find-links page made by `invoke index`).
+Hardened: zizmor reports nothing, actions pinned by commit sha, images by digest, no `${{ }}`
+in a script, least-privilege permissions, no persisted checkout credentials."""
 
 from __future__ import annotations
 
@@ -24,8 +27,10 @@ from toolkit.data.matrix import load_matrix
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW = ROOT / ".github" / "workflows" / "wheels.yml"
 GOLDEN = ROOT / "tests" / "golden" / "ci"
+WORKFLOWS = ROOT / ".github" / "workflows"
 MATRIX_EXPR = "${{ fromJSON(needs.matrix.outputs.matrix) }}"
 MANYLINUX = "quay.io/pypa/manylinux_2_28_x86_64"
+PINNED_USES = re.compile(r"^\s*(?:-\s+)?uses:\s+([\w.-]+/[\w./-]+)@([0-9a-f]{40}) # (v\d+(?:\.\d+)*)$")
 
 
 def _load_yaml(text: str) -> Any:
@@ -73,6 +78,27 @@ def _render(text: str, values: dict[str, str]) -> str:
         return values[m.group(1)]
 
     return re.sub(r"\$\{\{\s*([A-Za-z_.]+)\s*\}\}", sub, text)
+
+
+def _step_env(step: dict[str, Any], values: dict[str, str]) -> dict[str, str]:
+    """The step's ``env:`` with its expressions filled in from ``values``."""
+    return {k: _render(str(v), values) for k, v in step.get("env", {}).items()}
+
+
+def _argv(step: dict[str, Any], values: dict[str, str]) -> list[str]:
+    """The step's one-line command as the shell splits it, ``"$VAR"`` taken from its env."""
+    env = _step_env(step, values)
+    argv = []
+    for word in shlex.split(step["run"]):
+        if word.startswith("$"):
+            assert word[1:] in env, f"{word} is not set by the step's env"
+            word = env[word[1:]]
+        argv.append(word)
+    return argv
+
+
+def _matrix_values(entry: dict[str, str]) -> dict[str, str]:
+    return {f"matrix.{k}": v for k, v in entry.items()}
 
 
 def _entries(trigger: str) -> list[dict[str, str]]:
@@ -123,9 +149,8 @@ def test_triggers(wf: dict[str, Any]) -> None:
 def _run_matrix_step(wf: dict[str, Any], event: str, families: str,
                      tmp_path: Path) -> list[dict[str, str]]:
     step = _step(wf, "matrix", "invoke matrix")
-    script = _render(step["run"], {"github.event_name": event})
-    env_values = {k: _render(str(v), {"inputs.families": families})
-                  for k, v in step.get("env", {}).items()}
+    script = step["run"]
+    env_values = _step_env(step, {"github.event_name": event, "inputs.families": families})
     out = tmp_path / f"output-{event}"
     env = {**os.environ, **env_values, "GITHUB_OUTPUT": str(out),
            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
@@ -145,8 +170,9 @@ def test_matrix_job_runs_the_toolkits_command(wf: dict[str, Any]) -> None:
     assert job["outputs"]["matrix"] == "${{ steps.compute.outputs.matrix }}"
     step = _step(wf, "matrix", "invoke matrix")
     assert step["id"] == "compute"
-    assert "invoke matrix --format github --trigger ${{ github.event_name }}" in step["run"]
-    assert "${{ inputs" not in step["run"], "user input reaches the script through env only"
+    assert 'invoke matrix --format github --trigger "$EVENT"' in step["run"]
+    assert step["env"]["EVENT"] == "${{ github.event_name }}"
+    assert step["env"]["FAMILIES"] == "${{ inputs.families }}"
     assert any("pip install -e ." in str(s.get("run", "")) for s in _steps(wf, "matrix"))
 
 
@@ -175,24 +201,49 @@ def test_build_job(wf: dict[str, Any]) -> None:
     assert job["needs"] == "matrix"
     assert job["strategy"]["matrix"] == MATRIX_EXPR
     assert job["strategy"]["fail-fast"] is False
-    assert job["container"] == MANYLINUX
+    assert job["container"]["image"].startswith(MANYLINUX + "@sha256:")
     assert job["runs-on"] == "${{ matrix.runner }}"
     step = _step(wf, "build", "nox ")
-    assert "-s ${{ matrix.session }} --" in step["run"]
-    assert "--package ${{ matrix.package }} --version ${{ matrix.version }}" in step["run"]
-    assert "--gfx ${{ matrix.gfx }}" in step["run"]
+    assert '-s "$SESSION" --' in step["run"] and step["env"]["SESSION"] == "${{ matrix.session }}"
+    assert '--package "$PACKAGE" --version "$VERSION"' in step["run"]
+    assert step["env"]["PACKAGE"] == "${{ matrix.package }}"
+    assert step["env"]["VERSION"] == "${{ matrix.version }}"
+    assert '--gfx "$GFX"' in step["run"] and step["env"]["GFX"] == "${{ matrix.gfx }}"
     uploads = _uses(wf, "build", "actions/upload-artifact")
     wheels = next(u for u in uploads if "dist/" in u["with"]["path"])
     assert "${{ matrix.id }}" in wheels["with"]["name"]
     assert "artifacts/${{ matrix.id }}/" in wheels["with"]["path"], "the manifest travels along"
 
 
+def test_build_job_indexes_the_wheels_and_uploads_the_page(wf: dict[str, Any]) -> None:
+    steps = _steps(wf, "build")
+    index = _step(wf, "build", "invoke index")
+    order = [steps.index(_step(wf, "build", "nox ")), steps.index(index),
+             next(i for i, s in enumerate(steps) if "dist/" in str(s.get("with", {}).get("path")))]
+    assert order == sorted(order), "build, then index, then upload"
+    argv = shlex.split(index["run"])
+    assert argv[:3] == ["invoke", "index", "dist"]
+    args = build_parser().parse_args(argv[1:])
+    assert args.command == "index" and args.folder == "dist"
+    import tasks
+
+    flags = {f[2:].replace("-", "_") for f in argv if f.startswith("--")}
+    assert flags <= set(inspect.signature(tasks.index.body).parameters)
+    upload = next(u for u in _uses(wf, "build", "actions/upload-artifact")
+                  if "dist/" in u["with"]["path"])
+    paths = upload["with"]["path"].splitlines()
+    assert "dist/index.html" in paths and "dist/${{ matrix.id }}/" in paths
+    assert upload["with"]["if-no-files-found"] == "error"
+
+
 @pytest.mark.parametrize("trigger", ["pull_request", "schedule"])
 def test_build_command_is_a_real_session_and_options(wf: dict[str, Any], trigger: str) -> None:
     """The nox command, filled in for every entry: the session exists, its options parse."""
     run = _step(wf, "build", "nox ")["run"]
+    step = _step(wf, "build", "nox ")
+    assert "${{" not in run
     for entry in _entries(trigger):
-        argv = shlex.split(_render(run, {f"matrix.{k}": v for k, v in entry.items()}))
+        argv = _argv(step, _matrix_values(entry))
         assert argv[0] == "nox"
         session = argv[argv.index("-s") + 1]
         assert session == entry["session"]
@@ -220,9 +271,18 @@ def test_test_job(wf: dict[str, Any]) -> None:
     down = _uses(wf, "test", "actions/download-artifact")
     up = next(u for u in _uses(wf, "build", "actions/upload-artifact") if "dist/" in u["with"]["path"])
     assert down and down[0]["with"]["name"] == up["with"]["name"], "downloads what build uploaded"
-    smoke = _step(wf, "test", "invoke smoke")["run"]
-    assert "--gfx ${{ matrix.test_gfx }} --require-gpu --junit junit.xml" in smoke
-    assert "invoke smoke --build ${{ matrix.id }} " in smoke
+    step = _step(wf, "test", "invoke smoke")
+    entry = _entries("schedule")[0]
+    argv = _argv(step, {**_matrix_values(entry), "steps.provision.outputs.env": "/env"})
+    assert argv[:2] == ["invoke", "smoke"]
+    assert argv[argv.index("--build") + 1] == entry["id"]
+    assert argv[argv.index("--env") + 1] == "/env", "the environment the wheel was installed in"
+    assert argv[argv.index("--gfx") + 1] == entry["test_gfx"]
+    assert "--require-gpu" in argv and argv[argv.index("--junit") + 1] == "junit.xml"
+    steps = _steps(wf, "test")
+    install = _step(wf, "test", "--find-links")
+    assert steps.index(down[0]) < steps.index(_step(wf, "test", "toolkit provision")) \
+        < steps.index(install) < steps.index(step), "download, provision, install, smoke"
     junit_up = [u for u in _uses(wf, "test", "actions/upload-artifact")
                 if u["with"]["path"] == "junit.xml"]
     assert junit_up and junit_up[0].get("if") and "${{ matrix.id }}" in junit_up[0]["with"]["name"]
@@ -247,3 +307,151 @@ def test_report_steps_use_the_report_command(wf: dict[str, Any]) -> None:
         argv += [a for a in re.findall(r"args\+=\((--[a-z-]+) ", run) for a in (a, "f")]
         args = parser.parse_args(argv[argv.index("report"):])
         assert args.command == "report" and (args.nox_report or args.junit)
+
+
+# ----------------------------------------------------------------------------- find-links install
+def _wheel(dest: Path, dist: str, version: str) -> Path:
+    from packaging.utils import canonicalize_name
+    from wheel.wheelfile import WheelFile
+
+    stem = canonicalize_name(dist).replace("-", "_")
+    dest.mkdir(parents=True, exist_ok=True)
+    path = dest / f"{stem}-{version}-py3-none-any.whl"
+    with WheelFile(path, "w") as wf:
+        wf.writestr(f"{stem}_probe/__init__.py", "OK = True\n")
+        wf.writestr(f"{stem}-{version}.dist-info/METADATA",
+                    f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n\n")
+        wf.writestr(f"{stem}-{version}.dist-info/WHEEL",
+                    "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+    return path
+
+
+def _bash(script: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    full = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "GITHUB_"))}
+    full.update(env, PIP_CONFIG_FILE=os.devnull, PIP_DISABLE_PIP_VERSION_CHECK="1",
+                PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    return subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=cwd, env=full,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_install_step_installs_the_wheel_through_the_find_links_page(
+        wf: dict[str, Any], tmp_path: Path) -> None:
+    """The build job's index step and the test job's install step, run as written, on the
+    artifact's layout: dist/index.html, dist/<id>/<wheel>, artifacts/<id>/manifest.json."""
+    from toolkit.run.manifest import recipe_facts
+
+    entry = next(e for e in _entries("schedule") if e["package"] == "fbgemm_gpu")
+    build = load_matrix().build(entry["id"])
+    assert build.package.dist != entry["package"], "the install must name the dist, not the package"
+    version = f"{entry['version']}+rocm{entry['rocm']}gitdeadbeef"
+    wheel = _wheel(tmp_path / "dist" / entry["id"], build.package.dist, version)
+    manifest = tmp_path / "artifacts" / entry["id"] / "manifest.json"
+    manifest.parent.mkdir(parents=True)
+    manifest.write_text(json.dumps(recipe_facts(build)))
+    values = {**_matrix_values(entry), "steps.provision.outputs.env": str(tmp_path / "env")}
+
+    (tmp_path / "tasks.py").symlink_to(ROOT / "tasks.py")  # the checkout's root, as in CI
+    index = _step(wf, "build", "invoke index")
+    res = _bash(index["run"], tmp_path, _step_env(index, values))
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert f"{entry['id']}/{wheel.name.replace('+', '%2B')}#sha256=" in \
+        (tmp_path / "dist" / "index.html").read_text()
+
+    subprocess.run([sys.executable, "-m", "venv", str(tmp_path / "env")], check=True, timeout=300)
+    install = _step(wf, "test", "--find-links")
+    assert "${{" not in install["run"]
+    res = _bash(install["run"], tmp_path, _step_env(install, values))
+    assert res.returncode == 0, res.stdout + res.stderr
+    probe = subprocess.run(
+        [str(tmp_path / "env" / "bin" / "python"), "-c",
+         "import importlib.metadata as m, sys; print(m.version(sys.argv[1]))", build.package.dist],
+        capture_output=True, text=True, timeout=120)
+    assert probe.stdout.strip() == version, probe.stderr
+
+    wheel.write_bytes(wheel.read_bytes() + b"\0")  # changed after indexing: refused
+    res = _bash(install["run"].replace("pip install", "pip install --force-reinstall"), tmp_path,
+                _step_env(install, values))
+    assert res.returncode != 0 and "DO NOT MATCH THE HASHES" in res.stdout + res.stderr
+
+
+# ----------------------------------------------------------------------------- hardening
+def test_every_action_is_pinned_to_a_commit_sha_with_its_version(wf: dict[str, Any]) -> None:
+    lines = [ln for p in sorted(WORKFLOWS.glob("*.y*ml"))
+             for ln in p.read_text().splitlines() if re.match(r"^\s*(-\s+)?uses:", ln)]
+    assert lines
+    bad = [ln.strip() for ln in lines if not PINNED_USES.match(ln)]
+    assert bad == [], "pin as owner/repo@<40 hex> # vX.Y.Z"
+    used = {str(s["uses"]) for job in wf["jobs"] for s in _steps(wf, job) if "uses" in s}
+    assert all(re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", u) for u in used), used
+    versions: dict[str, set[str]] = {}
+    for ln in lines:
+        m = PINNED_USES.match(ln)
+        assert m is not None
+        versions.setdefault(m.group(1), set()).add(f"{m.group(2)} {m.group(3)}")
+    assert all(len(v) == 1 for v in versions.values()), f"one pin per action: {versions}"
+
+
+def test_container_images_are_pinned_by_digest(wf: dict[str, Any]) -> None:
+    images = {job: wf["jobs"][job]["container"]["image"] for job in ("build", "test")}
+    for job, image in images.items():
+        assert re.fullmatch(re.escape(MANYLINUX) + r"@sha256:[0-9a-f]{64}", image), (job, image)
+    assert len(set(images.values())) == 1, "build and test run in the same image"
+    for job, spec in wf["jobs"].items():
+        if "container" in spec:
+            image = spec["container"]["image"] if isinstance(spec["container"], dict) else spec["container"]
+            assert "@sha256:" in image, job
+
+
+def test_no_expression_inside_a_run_script(wf: dict[str, Any]) -> None:
+    scripts = {(job, s.get("name", s.get("id", "?"))): s["run"]
+               for job in wf["jobs"] for s in _steps(wf, job) if "run" in s}
+    assert scripts
+    assert {k: v for k, v in scripts.items() if "${{" in v} == {}, "pass values through env:"
+
+
+def test_checkouts_do_not_persist_credentials(wf: dict[str, Any]) -> None:
+    for job in wf["jobs"]:
+        for step in _uses(wf, job, "actions/checkout"):
+            assert step.get("with", {}).get("persist-credentials") is False, job
+
+
+def test_permissions_are_least_privilege(wf: dict[str, Any]) -> None:
+    assert wf["permissions"] == {}, "nothing at the top; each job asks for what it needs"
+    for name, job in wf["jobs"].items():
+        assert job.get("permissions") == {"contents": "read"}, name
+
+
+def _zizmor() -> str:
+    exe = Path(sys.executable).with_name("zizmor")
+    found = str(exe) if exe.exists() else shutil.which("zizmor")
+    if found is None:
+        pytest.fail("zizmor is not installed; it is a dev dependency (pip install -e '.[dev]')")
+    return found
+
+
+def _zizmor_run(folder: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("GH_TOKEN", "GITHUB_TOKEN", "ZIZMOR_CONFIG")}
+    return subprocess.run([_zizmor(), "--offline", "--no-progress", "--min-severity", "medium", str(folder)],
+                          capture_output=True, text=True, timeout=300, env=env)
+
+
+def test_zizmor_reports_no_findings() -> None:
+    res = _zizmor_run(WORKFLOWS)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "No findings to report" in res.stdout + res.stderr
+
+
+def test_zizmor_catches_a_regression(tmp_path: Path) -> None:
+    """The check is live: a script expression, a tag pin and a floating image are findings."""
+    folder = tmp_path / ".github" / "workflows"
+    folder.mkdir(parents=True)
+    text = WORKFLOW.read_text()
+    text = text.replace('--build "$BUILD_ID"', "--build ${{ matrix.id }}")
+    text = re.sub(r"actions/download-artifact@[0-9a-f]{40} # v[\d.]+", "actions/download-artifact@v4", text)
+    text = re.sub(r"(manylinux_2_28_x86_64)@sha256:[0-9a-f]{64}", r"\1:latest", text)
+    (folder / "wheels.yml").write_text(text)
+    res = _zizmor_run(folder)
+    out = res.stdout + res.stderr
+    assert res.returncode != 0
+    for audit in ("template-injection", "unpinned-uses", "unpinned-images"):
+        assert audit in out, audit
