@@ -28,10 +28,13 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(python=False)
 def lint(session: nox.Session) -> None:
-    """ruff, mypy --strict, the import contracts (layers, no cycles) and the module size limit."""
+    """ruff, mypy --strict, the import contracts (layers, no cycles), the module size limit and
+    zizmor on the workflows."""
     session.run(sys.executable, "-m", "ruff", "check", ".")
     session.run(sys.executable, "-m", "mypy")
     session.run(str(Path(sys.executable).with_name("lint-imports")))
+    session.run(str(Path(sys.executable).with_name("zizmor")), "--offline", "--min-severity", "medium",
+                ".github/workflows/")
     session.run(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                 "tests/unit/test_architecture.py")
 
