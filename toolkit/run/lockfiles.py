@@ -70,8 +70,8 @@ def compile_lock(
         req.write_text(requirements_in(sources), encoding="utf-8")
         out = Path(tmp) / name
         argv = [str(compile_bin), "--quiet", "--generate-hashes", "--pre", "--strip-extras",
-                "--allow-unsafe", "--no-emit-trusted-host", "--emit-index-url",
-                "--emit-find-links", "--cache-dir", str(Path(tmp) / "cache"),
+                "--allow-unsafe", "--no-emit-trusted-host", "--no-emit-index-url",
+                "--no-emit-find-links", "--cache-dir", str(Path(tmp) / "cache"),
                 "--pip-args", "--no-cache-dir --timeout 15 --retries 1",
                 "--output-file", str(out), str(req)]
         res = run_proc(argv, env=env, cwd=tmp, timeout=3600, check=False)
