@@ -85,7 +85,8 @@ def test_nox_anything_that_needs_the_data_gets_the_error(tmp_path: Path, argv: l
 
 def test_nox_data_free_sessions_are_still_registered(tmp_path: Path) -> None:
     env, needle = broken_data(tmp_path, "unknown-key")
-    for name, doc in (("tests", "Run the toolkit's test suite"), ("lint", "ruff, mypy --strict, the import contracts")):
+    for name, doc in (("tests", "Run the toolkit's test suite"),
+                      ("lint", "ruff, mypy --strict, the import contracts")):
         res = run(env, "-m", "nox", "--usage", name)
         assert res.returncode == 0, res.stderr
         assert doc in res.stdout

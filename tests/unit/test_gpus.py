@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 from toolkit.env import gpus
-from toolkit.env.gpus import Detection, detect, from_kfd, gfx_from_target_version, parse_amd_smi, parse_rocminfo
+from toolkit.env.gpus import (
+    Detection,
+    detect,
+    from_kfd,
+    gfx_from_target_version,
+    parse_amd_smi,
+    parse_rocminfo,
+)
 
 CPU_PROPS = """cpu_cores_count 64
 simd_count 0
