@@ -84,10 +84,11 @@ def _options(data: Mapping[str, Any], environ: Mapping[str, str]) -> Options:
         find_links=tuple(with_credentials(u, environ) or u for u in options.find_links))
 
 
-def reconstruct(data: Mapping[str, Any],
-                environ: Mapping[str, str] | None = None) -> tuple[Plan, Layout]:
+def reconstruct(data: Mapping[str, Any], environ: Mapping[str, str] | None = None, *,
+                layout: Layout | None = None) -> tuple[Plan, Layout]:
     """Plan the build again from the manifest's recorded inputs (never its commands): the
-    build, its options and targets, the sources pinned to the recorded commit."""
+    build, its options and targets, the sources pinned to the recorded commit; in the
+    recorded work folder and cache unless ``layout`` says where."""
     from toolkit.env.host import SystemRocm, discover
     from toolkit.env.rocm import with_system_rocm
     from toolkit.plan.locks import read_locks
@@ -96,8 +97,8 @@ def reconstruct(data: Mapping[str, Any],
     build = _build(data)
     sha = data["source"].get("sha")
     options = _options(data, os.environ if environ is None else environ)
-    env_dir = Path(data["env_dir"])
-    layout = Layout(Path(data["workdir"]), env_dir.parent.parent)
+    if layout is None:
+        layout = Layout(Path(data["workdir"]), Path(data["env_dir"]).parent.parent)
     if sha and not options.source:
         build = dataclasses.replace(build, pkg_version=dataclasses.replace(build.pkg_version,
                                                                            ref=sha))

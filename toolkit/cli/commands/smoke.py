@@ -52,6 +52,16 @@ def run(args: argparse.Namespace) -> int:
     gfx = check_targets(args.gfx) if args.gfx else None  # bad ids: exit 2 before anything
     workdir = Layout.default(args.workdir).root
     target = resolve(workdir, args.build, args.env)
+    if args.env is None and target.manifest_path is not None and \
+            not (target.env_dir / "bin" / "python").exists():
+        import dataclasses
+
+        from toolkit.cli.console import StreamReporter
+        from toolkit.verify.fresh import prepare
+
+        env_dir = prepare(target.manifest_path, Layout.default(args.workdir),
+                          StreamReporter(sys.stderr if args.json else sys.stdout))
+        target = dataclasses.replace(target, env_dir=env_dir)
     # --json: stdout holds the JSON only; progress and pytest's output go to stderr
     outcome = smoke_one(target, gfx, args, out=sys.stderr if args.json else sys.stdout)
     if args.json:
