@@ -53,6 +53,7 @@ def build_env(
     env_bin: str,
     torch_extensions_dir: str,
     host: HostFacts,
+    build_dir: str | None = None,
 ) -> dict[str, str]:
     env = {
         "ROCM_PATH": rocm.root,
@@ -68,6 +69,12 @@ def build_env(
         # reproducible builds: timestamps (setuptools/wheel, compilers) from the commit
         "SOURCE_DATE_EPOCH": "{SOURCE_DATE_EPOCH}",
     }
+    if build_dir:
+        # reproducible builds: the build folder's path never reaches the objects
+        # (debug info, __FILE__), so another work folder gives the same bytes
+        remap = f"-ffile-prefix-map={build_dir}=/build"
+        for var in ("CFLAGS", "CXXFLAGS", "HIPCC_COMPILE_FLAGS_APPEND"):
+            env[var] = remap
     launcher = host.sccache or host.ccache
     if launcher:
         for lang in ("C", "CXX", "HIP"):
