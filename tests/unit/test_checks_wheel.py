@@ -56,7 +56,8 @@ def test_json_shape_and_cli_exit_codes(
     assert doc["ok"] is True
     (w,) = doc["wheels"]
     assert set(w) >= {"path", "name", "version", "tags", "policy", "findings", "libraries"}
-    assert set(w["libraries"][0]) >= {"path", "max_versions", "policy", "gpu_targets", "unresolved", "needed"}
+    lib_keys = {"path", "max_symbol_versions", "policy", "gpu_targets", "unresolved", "needed"}
+    assert set(w["libraries"][0]) >= lib_keys
     bad = make_wheel(tmp_path / "b", "demo", "1.0", "py3-none-any", {"demo/_ext.so": libz})
     assert main(["check", str(bad)]) == 1
     out = capsys.readouterr().out
@@ -164,11 +165,11 @@ def test_zip_bombs_are_refused_and_bounded(
     monkeypatch.setattr(wheelzip, "RATIO_FLOOR", 1 << 20)
     monkeypatch.setattr(wheelzip, "MAX_RATIO", 50)
     r = check_paths([whl])
-    assert "(a zip bomb?)" in messages(r)
+    assert "over the 50:1 limit (a zip bomb?" in messages(r)
     monkeypatch.setattr(wheelzip, "MAX_RATIO", 1100)
     monkeypatch.setattr(wheelzip, "MAX_TOTAL_BYTES", 1 << 20)  # libz fits, the big one does not
     r = check_paths([whl])
-    assert [f.library for f in r.findings if "in all: not inspected" in f.message] == ["demo/bomb.so"]
+    assert [f.library for f in r.findings if "in all (--max-total-size)" in f.message] == ["demo/bomb.so"]
     monkeypatch.setattr(wheelzip, "MAX_TOTAL_BYTES", 32 << 30)
     # a member that inflates to more than it declares is cut at the declared size and fails
     _lie_about_size(whl, "demo/bomb.so", 1 << 16)

@@ -67,8 +67,11 @@ def test_imports_stay_in_core_and_inspect(path: Path) -> None:
 
 
 def test_offload_does_not_import_the_elf_reader() -> None:
-    assert not {m for m in _imports(_tree(PACKAGE / "offload.py")) if m.startswith("toolkit.inspect.elf")}
-    assert "toolkit.inspect.offload" in _imports(_tree(PACKAGE / "elf.py"))
+    """elf -> gpuscan -> offload, one way: the readers below never import the ELF reader."""
+    for low in ("offload.py", "gpuscan.py", "amdgpu.py"):
+        assert not {m for m in _imports(_tree(PACKAGE / low)) if m.startswith("toolkit.inspect.elf")}
+    assert "toolkit.inspect.gpuscan" in _imports(_tree(PACKAGE / "elf.py"))
+    assert "toolkit.inspect.offload" in _imports(_tree(PACKAGE / "gpuscan.py"))
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)

@@ -6,6 +6,8 @@ The processor is ``e_flags & EF_AMDGPU_MACH``; the xnack/sramecc settings are fu
 
 from __future__ import annotations
 
+import struct
+
 # EF_AMDGPU_MACH_* (LLVM BinaryFormat/ELF.h, AMDGPUUsage "AMDGPU EF_AMDGPU_MACH Values").
 AMDGPU_MACH: dict[int, str] = {
     0x20: "gfx600",
@@ -85,3 +87,35 @@ def amdgpu_target(flags: int, abiversion: int) -> str:
     elif abiversion == ELFABIVERSION_AMDGPU_HSA_V3:
         feats = [f for bit, f in ((0x200, "sramecc+"), (0x100, "xnack+")) if flags & bit]
     return ":".join([name, *feats])
+
+
+EM_AMDGPU = 224
+ELFOSABI_AMDGPU_HSA = 64
+ELF64_HEADER = 64
+
+
+def code_object_at(head: bytes | bytearray, room: int) -> tuple[str, int] | None:
+    """(target id, bytes) of an AMDGPU code object whose ELF header starts ``head``, or None.
+
+    Every header field is validated before the object counts (a ``\\x7fELF`` inside other
+    data is not a code object): 64-bit little-endian ELF version 1 for the HSA OS ABI,
+    e_machine EM_AMDGPU, a shared object or relocatable, header and table entry sizes as
+    the ELF64 format has them, and section/program header tables inside the ``room`` bytes
+    left (its size is the end of the furthest table).
+    """
+    if len(head) < ELF64_HEADER or bytes(head[:4]) != b"\x7fELF":
+        return None
+    if head[4] != 2 or head[5] != 1 or head[6] != 1 or head[7] != ELFOSABI_AMDGPU_HSA:
+        return None
+    e_type, machine, version = struct.unpack_from("<HHI", head, 16)
+    if machine != EM_AMDGPU or e_type not in (1, 3) or version != 1:
+        return None
+    phoff, shoff, flags, ehsize, phentsize, phnum, shentsize, shnum = struct.unpack_from(
+        "<QQIHHHHH", head, 32
+    )
+    if ehsize != ELF64_HEADER or (phnum and phentsize != 56) or (shnum and shentsize != 64):
+        return None
+    end = max(ELF64_HEADER, phoff + phnum * phentsize, shoff + shnum * shentsize)
+    if end > room or (phnum and phoff < ELF64_HEADER) or (shnum and shoff < ELF64_HEADER):
+        return None
+    return amdgpu_target(flags, head[8]), end

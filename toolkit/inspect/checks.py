@@ -28,6 +28,8 @@ from toolkit.inspect.policy import Policy, get_policy
 from toolkit.inspect.report import Finding, LibraryResult, Report, WheelResult
 from toolkit.inspect.resolver import Resolver, with_libraries
 from toolkit.inspect.symbols import Unresolved
+from toolkit.inspect.variants import content_key, identical_findings, redundant_variant
+from toolkit.inspect.wheelzip import Budget, WheelZip
 
 # ``load_file`` and ``code_runs_on`` are re-exported for the smoke suite (smoke_tests/),
 # which imports them from here.
@@ -43,18 +45,20 @@ def check_paths(
     required_symbols: Sequence[str] = (),
     allow_bundled: Sequence[str] = (),
     jobs: int | None = None,
+    budget: Budget | None = None,
 ) -> Report:
     """Check wheels, folders of libraries or single libraries; never prints.
 
     ``targets`` are GPU target ids every GPU library must carry code for (family names are
-    expanded by the caller). Bad requests (missing paths, unreadable archives, policy
-    names) raise ``UsageError`` before anything is inspected; problems found in the inputs
-    are ``Finding``s in the report.
+    expanded by the caller); an input without any GPU code fails for each of them.
+    ``budget`` bounds what a wheel may make us inflate. Bad requests (missing paths,
+    unreadable archives, policy names) raise ``UsageError`` before anything is inspected;
+    problems found in the inputs are ``Finding``s in the report.
     """
     if not paths:
         raise UsageError("nothing to check: give at least one wheel, folder or library")
     req_policy = get_policy(policy) if policy else None
-    inputs = [open_input(p) for p in paths]
+    inputs = [open_input(p, budget) for p in paths]
     resolver = Resolver(with_libraries(with_paths))
     pending: list[Unresolved] = []
     try:
@@ -63,6 +67,7 @@ def check_paths(
             if inp.wheel is not None:
                 collect_wheel(inp, inp.wheel, jobs)
                 check_metadata(inp.result, inp.wheel)
+                inp.result.content_key = _content_key(inp, inp.wheel)
             else:
                 collect_dir(inp)
             pending += _check_libraries(inp, resolver, targets, allow_bundled)
@@ -74,13 +79,31 @@ def check_paths(
     symbols.report_unresolved(pending, demangled)
     for inp in inputs:
         _finish(inp, required_symbols, cands[inp.path], demangled, req_policy)
+    identical_findings([inp.result for inp in inputs])
+    for inp in inputs:
+        inp.result.findings.sort(key=lambda x: (_RANK[x.severity], x.check, x.cause or "", x.library or ""))
     return Report([inp.result for inp in inputs])
+
+
+_RANK = {"error": 0, "warning": 1, "info": 2}
 
 
 def _kind(info: ElfInfo) -> str:
     if info.is_gpu_code_object:
         return "gpu-code-object"
     return {1: "object", 2: "executable", 3: "shared-library"}.get(info.type, "other")
+
+
+def _content_key(inp: Input, wz: WheelZip) -> str | None:
+    res = inp.result
+    if res.name is None or None in inp.digests.values():
+        return None
+    meta = next((i for i in wz.members if i.filename.endswith(".dist-info/METADATA")), None)
+    try:
+        text = wz.read_small(meta) if meta is not None else None
+    except UsageError:
+        return None
+    return content_key(res.name, inp.digests, text)
 
 
 def _check_libraries(
@@ -92,30 +115,38 @@ def _check_libraries(
     own_files = {posixpath.basename(n) for n in inp.index}
     project = canonicalize_name(res.name) if res.name else ""
     code_objects: list[str] = []
+    hosts: list[tuple[str, ElfInfo]] = []
     f = res.findings
     for lib in inp.libs:
         if lib.info is None:
             res.libraries.append(LibraryResult(lib.path, "unreadable"))
-            msg = f"{lib.path}: corrupt or unreadable ELF ({lib.error})"
-            f.append(Finding("elf", "error", lib.path, msg))
+            msg = f"{lib.path}: corrupt or unreadable ELF ({lib.error}): it cannot be judged"
+            f.append(Finding("elf", "error", lib.path, msg, cause="corrupt or unreadable ELF"))
             continue
         info = lib.info
+        code, where = gpu.library_code(info.gpu_code, lib.path)
         lr = LibraryResult(
-            lib.path, _kind(info), needed=list(info.needed), gpu_targets=list(info.gpu_targets)
+            lib.path, _kind(info), needed=list(info.needed), gpu_targets=list(info.gpu_targets),
+            gpu_code=code, gpu_where=where,
         )
         res.libraries.append(lr)
         inp.pairs.append((lib, lr))
         for prob in info.problems:
-            f.append(Finding("elf", "warning", lib.path, f"{lib.path}: {prob}"))
+            f.append(Finding("elf", "error", lib.path, f"{lib.path}: {prob}", cause="ELF cannot be judged"))
+        for prob in info.gpu_problems:
+            f.append(Finding("gpu-code", "error", lib.path, f"{lib.path}: {prob}",
+                             cause="GPU code present but unreadable"))
         if info.is_gpu_code_object:
             code_objects.extend(info.gpu_targets)
             continue
-        manylinux.library_policy(lr, info, own_files)
-        f.extend(hygiene.rpath_findings(lib.path, info))
+        unjudged = manylinux.library_policy(lr, info, own_files)
+        if unjudged is not None:
+            f.append(unjudged)
+        hosts.append((lib.path, info))
         if inp.wheel is not None:
             f.extend(hygiene.bundled_findings(lib.path, project, allow))
         f.extend(gpu.library_findings(lib.path, info.gpu_targets, targets))
-        if info.type == ET_REL:  # relocatable objects are not loaded
+        if info.type == ET_REL or not info.has_sections:  # not loaded / nothing to resolve
             continue
         order, missing, by_name = resolver.closure(lib, inp.index)
         lr.missing = [m for m, _ in missing]
@@ -124,14 +155,21 @@ def _check_libraries(
                 f"needed library {name} not found (needed by {needer}); its symbols were not "
                 "checked (pass --with DIR holding it)"
             )
-            f.append(Finding("missing-library", "error", lib.path, msg))
+            f.append(Finding("missing-library", "error", lib.path, msg, cause=f"needs {name}, not found"))
         bad_versions, version_findings = symbols.version_need_findings(lib, info, by_name)
         f.extend(version_findings)
         if missing:
             continue
         undefined = symbols.undefined_symbols(info, order[1:], bad_versions)
         out.append(Unresolved(res, lib, lr, undefined))
+    f.extend(hygiene.rpath_findings(hosts, inp.wheel is not None))
     f.extend(gpu.code_object_findings(code_objects, targets))
+    what = "this wheel" if inp.wheel is not None else str(inp.path)
+    f.extend(gpu.no_gpu_code_findings(targets, res.libraries, what))
+    res.gpu = gpu.wheel_code(res.libraries)
+    res.built_against = gpu.built_against(res.libraries, hygiene.ROCM_LIBS)
+    if inp.wheel is not None:
+        f.extend(redundant_variant(res))
     return out
 
 
@@ -142,9 +180,8 @@ def _finish(
     demangled: dict[str, str],
     req_policy: Policy | None,
 ) -> None:
-    """The wheel-level rules that need every library's results, then the findings' order."""
+    """The wheel-level rules that need every library's results."""
     res = inp.result
     res.findings.extend(symbols.required_findings(inp.path.name, required_symbols, cands, demangled))
     own_files = {posixpath.basename(n) for n in inp.index}
     manylinux.check_policy(res, inp.pairs, own_files, is_wheel=inp.wheel is not None, required=req_policy)
-    res.findings.sort(key=lambda x: (x.severity != "error", x.check, x.library or ""))

@@ -1,8 +1,10 @@
 """A compact ELF reader: exactly what the wheel checks need, nothing more.
 
 It reads the ELF header, the section headers and the dynamic-linking sections
-(``.dynsym``, ``.dynstr``, ``.gnu.version*``, ``.dynamic``) and hands ``.hip_fatbin`` to
-:mod:`toolkit.inspect.offload`. Data comes from an :class:`Image`: a whole file (bytes or mmap) or
+(``.dynsym``, ``.dynstr``, ``.gnu.version*``, ``.dynamic``), and names the sections that
+may hold GPU code (:func:`scan_ranges`) for :mod:`toolkit.inspect.gpuscan`.
+
+Data comes from an :class:`Image`: a whole file (bytes or mmap) or
 a *sparse* image holding only some byte ranges of a member still compressed in a wheel.
 When a sparse image lacks a range, parsing raises :class:`NeedRanges` listing every range
 it needs, so the caller can inflate once more and retry.
@@ -20,12 +22,16 @@ from dataclasses import dataclass, field
 
 from toolkit.inspect.amdgpu import amdgpu_target
 from toolkit.inspect.errors import ElfError as ElfError
-from toolkit.inspect.offload import gpu_targets, parse_fatbin
+from toolkit.inspect.gpuscan import CodeObject, ScanRange
 
 ELF_MAGIC = b"\x7fELF"
 EM_AMDGPU = 224
 SHT_DYNAMIC, SHT_NOBITS, SHT_DYNSYM = 6, 8, 11
 SHT_VERDEF, SHT_VERNEED, SHT_VERSYM = 0x6FFFFFFD, 0x6FFFFFFE, 0x6FFFFFFF
+# tables and unwind data the loader or the linker reads; never GPU code
+NOT_SCANNED = frozenset({0, 2, 3, 4, 5, 6, 8, 9, 11, 17, 18, 19, 0x6FFFFFF6, 0x70000001,
+                         SHT_VERDEF, SHT_VERNEED, SHT_VERSYM})
+SHF_ALLOC, SHF_EXECINSTR = 0x2, 0x4
 DT_NEEDED, DT_SONAME, DT_RPATH, DT_RUNPATH = 1, 14, 15, 29
 STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE = 1, 2, 10
 ET_REL, ET_EXEC, ET_DYN = 1, 2, 3
@@ -114,6 +120,7 @@ class Section:
     link: int
     info: int
     entsize: int
+    flags: int = 0
 
 
 @dataclass
@@ -135,13 +142,19 @@ class ElfInfo:
     defined_versions: dict[bytes, tuple[str, ...]] = field(default_factory=dict)
     has_versym: bool = False
     has_sections: bool = True
-    gpu_targets: tuple[str, ...] = ()  # from .hip_fatbin bundles or, for code objects, e_flags
-    fatbin_range: tuple[int, int] | None = None  # (offset, size) still to stream (sparse)
-    problems: list[str] = field(default_factory=list)  # non-fatal parse problems
+    gpu_code: tuple[CodeObject, ...] = ()  # every device code object found
+    scan: tuple[ScanRange, ...] = ()  # sections still to scan for GPU code (then cleared)
+    problems: list[str] = field(default_factory=list)  # what could not be judged: errors
+    gpu_problems: list[str] = field(default_factory=list)  # GPU sections that are unreadable
 
     @property
     def is_gpu_code_object(self) -> bool:
         return self.machine == EM_AMDGPU
+
+    @property
+    def gpu_targets(self) -> tuple[str, ...]:
+        """Distinct targets of the GPU code, sorted (``gfx908:xnack-``, ``gfx90a``)."""
+        return tuple(sorted({c.target for c in self.gpu_code}))
 
 
 def is_elf(head: bytes | memoryview) -> bool:
@@ -230,8 +243,25 @@ def read_sections(img: Image, hdr: Header) -> list[Section]:
     for r in raw:
         name = _cstr(names, r[0]).decode("utf-8", "replace") if names else ""
         size = 0 if r[1] == SHT_NOBITS else r[5]
-        out.append(Section(name, r[1], r[4], size, r[6], r[7], r[9]))
+        out.append(Section(name, r[1], r[4], size, r[6], r[7], r[9], r[2]))
     return out
+
+
+def scan_ranges(sections: Iterable[Section], file_size: int) -> tuple[ScanRange, ...]:
+    """Sections that may hold GPU code: ``.hip_fatbin`` and every other loaded section that
+    is neither machine code nor a table the loader reads (non-loaded sections such as debug
+    info cannot be used at run time). Raises ``ElfError`` for one lying past the end."""
+    out = []
+    for s in sections:
+        fatbin = s.name == FATBIN_SECTION
+        if not s.size or s.type in NOT_SCANNED or s.flags & SHF_EXECINSTR:
+            continue
+        if not fatbin and not s.flags & SHF_ALLOC:
+            continue
+        if s.offset + s.size > file_size:
+            raise ElfError(f"truncated or corrupt ELF: section {s.name or '?'} lies past the end")
+        out.append(ScanRange(s.name, s.offset, s.size))
+    return tuple(sorted(out, key=lambda r: r.offset))
 
 
 def _cstr(table: bytes, offset: int) -> bytes:
@@ -250,12 +280,15 @@ def parse_elf(img: Image) -> ElfInfo:
     hdr = parse_header(img)
     info = ElfInfo(machine=hdr.machine, elf_class=hdr.elf_class, type=hdr.type, flags=hdr.flags)
     if hdr.machine == EM_AMDGPU:
-        info.gpu_targets = (amdgpu_target(hdr.flags, hdr.abiversion),)
+        info.gpu_code = (CodeObject(amdgpu_target(hdr.flags, hdr.abiversion), img.size, "file"),)
         return info
     sections = read_sections(img, hdr)
     if not sections:
         info.has_sections = False
-        info.problems.append("no section headers: dynamic symbols were not read")
+        info.problems.append(
+            "no section headers: its symbols, versions and GPU code cannot be read, so it "
+            "cannot be judged"
+        )
         return info
     by_type: dict[int, Section] = {}
     for s in sections:
@@ -281,17 +314,7 @@ def parse_elf(img: Image) -> ElfInfo:
         versym = by_type.get(SHT_VERSYM)
         versym_raw = data(versym) if versym else b""
         _read_symbols(info, data(dynsym), strtab, versym_raw, hdr, need_idx, def_idx)
-    fat = next((s for s in sections if s.name == FATBIN_SECTION and s.type != SHT_NOBITS), None)
-    if fat is not None and fat.size:
-        if fat.offset + fat.size > img.size:
-            raise ElfError(f"truncated or corrupt ELF: {FATBIN_SECTION} lies past the end")
-        if img.has(fat.offset, fat.size):
-            try:
-                info.gpu_targets = gpu_targets(parse_fatbin(img.view(fat.offset, fat.size)))
-            except ElfError as err:
-                info.problems.append(f"{FATBIN_SECTION}: {err}")
-        else:
-            info.fatbin_range = (fat.offset, fat.size)
+    info.scan = scan_ranges(sections, img.size)
     return info
 
 
@@ -308,10 +331,10 @@ def _read_dynamic(info: ElfInfo, raw: bytes, strtab: bytes, hdr: Header) -> None
             needed.append(_str(strtab, val))
         elif tag == DT_SONAME:
             info.soname = _str(strtab, val)
-        elif tag == DT_RPATH:
-            rpath += [p for p in _str(strtab, val).split(":") if p]
+        elif tag == DT_RPATH:  # empty elements are kept: ld.so reads them as the cwd
+            rpath += _str(strtab, val).split(":")
         elif tag == DT_RUNPATH:
-            runpath += [p for p in _str(strtab, val).split(":") if p]
+            runpath += _str(strtab, val).split(":")
     info.needed, info.rpath, info.runpath = tuple(needed), tuple(rpath), tuple(runpath)
 
 
@@ -411,5 +434,13 @@ def _read_symbols(
 
 
 def read_elf_bytes(data: bytes | bytearray | memoryview) -> ElfInfo:
-    """Parse a whole in-memory ELF file."""
-    return parse_elf(Image.whole(data))
+    """Parse a whole in-memory ELF file, GPU code included."""
+    from toolkit.inspect.gpuscan import scan
+
+    view = memoryview(data)
+    info = parse_elf(Image.whole(view))
+    if info.scan:
+        found = scan(info.scan, lambda a, b: [bytes(view[a:b])])
+        info.gpu_code, info.scan = tuple(found.objects), ()
+        info.gpu_problems += found.problems
+    return info

@@ -1,12 +1,23 @@
-"""GPU code: does every GPU library (and the standalone code objects) run on each target?"""
+"""GPU code: which libraries carry it, for which targets, and does it run on each target
+asked for (``--gfx``)? Also what a wheel was built against (HIP runtime, torch, ROCm libraries).
+
+A *GPU library* is a host library carrying device code (offload bundles or raw AMDGPU code
+objects, wherever they are stored); standalone code objects (``.hsaco``/``.co`` or any
+AMDGPU ELF member) count too. ``--gfx`` on an input with no GPU code at all fails for every
+target: a CPU-only build cannot pass a GPU gate.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from toolkit.core.errors import UsageError
-from toolkit.core.gfx import TargetId, parse_target, runs_on
-from toolkit.inspect.report import Finding
+from toolkit.core.gfx import TargetId, parse_target, runs_on, sort_key
+from toolkit.inspect.gpuscan import CodeObject
+from toolkit.inspect.report import Finding, LibraryResult, TargetCode
 
 # generic processors (LLVM AMDGPUUsage "Generic processors") -> the processors they run on
 GENERIC_TARGETS = {
@@ -52,6 +63,7 @@ def library_findings(path: str, carried: Sequence[str], targets: Sequence[Target
             path,
             f"{path} has no code object for {t} (carries {', '.join(carried)}); it would fail "
             "with hipErrorNoBinaryForGpu on that GPU",
+            cause=f"no code object for {t}",
         )
         for t in targets
         if not any(code_runs_on(c, t) for c in carried)
@@ -68,7 +80,75 @@ def code_object_findings(carried: Sequence[str], targets: Sequence[TargetId]) ->
             "error",
             None,
             f"no standalone code object (.co/.hsaco) for {t}; they cover {', '.join(sorted(set(carried)))}",
+            cause=f"no code object for {t}",
         )
         for t in targets
         if not any(code_runs_on(c, t) for c in carried)
     ]
+
+
+def no_gpu_code_findings(
+    targets: Sequence[TargetId], libraries: Sequence[LibraryResult], what: str
+) -> list[Finding]:
+    """``--gfx`` on an input without any GPU code: one error per target, saying why."""
+    if not targets or any(lib.gpu_code for lib in libraries):
+        return []
+    host = [lib for lib in libraries if lib.kind not in ("unreadable", "gpu-code-object")]
+    hip = [lib.path for lib in host if any(n.startswith("libamdhip64.so") for n in lib.needed)]
+    if not host:
+        why = "it has no native library and no code object"
+    elif hip:
+        why = (f"none of its {len(host)} native libraries carries device code, though "
+               f"{len(hip)} link the HIP runtime (host-only HIP, or device code stripped)")
+    else:
+        why = f"none of its {len(host)} native libraries carries device code or links HIP (a CPU-only build?)"
+    return [
+        Finding("gpu-targets", "error", None,
+                f"no GPU code for {t} in {what}: {why}; it would fail with hipErrorNoBinaryForGpu",
+                cause=f"no GPU code for {t}")
+        for t in targets
+    ]
+
+
+def library_code(objects: Iterable[CodeObject], path: str) -> tuple[dict[str, TargetCode], list[str]]:
+    """Per target the objects and bytes of one library; where they are stored (its *why*)."""
+    code: dict[str, TargetCode] = {}
+    where: Counter[str] = Counter()
+    for obj in objects:
+        tc = code.setdefault(obj.target, TargetCode([path]))
+        tc.code_objects += 1
+        tc.bytes += obj.size
+        where[obj.where] += 1
+    ordered = {t: code[t] for t in sorted(code, key=sort_key)}
+    return ordered, [f"{n} code object{'s' * (n != 1)} in {w}" for w, n in where.most_common()]
+
+
+def wheel_code(libraries: Iterable[LibraryResult]) -> dict[str, TargetCode]:
+    """Per target, sorted by family then number: its libraries, code objects and bytes."""
+    out: dict[str, TargetCode] = {}
+    for lib in libraries:
+        for target, tc in lib.gpu_code.items():
+            agg = out.setdefault(target, TargetCode())
+            agg.libraries.append(lib.path)
+            agg.code_objects += tc.code_objects
+            agg.bytes += tc.bytes
+    return {t: out[t] for t in sorted(out, key=sort_key)}
+
+
+_HIP = re.compile(r"^libamdhip64\.so\.([0-9]+)$")
+_TORCH = ("libtorch.so", "libtorch_cpu.so", "libc10.so", "libtorch_python.so")
+_TORCH_HIP = ("libc10_hip.so", "libtorch_hip.so")
+
+
+def built_against(libraries: Iterable[LibraryResult], rocm_libs: Sequence[str]) -> dict[str, Any]:
+    """What the host libraries were linked against: HIP runtime (so ROCm N), torch, ROCm libs."""
+    needed = {n for lib in libraries if lib.kind != "gpu-code-object" for n in lib.needed}
+    majors = sorted({int(m.group(1)) for n in needed if (m := _HIP.match(n))})
+    rocm = sorted(n for n in needed if n.split(".so")[0] in rocm_libs and not n.startswith("libamdhip64"))
+    return {
+        "hip_runtime": sorted(n for n in needed if n.startswith("libamdhip64.so")),
+        "rocm_major": majors[0] if len(majors) == 1 else (majors or None),
+        "torch": any(n in needed for n in _TORCH + _TORCH_HIP),
+        "torch_hip": any(n in needed for n in _TORCH_HIP),
+        "rocm_libraries": rocm,
+    }

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 
 from toolkit.inspect.elf import ElfInfo
-from toolkit.inspect.report import Finding
+from toolkit.inspect.report import Finding, Severity
 
 # library names (without ``.so``) that only torch / ROCm may ship
 TORCH_LIBS = tuple(
@@ -24,22 +24,68 @@ ROCM_LIBS = tuple(
 )
 _BUNDLED = re.compile(r"^(" + "|".join(map(re.escape, TORCH_LIBS + ROCM_LIBS)) + r")(?:[.-]|$)")
 UNSAFE_RPATH = re.compile(r"^(/tmp|/var/tmp|/home|/root|/build|/workspace|/__w|/github|/io)(/|$)")
+# pip-installed packages whose lib/ folders extensions link against on purpose
+_LAYOUT_PKG = r"(_rocm_sdk_[a-z0-9_]+|rocm_sdk[a-z0-9_]*|torch|nvidia/[a-z0-9_]+)"
+SITE_LAYOUT = re.compile(r"(^|/)(site|dist)-packages/" + _LAYOUT_PKG + r"(/|$)")
+SIBLING_LAYOUT = re.compile(r"^" + _LAYOUT_PKG + r"(/|$)")
+SYSTEM_ROCM = re.compile(r"^/opt/rocm(-[0-9.]+)?(/|$)")
+
+# classification -> (severity, what it means)
+_KINDS: dict[str, tuple[Severity, str]] = {
+    "empty": ("error", "an empty element: ld.so searches the current directory there"),
+    "relative": ("error", "relative to the current directory, not to $ORIGIN"),
+    "build": ("error", "a build-machine path leaks into the wheel"),
+    "outside": ("warning", "an absolute path outside the wheel (libraries there would load on users' "
+                "machines)"),
+    "leaves": ("warning", "$ORIGIN-relative but leaves the wheel for a folder no known package installs"),
+    "sibling": ("info", "install layout: a pip-installed package next to this one (ROCm SDK, torch)"),
+    "site": ("info", "install layout: a pip-installed ROCm SDK/torch in one interpreter's site-packages"),
+    "rocm": ("info", "install layout: the system ROCm install (/opt/rocm)"),
+}
 
 
-def rpath_findings(path: str, info: ElfInfo) -> list[Finding]:
-    """RPATH/RUNPATH entries not relative to $ORIGIN: errors for build-machine or relative
-    paths, warnings for other absolute ones."""
+def classify_rpath(entry: str, lib_path: str, in_wheel: bool) -> str | None:
+    """What an RPATH/RUNPATH entry of ``lib_path`` is; None when it stays inside the input."""
+    if not entry:
+        return "empty"
+    if entry.startswith(("$ORIGIN", "${ORIGIN}")):
+        if not in_wheel:
+            return None
+        rest = entry.replace("${ORIGIN}", "$ORIGIN")[len("$ORIGIN"):].lstrip("/")
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(lib_path), rest))
+        if not target.startswith("../") and target != "..":
+            return None
+        outside = re.sub(r"^(\.\./)+", "", target)
+        if SIBLING_LAYOUT.match(outside):
+            return "sibling"
+        return "site" if SITE_LAYOUT.search(outside) else "leaves"
+    if not entry.startswith("/"):
+        return "relative"
+    if UNSAFE_RPATH.match(entry):
+        return "build"
+    if SITE_LAYOUT.search(entry):
+        return "site"
+    if SYSTEM_ROCM.match(entry):
+        return "rocm"
+    return "outside"
+
+
+def rpath_findings(libs: Sequence[tuple[str, ElfInfo]], in_wheel: bool) -> list[Finding]:
+    """One finding per distinct RPATH/RUNPATH entry that leaves the input, with its libraries."""
+    users: dict[tuple[str, str, str], list[str]] = {}
+    for path, info in libs:
+        for kind, entries in (("RPATH", info.rpath), ("RUNPATH", info.runpath)):
+            for entry in dict.fromkeys(entries):
+                what = classify_rpath(entry, path, in_wheel)
+                if what is not None:
+                    users.setdefault((what, kind, entry), []).append(path)
     out = []
-    for kind, entries in (("RPATH", info.rpath), ("RUNPATH", info.runpath)):
-        for entry in entries:
-            if entry.startswith(("$ORIGIN", "${ORIGIN}")):
-                continue
-            severe = UNSAFE_RPATH.match(entry) or not entry.startswith("/")
-            msg = (
-                f"{path} has {kind} {entry!r}: not relative to $ORIGIN (a build-machine "
-                "path leaks into the wheel; libraries there would load on users' machines)"
-            )
-            out.append(Finding("rpath", "error" if severe else "warning", path, msg))
+    for (what, kind, entry), paths in users.items():
+        severity, meaning = _KINDS[what]
+        shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+        msg = f"{kind} {entry!r} in {shown}: {meaning}"
+        out.append(Finding("rpath", severity, paths[0] if len(paths) == 1 else None, msg,
+                           cause=f"{kind} {meaning}", libraries=tuple(paths)))
     return out
 
 
@@ -61,4 +107,4 @@ def bundled_findings(path: str, project: str, allow: Sequence[str]) -> list[Find
         f"{path} bundles a {what} library: it must come from the installed {what} "
         f"(or pass --allow-bundled {base.split('.')[0]})"
     )
-    return [Finding("bundled-library", "error", path, msg)]
+    return [Finding("bundled-library", "error", path, msg, cause=f"bundles a {what} library")]

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolkit.core.errors import UsageError
-from toolkit.inspect import wheelzip
 from toolkit.inspect.elf import is_elf
 from toolkit.inspect.errors import ElfError
-from toolkit.inspect.members import load_file, load_members
+from toolkit.inspect.members import load_file, read_members
+from toolkit.inspect.record import algorithm, read_record, record_findings
 from toolkit.inspect.report import Finding, LibraryResult, WheelResult
 from toolkit.inspect.resolver import Lib
-from toolkit.inspect.wheelzip import MemberError, WheelZip
+from toolkit.inspect.wheelzip import Budget, WheelZip
 
 _NOT_ELF = "%s is named like a library but is not an ELF file"
 
@@ -34,13 +34,14 @@ class Input:
     result: WheelResult = field(default_factory=lambda: WheelResult(""))
     names: list[str] = field(default_factory=list)  # every member / file name
     pairs: list[tuple[Lib, LibraryResult]] = field(default_factory=list)
+    digests: dict[str, str | None] = field(default_factory=dict)  # member -> RECORD-style digest
 
     def close(self) -> None:
         if self.wheel is not None:
             self.wheel.close()
 
 
-def open_input(raw: str | os.PathLike[str]) -> Input:
+def open_input(raw: str | os.PathLike[str], budget: Budget | None = None) -> Input:
     """A wheel (opened, not yet read), a folder or an ELF file; anything else is a UsageError."""
     p = Path(raw)
     if p.is_dir():
@@ -50,7 +51,7 @@ def open_input(raw: str | os.PathLike[str]) -> Input:
     with open(p, "rb") as f:
         head = f.read(4)
     if head.startswith(b"PK"):
-        return Input(p, WheelZip.open(p))
+        return Input(p, WheelZip.open(p, budget))
     if is_elf(head):
         return Input(p, None)
     raise UsageError(f"{p}: not a wheel, a directory or an ELF file")
@@ -62,43 +63,55 @@ def looks_native(name: str) -> bool:
 
 
 def collect_wheel(inp: Input, wz: WheelZip, jobs: int | None) -> None:
-    """Read the ELF members of a wheel (within the archive's inflation budget)."""
+    """Read every member of a wheel once (within its budget): RECORD verified, ELF parsed."""
     res = inp.result
     for prob in wz.problems:
-        res.findings.append(Finding("archive", "error", prob.member, prob.message))
+        res.findings.append(Finding("archive", "error", prob.member, prob.message, cause="unsafe archive"))
     if not wz.zf.infolist():
         res.findings.append(Finding("archive", "error", None, "empty wheel: the archive holds no files"))
-    candidates: list[zipfile.ZipInfo] = []
-    budget = wheelzip.MAX_TOTAL_BYTES
+    entries, rec_findings = read_record(wz)
+    res.findings += rec_findings
+    algos = {n: algorithm(e) for n, e in entries.items()} if entries else {}
+    todo: list[zipfile.ZipInfo] = []
+    seen: dict[str, tuple[str | None, int]] = {}
+    unread: set[str] = set()
+    left = wz.budget.total
     for info in wz.members:
         inp.names.append(info.filename)
-        try:
-            head = wz.sniff(info)
-        except MemberError as err:
-            res.findings.append(Finding("archive", "error", info.filename, str(err)))
+        why = wz.bomb_check(info)
+        if why is None and info.file_size > left:
+            why = (
+                f"{info.filename}: the archive's members declare more than {left} inflated bytes "
+                "in all (--max-total-size): not inspected"
+            )
+        if why:
+            res.findings.append(Finding("archive", "error", info.filename, why, cause="over the size budget"))
+            seen[info.filename] = (None, info.file_size)
+            unread.add(info.filename)
             continue
-        if is_elf(head):
-            why = wz.bomb_check(info)
-            if why is None and info.file_size > budget:
-                why = (
-                    f"{info.filename}: the archive's ELF members declare more than "
-                    f"{wheelzip.MAX_TOTAL_BYTES} inflated bytes in all: not inspected"
-                )
-            if why:
-                res.findings.append(Finding("archive", "error", info.filename, why))
-            else:
-                budget -= info.file_size
-                candidates.append(info)
+        left -= info.file_size
+        todo.append(info)
+    res.members = len(wz.members)
+    for info, r in zip(todo, read_members(wz, todo, algos, jobs), strict=True):
+        seen[info.filename] = (r.digest, r.size)
+        inp.digests[info.filename] = r.digest
+        if r.error:
+            bad = Finding("archive", "error", info.filename, r.error, cause="unreadable member")
+            res.findings.append(bad)
+            unread.add(info.filename)
+            continue
+        if r.is_elf:
+            origin = "wheel:" + posixpath.dirname(info.filename)
+            lib = Lib(info.filename, origin, r.elf, r.elf_error)
+            inp.libs.append(lib)
+            inp.index[info.filename] = lib
         elif looks_native(info.filename):
-            res.findings.append(Finding("elf", "error", info.filename, _NOT_ELF % info.filename))
-    for info, loaded in zip(candidates, load_members(wz, candidates, jobs), strict=True):
-        origin = "wheel:" + posixpath.dirname(info.filename)
-        if isinstance(loaded, str):
-            lib = Lib(info.filename, origin, None, loaded)
-        else:
-            lib = Lib(info.filename, origin, loaded)
-        inp.libs.append(lib)
-        inp.index[info.filename] = lib
+            msg = _NOT_ELF % info.filename
+            res.findings.append(
+                Finding("elf", "error", info.filename, msg, cause="named like a library, not ELF")
+            )
+    if entries is not None:
+        res.findings += record_findings(entries, seen, unread)
 
 
 def collect_dir(inp: Input) -> None:

@@ -30,39 +30,52 @@ def _external_versions(info: ElfInfo, own_files: set[str]) -> list[str]:
     return [v for file, vs in info.version_needs.items() if file not in own_files for v in vs]
 
 
-def library_policy(lr: LibraryResult, info: ElfInfo, own_files: set[str]) -> None:
-    """Fill in a host library's highest versions per prefix and its best policy."""
+def library_policy(lr: LibraryResult, info: ElfInfo, own_files: set[str]) -> Finding | None:
+    """Fill in a host library's highest versions per prefix and its best policy; a library
+    of an architecture no policy knows cannot be judged (an error)."""
     versions = _external_versions(info, own_files)
     lr.max_versions = max_versions(versions)
     arch = ARCH_OF_MACHINE.get(info.machine)
-    if arch:
-        lr.policy = best_policy(versions, arch).name
+    if arch is None:
+        msg = (f"{lr.path} is ELF for machine {info.machine}, which no manylinux policy covers: "
+               "its policy cannot be judged")
+        return Finding("policy", "error", lr.path, msg, cause="unknown ELF machine: cannot be judged")
+    lr.policy = best_policy(versions, arch).name
+    return None
 
 
-def claimed_policy(tags: Iterable[str]) -> Policy | None:
-    """The highest-priority policy the wheel's platform tags claim (None if none)."""
+def claimed_policy(tags: Iterable[str]) -> tuple[Policy | None, list[Finding]]:
+    """The highest-priority policy the wheel's platform tags claim (None if none), and an
+    error for each manylinux tag that cannot be judged."""
     claimed: Policy | None = None
-    for plat in {t.split("-")[-1] for t in tags}:
+    problems: list[Finding] = []
+    for plat in sorted({t.split("-")[-1] for t in tags}):
         for part in plat.split("."):
-            pol = policy_for_tag(part)
+            try:
+                pol = policy_for_tag(part)
+            except UsageError as err:
+                problems.append(Finding("platform-tag", "error", None, f"tag {part}: {err}",
+                                        cause="platform tag cannot be judged"))
+                continue
             if pol and (claimed is None or pol.priority > claimed.priority):
                 claimed = pol
-    return claimed
+    return claimed, problems
 
 
 def platform_tag_findings(res: WheelResult) -> list[Finding]:
     """Native code in a ``-any`` wheel (error); a platform tag without native code (warning)."""
     if not res.tags:
         return []
-    native = [lr for lr in res.libraries if lr.kind != "unreadable"]
+    native = [lr for lr in res.libraries if lr.kind not in ("unreadable", "gpu-code-object")]
     platforms = {t.split("-")[-1] for t in res.tags}
     out = []
     if platforms == {"any"} and native:
         msg = f"native code ({native[0].path}) in a wheel tagged {', '.join(res.tags)}"
-        out.append(Finding("platform-tag", "error", None, msg))
+        out.append(Finding("platform-tag", "error", None, msg, cause="native code in a -any wheel"))
     if "any" not in platforms and not native:
+        what = "no host code (only GPU code objects)" if res.libraries else "no native code"
         msg = (
-            f"no native code, yet tagged {', '.join(sorted(platforms))}: a redundant "
+            f"{what}, yet tagged {', '.join(sorted(platforms))}: a redundant "
             "platform variant (a py3-none-any wheel would do)"
         )
         out.append(Finding("platform-tag", "warning", None, msg))
@@ -81,7 +94,8 @@ def check_policy(
 
     ``required`` (``--policy``) takes the place of the policy the platform tags claim.
     """
-    claimed = claimed_policy(res.tags)
+    claimed, problems = claimed_policy(res.tags)
+    res.findings.extend(problems)
     if is_wheel:
         res.findings.extend(platform_tag_findings(res))
     want = required if required is not None else claimed
@@ -126,4 +140,4 @@ def _violation(
         f"{path} needs {needs}, which {target.name} ({why}) does not allow "
         f"(it allows up to {allows}); the library's symbols need {needs_policy}"
     )
-    return Finding("policy", "error", path, msg)
+    return Finding("policy", "error", path, msg, cause=f"needs more than {target.name} allows")

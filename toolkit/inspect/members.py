@@ -1,70 +1,59 @@
-"""Reading ELF files: members of a wheel (inflated in place) and files on disk (mmap).
+"""Reading wheel members (in place) and files on disk (mmap) into what the checks need.
 
-Only ELF members are inflated, each in one streaming pass that keeps just the byte ranges
-the ELF reader needs (more passes only when it asks for more), in a process pool when
-there is enough to do; a ``.hip_fatbin`` section is streamed through the offload reader
-and never held in memory.
+Every member of a wheel is inflated exactly once in full (:func:`read_member`): that pass
+hashes it for the RECORD rule, checks its CRC and size, and, for an ELF member, keeps only
+the byte ranges the ELF reader needs. Later reads (more ELF ranges, the sections scanned
+for GPU code) go through the inflater's checkpoints instead of starting over. Members are
+shared out to a process pool when there is enough to do: the largest first, the small ones
+in batches.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import mmap
 import multiprocessing
 import os
 import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 
 from toolkit.core.errors import UsageError
 from toolkit.inspect.elf import (
     ElfInfo,
     Image,
     NeedRanges,
+    is_elf,
     parse_elf,
     parse_header,
     section_table_range,
     segment_ranges,
 )
 from toolkit.inspect.errors import ElfError
-from toolkit.inspect.offload import gpu_targets, read_bundles
-from toolkit.inspect.wheelzip import WheelZip
+from toolkit.inspect.gpuscan import scan
+from toolkit.inspect.inflate import MemberReader
+from toolkit.inspect.wheelzip import Budget, WheelZip
 
 HEAD_KEEP = 16 << 20  # bytes kept from the start of each ELF member while inflating it
 TAIL_KEEP = 1 << 20  # bytes kept before the section header table (section names)
-POOL_MIN_BYTES = 24 << 20  # compressed ELF bytes worth a process pool
+POOL_MIN_BYTES = 24 << 20  # compressed bytes worth a process pool
+BATCH_BYTES = 4 << 20  # compressed bytes of small members handed to a worker at once
 PT_DYNAMIC = 2
 
 
-def _slice(chunks: Iterable[bytes], start: int, end: int) -> Iterator[memoryview]:
-    pos = 0
-    for chunk in chunks:
-        a, b = max(start, pos), min(end, pos + len(chunk))
-        if a < b:
-            yield memoryview(chunk)[a - pos : b - pos]
-        pos += len(chunk)
-        if pos >= end:
-            return
+@dataclass
+class MemberResult:
+    """One member read: its digest and size (for RECORD), and its ELF facts if it is ELF."""
 
-
-def _inflate(
-    wz: WheelZip, info: zipfile.ZipInfo, ranges: list[tuple[int, int]], *, full: bool
-) -> list[tuple[int, bytearray]]:
-    """One streaming pass over a member, keeping ``ranges`` (grown from the ELF header)."""
-    held: dict[tuple[int, int], bytearray] = {r: bytearray() for r in ranges}
-    stop = None if full else max(b for _, b in ranges)
-    pos, first = 0, full
-    for chunk in wz.stream(info, stop=stop):
-        if first:
-            first = False
-            for r in _header_ranges(chunk, info.file_size):
-                held.setdefault(r, bytearray())
-        end = pos + len(chunk)
-        view = memoryview(chunk)
-        for (a, b), buf in held.items():
-            if a < end and b > pos:
-                buf += view[max(a, pos) - pos : min(b, end) - pos]
-        pos = end
-    return [(a, buf) for (a, _), buf in held.items() if buf]
+    name: str
+    digest: str | None = None  # "sha256=<urlsafe b64>", in the algorithm RECORD asked for
+    size: int = 0
+    error: str | None = None  # the member could not be read (archive damage, budget)
+    is_elf: bool = False
+    elf: ElfInfo | None = None
+    elf_error: str | None = None  # ELF that cannot be parsed
 
 
 def _header_ranges(first: bytes, size: int) -> list[tuple[int, int]]:
@@ -81,39 +70,87 @@ def _header_ranges(first: bytes, size: int) -> list[tuple[int, int]]:
     return [(a, min(b, size)) for a, b in out if a < b]
 
 
-def load_member(wz: WheelZip, info: zipfile.ZipInfo) -> ElfInfo:
-    """Parse one ELF member of a wheel, inflating it once (more only when needed)."""
-    pieces = _inflate(wz, info, [(0, min(HEAD_KEEP, info.file_size))], full=True)
-    img = Image(info.file_size, pieces)
+def read_member(wz: WheelZip, info: zipfile.ZipInfo, algo: str = "sha256") -> MemberResult:
+    """Inflate one member once: digest, size, CRC; ELF facts and GPU code when it is ELF."""
+    res = MemberResult(info.filename)
+    try:
+        reader = MemberReader(wz, info)
+        h = hashlib.new(algo)
+        held: dict[tuple[int, int], bytearray] = {}
+        for off, chunk in reader.chunks():
+            h.update(chunk)
+            if off == 0:
+                res.is_elf = is_elf(chunk)
+                if res.is_elf:
+                    held = {r: bytearray() for r in [(0, min(HEAD_KEEP, info.file_size))]}
+                    for r in _header_ranges(chunk, info.file_size):
+                        held.setdefault(r, bytearray())
+            end = off + len(chunk)
+            for (a, b), buf in held.items():
+                if a < end and b > off:
+                    buf += memoryview(chunk)[max(a, off) - off : min(b, end) - off]
+        res.size = info.file_size
+        res.digest = f"{algo}=" + base64.urlsafe_b64encode(h.digest()).rstrip(b"=").decode()
+    except UsageError as err:
+        res.error = str(err)
+        return res
+    if res.is_elf:
+        try:
+            res.elf = _parse(reader, Image(info.file_size, [(a, buf) for (a, _), buf in held.items()]))
+        except UsageError as err:
+            res.elf_error = str(err)
+    return res
+
+
+def _parse(reader: MemberReader, img: Image) -> ElfInfo:
     for _ in range(4):
         try:
             elf = parse_elf(img)
             break
         except NeedRanges as need:
-            for a, buf in _inflate(wz, info, need.ranges, full=False):
-                img.add(a, buf)
+            for a, b in need.ranges:
+                img.add(a, reader.read(a, b - a))
     else:
         raise ElfError("could not gather the sections it needs")
-    if elf.fatbin_range:
-        off, size = elf.fatbin_range
-        try:
-            chunks = _slice(wz.stream(info, stop=off + size), off, off + size)
-            elf.gpu_targets = gpu_targets(read_bundles(chunks, size))
-        except ElfError as err:
-            elf.problems.append(f".hip_fatbin: {err}")
-        elf.fatbin_range = None
+
+    def chunks(a: int, b: int) -> Iterator[bytes]:
+        if img.has(a, b - a):
+            yield bytes(img.view(a, b - a))
+        else:
+            for _, data in reader.chunks(a, b):
+                yield data
+
+    _scan_gpu(elf, chunks)
     return elf
 
 
+def _scan_gpu(elf: ElfInfo, chunks: object) -> None:
+    if elf.scan:
+        found = scan(elf.scan, chunks)  # type: ignore[arg-type]
+        elf.gpu_code, elf.scan = tuple(found.objects), ()
+        elf.gpu_problems += found.problems
+
+
 def load_file(path: str | os.PathLike[str]) -> ElfInfo:
-    """Parse an ELF file on disk through mmap (only the pages read are touched)."""
+    """Parse an ELF file on disk, GPU code included, through mmap (pages read are touched)."""
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         if size == 0:
             raise ElfError("empty file")
         mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     try:
-        return parse_elf(Image.whole(memoryview(mm)))
+        view = memoryview(mm)
+        try:
+            elf = parse_elf(Image.whole(view))
+
+            def chunks(a: int, b: int) -> Iterator[bytes]:
+                for i in range(a, b, 8 << 20):
+                    yield mm[i : min(b, i + (8 << 20))]
+
+            _scan_gpu(elf, chunks)
+            return elf
+        finally:
+            view.release()
     finally:
         try:
             mm.close()
@@ -124,34 +161,57 @@ def load_file(path: str | os.PathLike[str]) -> ElfInfo:
 _WORKER_ZIPS: dict[str, WheelZip] = {}
 
 
-def _member_job(wheel: str, name: str) -> ElfInfo | str:
+def _batch_job(wheel: str, budget: Budget, items: list[tuple[str, str]]) -> list[MemberResult]:
     wz = _WORKER_ZIPS.get(wheel)
     if wz is None:
-        wz = _WORKER_ZIPS[wheel] = WheelZip.open(wheel)
-    try:
-        return load_member(wz, wz.zf.getinfo(name))
-    except UsageError as err:
-        return str(err)
+        wz = _WORKER_ZIPS[wheel] = WheelZip.open(wheel, budget)
+    return [read_member(wz, wz.zf.getinfo(name), algo) for name, algo in items]
 
 
-def load_members(wz: WheelZip, infos: list[zipfile.ZipInfo], jobs: int | None) -> list[ElfInfo | str]:
-    """Load ELF members (an error message for each that fails), in a process pool when
-    they are big enough to pay for it."""
-    workers = min(jobs or os.cpu_count() or 1, len(infos), 8)
+def _batches(infos: list[zipfile.ZipInfo]) -> list[list[zipfile.ZipInfo]]:
+    """The largest members alone, the small ones together (about BATCH_BYTES each)."""
+    out: list[list[zipfile.ZipInfo]] = []
+    small: list[zipfile.ZipInfo] = []
+    size = 0
+    for info in sorted(infos, key=lambda i: -i.compress_size):
+        if info.compress_size >= BATCH_BYTES:
+            out.append([info])
+            continue
+        small.append(info)
+        size += info.compress_size
+        if size >= BATCH_BYTES:
+            out.append(small)
+            small, size = [], 0
+    if small:
+        out.append(small)
+    return out
+
+
+def read_members(
+    wz: WheelZip, infos: list[zipfile.ZipInfo], algos: dict[str, str], jobs: int | None
+) -> list[MemberResult]:
+    """Read every member (in ``infos`` order), in a process pool when it pays."""
+    workers = min(jobs or os.cpu_count() or 1, 8)
     big = sum(i.compress_size for i in infos) >= POOL_MIN_BYTES
+    algo = {i.filename: algos.get(i.filename, "sha256") for i in infos}
     if workers > 1 and big and "fork" in multiprocessing.get_all_start_methods():
-        order = sorted(range(len(infos)), key=lambda k: -infos[k].compress_size)
-        out: list[ElfInfo | str] = [""] * len(infos)
+        by_name: dict[str, MemberResult] = {}
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            futs = {k: pool.submit(_member_job, str(wz.path), infos[k].filename) for k in order}
-            for k, fut in futs.items():
-                out[k] = fut.result()
-        return out
-    results: list[ElfInfo | str] = []
-    for info in infos:
-        try:
-            results.append(load_member(wz, info))
-        except UsageError as err:
-            results.append(str(err))
-    return results
+            futs = [
+                pool.submit(_batch_job, str(wz.path), wz.budget, [(i.filename, algo[i.filename]) for i in b])
+                for b in _batches(infos)
+            ]
+            for fut in futs:
+                for r in fut.result():
+                    by_name[r.name] = r
+        return [by_name[i.filename] for i in infos]
+    return [read_member(wz, i, algo[i.filename]) for i in infos]
+
+
+def read_one(wz: WheelZip, info: zipfile.ZipInfo) -> ElfInfo:
+    """An ELF member (a ``--with`` wheel's library): ``ElfError``/``UsageError`` if it is not."""
+    res = read_member(wz, info)
+    if res.error or res.elf_error or res.elf is None:
+        raise ElfError(res.error or res.elf_error or "not an ELF file")
+    return res.elf

@@ -41,6 +41,7 @@ class BundleEntry:
     kind: str  # hip, hipv4, host, openmp, ...
     triple: str  # amdgcn-amd-amdhsa-
     target: str  # gfx90a:xnack+ ("" for host entries)
+    size: int = 0  # bytes of the entry (inside the plain bundle)
 
     @property
     def is_device(self) -> bool:
@@ -53,25 +54,38 @@ class Bundle:
     compression: str | None  # None, "zlib" or "zstd"
     version: int | None  # CCOB header version
     entries: tuple[BundleEntry, ...]
+    stored: int = 0  # bytes the bundle occupies where it is stored (compressed for CCOB)
+
+    def stored_bytes(self, entry: BundleEntry) -> int:
+        """The bytes of the file one entry accounts for (compressed bundles: pro rata)."""
+        if self.compression is None:
+            return entry.size
+        total = sum(e.size for e in self.entries)
+        return round(self.stored * entry.size / total) if total else 0
 
 
-def parse_entry_id(text: str) -> BundleEntry:
+def parse_entry_id(text: str, size: int = 0) -> BundleEntry:
     """``hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+`` -> kind, 4-part triple, target id."""
     parts = text.split("-")
     if len(parts) < 5:
         if parts[0] == "host":
-            return BundleEntry("host", "-".join(parts[1:]), "")
+            return BundleEntry("host", "-".join(parts[1:]), "", size)
         raise OffloadError(f"bad offload bundle entry id {text!r}")
-    return BundleEntry(parts[0], "-".join(parts[1:5]), "-".join(parts[5:]))
+    return BundleEntry(parts[0], "-".join(parts[1:5]), "-".join(parts[5:]), size)
 
 
-class _Stream:
+class Stream:
     """Pull bytes from an iterator of chunks with peek/read/skip/unread; counts position."""
 
     def __init__(self, chunks: Iterable[bytes | memoryview]) -> None:
         self._it: Iterator[bytes | memoryview] = iter(chunks)
         self._buf = bytearray()
         self.pos = 0
+
+    def buffered(self, n: int) -> bytearray:
+        """At least ``n`` bytes from the current position when the stream has them (no copy)."""
+        self._fill(n)
+        return self._buf
 
     def _fill(self, n: int) -> None:
         while len(self._buf) < n:
@@ -125,7 +139,7 @@ class _Stream:
             self.skip(stripped)
 
 
-def _plain_header(data: bytes) -> tuple[list[BundleEntry], int, int] | None:
+def plain_header(data: bytes | bytearray) -> tuple[list[BundleEntry], int, int] | None:
     """Parse a plain bundle header: (entries, header length, bundle end); None if incomplete."""
     if len(data) < 32:
         return None
@@ -141,13 +155,14 @@ def _plain_header(data: bytes) -> tuple[list[BundleEntry], int, int] | None:
             raise OffloadError(f"corrupt offload bundle: entry id of {id_len} bytes")
         if len(data) < off + 24 + id_len:
             return None
-        entries.append(parse_entry_id(data[off + 24 : off + 24 + id_len].decode("ascii", "replace")))
+        ident = bytes(data[off + 24 : off + 24 + id_len]).decode("ascii", "replace")
+        entries.append(parse_entry_id(ident, e_size))
         off += 24 + id_len
         end = max(end, e_off + e_size)
     return entries, off, max(end, off)
 
 
-def _read_plain(s: _Stream, limit: int) -> Bundle:
+def read_plain(s: Stream, limit: int) -> Bundle:
     start = s.pos
     head = s.exact(32, "bundle header")
     (count,) = struct.unpack_from("<Q", head, 24)
@@ -159,14 +174,14 @@ def _read_plain(s: _Stream, limit: int) -> Bundle:
         if id_len > MAX_ID_LEN:
             raise OffloadError(f"corrupt offload bundle: entry id of {id_len} bytes")
         head += item + s.exact(id_len, "bundle entry id")
-    parsed = _plain_header(head)
+    parsed = plain_header(head)
     if parsed is None:  # cannot happen: every byte the header names was read above
         raise OffloadError(f"truncated offload bundle header at offset {start}")
     entries, hlen, end = parsed
     if start + end > limit:
         raise OffloadError(f"truncated offload bundle at offset {start}: entries run past the end")
     s.skip(end - hlen)
-    return Bundle(start, None, None, tuple(entries))
+    return Bundle(start, None, None, tuple(entries), end)
 
 
 class _Inflater:
@@ -198,7 +213,7 @@ class _Inflater:
         return bytes(tail) + bytes(obj.unused_data)  # type: ignore[union-attr]
 
 
-def _read_ccob(s: _Stream, limit: int) -> Bundle:
+def read_ccob(s: Stream, limit: int) -> Bundle:
     start = s.pos
     magic_v = s.exact(8, "compressed bundle header")
     version, method_id = struct.unpack_from("<HH", magic_v, 4)
@@ -230,9 +245,9 @@ def _read_ccob(s: _Stream, limit: int) -> Bundle:
                 left -= len(piece)
             out += inflater.feed(piece, MAX_HEADER_BYTES)
             if len(out) >= 32:
-                if out[:24] != PLAIN_MAGIC:
+                if bytes(out[:24]) != PLAIN_MAGIC:
                     raise OffloadError("compressed offload bundle does not hold a bundle")
-                parsed = _plain_header(bytes(out))
+                parsed = plain_header(bytes(out))
             if len(out) >= MAX_HEADER_BYTES and parsed is None:
                 raise OffloadError("compressed offload bundle: header too large")
         if parsed is None:
@@ -252,12 +267,12 @@ def _read_ccob(s: _Stream, limit: int) -> Bundle:
         if type(err).__name__ == "ZstdError":
             raise OffloadError(f"corrupt compressed offload bundle at {start}: {err}") from err
         raise
-    return Bundle(start, method, version, tuple(parsed[0]))
+    return Bundle(start, method, version, tuple(parsed[0]), s.pos - start)
 
 
 def read_bundles(chunks: Iterable[bytes | memoryview], size: int) -> list[Bundle]:
     """Read every bundle of a fatbin section streamed as ``chunks`` (``size`` bytes in all)."""
-    s = _Stream(chunks)
+    s = Stream(chunks)
     bundles: list[Bundle] = []
     while True:
         s.skip_zeros()
@@ -265,9 +280,9 @@ def read_bundles(chunks: Iterable[bytes | memoryview], size: int) -> list[Bundle
         if not magic:
             return bundles
         if magic == PLAIN_MAGIC:
-            bundles.append(_read_plain(s, size))
+            bundles.append(read_plain(s, size))
         elif magic[:4] == CCOB_MAGIC:
-            bundles.append(_read_ccob(s, size))
+            bundles.append(read_ccob(s, size))
         else:
             raise OffloadError(f"unrecognised data at offset {s.pos} of the fatbin: {magic[:8]!r}")
         if len(bundles) > MAX_ENTRIES:

@@ -197,7 +197,11 @@ def derived_policy(minor: int, arch: str = "x86_64") -> Policy:
     distribution of :mod:`toolkit.inspect.distros` with glibc >= 2.<minor> ships, and never
     more than auditwheel's next policy above it allows."""
     name = f"manylinux_2_{minor}"
-    known = {_glibc_minor(p): p for p in load_policies(arch) if _glibc_minor(p) is not None}
+    known: dict[int, Policy] = {}
+    for p in load_policies(arch):
+        m = _PEP600.match(p.name)
+        if m:
+            known[int(m.group(1))] = p
     above = sorted(k for k in known if k >= minor)
     if minor in known:
         return known[minor]
@@ -231,10 +235,6 @@ def _runtime_maxima(minor: int) -> dict[str, tuple[int, ...]] | None:
     found = runtime_maxima(minor)
     return None if found is None else {k: _num(v) for k, v in found.items()}
 
-
-def _glibc_minor(p: Policy) -> int | None:
-    m = _PEP600.match(p.name)
-    return int(m.group(1)) if m else None
 
 
 def policy_for_tag(platform: str) -> Policy | None:

@@ -10,11 +10,14 @@ Severity = Literal["error", "warning", "info"]
 
 @dataclass(frozen=True)
 class Finding:
-    check: str  # policy, undefined-symbol, missing-library, symbol-version, required-symbol,
-    # gpu-targets, rpath, bundled-library, metadata, platform-tag, elf, archive
+    check: str  # policy, platform-tag, undefined-symbol, missing-library, symbol-version,
+    # required-symbol, gpu-targets, gpu-code, rpath, bundled-library, metadata, record,
+    # archive, elf, redundant-variant, identical
     severity: Severity
     library: str | None
     message: str
+    cause: str | None = None  # findings with the same check and cause are shown as one group
+    libraries: tuple[str, ...] = ()  # every library one finding is about (when several)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -22,27 +25,50 @@ class Finding:
             "severity": self.severity,
             "library": self.library,
             "message": self.message,
+            "cause": self.cause,
+            "libraries": list(self.libraries or ((self.library,) if self.library else ())),
         }
+
+
+@dataclass
+class TargetCode:
+    """The GPU code one target has in a wheel: where, how many objects, how many bytes."""
+
+    libraries: list[str] = field(default_factory=list)
+    code_objects: int = 0
+    bytes: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"libraries": self.libraries, "code_objects": self.code_objects, "bytes": self.bytes}
 
 
 @dataclass
 class LibraryResult:
     path: str
     kind: str  # shared-library, executable, object, gpu-code-object, unreadable
-    max_versions: dict[str, str] = field(default_factory=dict)
+    max_versions: dict[str, str] = field(default_factory=dict)  # prefix -> highest number
     policy: str | None = None
     gpu_targets: list[str] = field(default_factory=list)
+    gpu_code: dict[str, TargetCode] = field(default_factory=dict)  # target -> objects, bytes
+    gpu_where: list[str] = field(default_factory=list)  # "3 code objects in .hip_fatbin (bundle)"
     unresolved: list[dict[str, str | None]] = field(default_factory=list)
     needed: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+
+    @property
+    def symbol_versions(self) -> dict[str, str]:
+        """The highest symbol-version *node* needed per prefix: ``{"GLIBCXX": "GLIBCXX_3.4.30"}``."""
+        return {p: f"{p}_{v}" for p, v in self.max_versions.items()}
 
     def to_json(self) -> dict[str, Any]:
         return {
             "path": self.path,
             "kind": self.kind,
-            "max_versions": self.max_versions,
+            "max_symbol_versions": self.symbol_versions,
             "policy": self.policy,
             "gpu_targets": self.gpu_targets,
+            "gpu_code": {t: c.to_json() for t, c in self.gpu_code.items()},
+            "gpu_why": self.gpu_where,
             "unresolved": self.unresolved,
             "needed": self.needed,
             "missing": self.missing,
@@ -58,10 +84,25 @@ class WheelResult:
     policy: str | None = None
     findings: list[Finding] = field(default_factory=list)
     libraries: list[LibraryResult] = field(default_factory=list)
+    gpu: dict[str, TargetCode] = field(default_factory=dict)  # target -> code, sorted by family
+    built_against: dict[str, Any] = field(default_factory=dict)
+    members: int = 0
+    content_key: str | None = None  # equal for wheels identical apart from name and version
 
     @property
     def ok(self) -> bool:
         return not any(f.severity == "error" for f in self.findings)
+
+    @property
+    def gpu_libraries(self) -> list[LibraryResult]:
+        return [lib for lib in self.libraries if lib.gpu_code and lib.kind != "gpu-code-object"]
+
+    @property
+    def cpu_only(self) -> list[LibraryResult]:
+        return [
+            lib for lib in self.libraries
+            if not lib.gpu_code and lib.kind not in ("gpu-code-object", "unreadable")
+        ]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -71,6 +112,10 @@ class WheelResult:
             "tags": self.tags,
             "policy": self.policy,
             "ok": self.ok,
+            "gpu": {t: c.to_json() for t, c in self.gpu.items()},
+            "gpu_libraries": {lib.path: lib.gpu_where for lib in self.gpu_libraries},
+            "cpu_only_libraries": [lib.path for lib in self.cpu_only],
+            "built_against": self.built_against,
             "findings": [f.to_json() for f in self.findings],
             "libraries": [lib.to_json() for lib in self.libraries],
         }

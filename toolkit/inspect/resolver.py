@@ -20,7 +20,7 @@ from toolkit.core.errors import UsageError
 from toolkit.core.proc import CommandFailed, run
 from toolkit.inspect.elf import ElfInfo
 from toolkit.inspect.errors import ElfError
-from toolkit.inspect.members import load_file, load_member
+from toolkit.inspect.members import load_file, read_one
 from toolkit.inspect.wheelzip import WheelZip
 
 STD_DIRS = (
@@ -90,9 +90,12 @@ def defines(lib: Lib, name: bytes, version: str | None) -> bool:
 
 
 def _expand(paths: Iterable[str], obj: Lib) -> list[str]:
-    """RPATH/RUNPATH entries of ``obj`` with $ORIGIN expanded ("wheel:" dirs in a wheel)."""
+    """RPATH/RUNPATH entries of ``obj`` with $ORIGIN expanded ("wheel:" dirs in a wheel);
+    empty elements (the current directory to ld.so) are left out: never the wheel's."""
     out = []
     for p in paths:
+        if not p:
+            continue
         if "$ORIGIN" in p or "${ORIGIN}" in p:
             origin = obj.origin
             if origin.startswith("wheel:"):
@@ -226,4 +229,4 @@ def _file_loader(p: Path) -> Callable[[], ElfInfo]:
 
 
 def _member_loader(wz: WheelZip, info: zipfile.ZipInfo) -> Callable[[], ElfInfo]:
-    return lambda: load_member(wz, info)
+    return lambda: read_one(wz, info)

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from toolkit.core.errors import UsageError
 
-MAX_MEMBER_BYTES = 8 << 30  # declared inflated size of one member
-MAX_TOTAL_BYTES = 32 << 30  # declared inflated size of all inspected members
-MAX_RATIO = 1100  # deflate cannot beat ~1032:1; more is a bomb (or another codec abused)
+MAX_MEMBER_BYTES = 4 << 30  # default: declared inflated size of one member
+MAX_TOTAL_BYTES = 16 << 30  # default: declared inflated size of all members
+MAX_RATIO = 200  # default: inflated/compressed above this (for large members) is a bomb
 RATIO_FLOOR = 64 << 20  # ratios only matter for members larger than this
 MAX_SMALL = 64 << 20  # METADATA, WHEEL, RECORD
 CHUNK = 1 << 20
@@ -44,6 +44,30 @@ class MemberError(UsageError):
     """One member cannot be read safely; reported as a finding for that member."""
 
 
+@dataclass(frozen=True)
+class Budget:
+    """What a wheel may make us inflate, checked on the declared sizes before inflating.
+
+    ``None`` fields take the module defaults when the budget is used (so tests may patch
+    them)."""
+
+    member_bytes: int | None = None
+    total_bytes: int | None = None
+    ratio: float | None = None
+
+    @property
+    def member(self) -> int:
+        return MAX_MEMBER_BYTES if self.member_bytes is None else self.member_bytes
+
+    @property
+    def total(self) -> int:
+        return MAX_TOTAL_BYTES if self.total_bytes is None else self.total_bytes
+
+    @property
+    def max_ratio(self) -> float:
+        return MAX_RATIO if self.ratio is None else self.ratio
+
+
 @dataclass
 class Problem:
     member: str
@@ -56,9 +80,10 @@ class WheelZip:
     zf: zipfile.ZipFile
     members: list[zipfile.ZipInfo]  # safe, regular files
     problems: list[Problem] = field(default_factory=list)
+    budget: Budget = field(default_factory=Budget)
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str]) -> WheelZip:
+    def open(cls, path: str | os.PathLike[str], budget: Budget | None = None) -> WheelZip:
         p = Path(path)
         try:
             zf = zipfile.ZipFile(p)
@@ -81,7 +106,7 @@ class WheelZip:
                 problems.append(Problem(name, f"encrypted archive entry {name!r}"))
                 continue
             members.append(info)
-        return cls(p, zf, members, problems)
+        return cls(p, zf, members, problems, budget or Budget())
 
     def close(self) -> None:
         self.zf.close()
@@ -93,18 +118,37 @@ class WheelZip:
         self.close()
 
     def bomb_check(self, info: zipfile.ZipInfo) -> str | None:
-        """Why a member must not be inflated, or None."""
-        if info.file_size > MAX_MEMBER_BYTES:
+        """Why a member must not be inflated (judged on its declared sizes), or None."""
+        b = self.budget
+        if info.file_size > b.member:
             return (
                 f"{info.filename} declares {info.file_size} inflated bytes, over the "
-                f"{_human(MAX_MEMBER_BYTES)} limit: not inspected"
+                f"{_human(b.member)} limit (--max-member-size): not inspected"
             )
-        if info.file_size > RATIO_FLOOR and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+        if info.file_size > RATIO_FLOOR and info.file_size > b.max_ratio * max(info.compress_size, 1):
             return (
-                f"{info.filename} inflates {info.file_size // max(info.compress_size, 1)}:1 "
-                "(a zip bomb?): not inspected"
+                f"{info.filename} inflates {info.file_size // max(info.compress_size, 1)}:1, "
+                f"over the {b.max_ratio:g}:1 limit (a zip bomb? --max-ratio): not inspected"
             )
         return None
+
+    def data_offset(self, info: zipfile.ZipInfo) -> int:
+        """Where a member's compressed bytes start in the archive (from its local header)."""
+        fd = self._fd()
+        local = os.pread(fd, 30, info.header_offset)
+        if len(local) < 30 or local[:4] != b"PK\x03\x04":
+            raise MemberError(f"{info.filename}: bad local file header")
+        name_len, extra_len = struct.unpack_from("<HH", local, 26)
+        return int(info.header_offset + 30 + name_len + extra_len)
+
+    def _fd(self) -> int:
+        fp = self.zf.fp
+        if fp is None:
+            raise MemberError("the archive is closed")
+        return fp.fileno()
+
+    def pread(self, n: int, offset: int) -> bytes:
+        return os.pread(self._fd(), n, offset)
 
     def sniff(self, info: zipfile.ZipInfo, n: int = 4) -> bytes:
         """The first ``n`` inflated bytes of a member, reading as little as possible."""
@@ -113,7 +157,7 @@ class WheelZip:
         if info.compress_type in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
             try:
                 return self._sniff_raw(info, n)
-            except (OSError, zlib.error, struct.error, ValueError):
+            except (OSError, zlib.error, struct.error, ValueError, MemberError):
                 pass  # fall through to zipfile, which reports the problem properly
         try:
             with self.zf.open(info) as f:
@@ -122,15 +166,8 @@ class WheelZip:
             raise MemberError(f"{info.filename}: cannot be read ({err})") from err
 
     def _sniff_raw(self, info: zipfile.ZipInfo, n: int) -> bytes:
-        fp = self.zf.fp
-        if fp is None:
-            raise OSError("archive closed")
-        fd = fp.fileno()
-        local = os.pread(fd, 30, info.header_offset)
-        if len(local) < 30 or local[:4] != b"PK\x03\x04":
-            raise ValueError("bad local header")
-        name_len, extra_len = struct.unpack_from("<HH", local, 26)
-        start = info.header_offset + 30 + name_len + extra_len
+        fd = self._fd()
+        start = self.data_offset(info)
         if info.compress_type == zipfile.ZIP_STORED:
             return os.pread(fd, min(n, info.compress_size), start)
         d, out, pos = zlib.decompressobj(-15), b"", 0
@@ -173,7 +210,7 @@ class WheelZip:
 
 
 def _human(n: int) -> str:
-    return f"{n >> 30} GiB" if n >= 1 << 30 else f"{n >> 20} MiB"
+    return f"{n / (1 << 30):g} GiB" if n >= 1 << 30 else f"{n / (1 << 20):g} MiB"
 
 
 def safe_name(name: str) -> bool:

@@ -1,0 +1,153 @@
+"""Finding GPU code in a host library, wherever it is stored.
+
+* ``.hip_fatbin``: must hold clang offload bundles (plain or ``CCOB``) and zero padding,
+  nothing else; anything unreadable there is a problem (an error, never a pass).
+* every other scanned section (``.rodata``, ``.data``, custom ones): plain bundles, ``CCOB``
+  bundles and raw AMDGPU ELF code objects wherever their magic appears, each counted only
+  after its header validates (the HIP runtime itself holds the bundle magic as a string).
+
+Machine code, symbol/string/relocation tables and unwind data are not scanned (see
+:func:`scan_ranges` in :mod:`toolkit.inspect.elf`). Sections are read as streams of chunks,
+so a GB-sized library is scanned in bounded memory; a compressed bundle is decompressed only
+until its entry table is read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from toolkit.inspect.amdgpu import code_object_at
+from toolkit.inspect.errors import ElfError
+from toolkit.inspect.offload import (
+    CCOB_MAGIC,
+    METHODS,
+    PLAIN_MAGIC,
+    Bundle,
+    OffloadError,
+    Stream,
+    plain_header,
+    read_bundles,
+    read_ccob,
+)
+
+ELF_MAGIC = b"\x7fELF"
+WINDOW = 4 << 20
+PEEK_HEADER = 1 << 20  # a plain bundle's entry table must fit in this much to count
+_PATTERNS = (ELF_MAGIC, PLAIN_MAGIC, CCOB_MAGIC)
+_OVERLAP = max(len(p) for p in _PATTERNS) - 1
+
+
+@dataclass(frozen=True)
+class ScanRange:
+    name: str
+    offset: int
+    size: int
+
+    @property
+    def is_fatbin(self) -> bool:
+        return self.name == ".hip_fatbin"
+
+
+@dataclass(frozen=True)
+class CodeObject:
+    """One device code object: its target id, the bytes it takes and how it is stored."""
+
+    target: str
+    size: int
+    where: str  # ".hip_fatbin (bundle)", ".rodata (raw ELF)", "file"
+
+
+@dataclass
+class GpuCode:
+    objects: list[CodeObject] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def _from_bundle(b: Bundle, where: str) -> list[CodeObject]:
+    how = f"{where} ({'bundle' if b.compression is None else b.compression + ' bundle'})"
+    return [CodeObject(e.target, b.stored_bytes(e), how) for e in b.entries if e.is_device and e.target]
+
+
+def scan(ranges: Iterable[ScanRange], chunks: Callable[[int, int], Iterable[bytes]]) -> GpuCode:
+    """GPU code in ``ranges``; ``chunks(start, end)`` yields the bytes of a file range."""
+    out = GpuCode()
+    for r in ranges:
+        data = chunks(r.offset, r.offset + r.size)
+        if r.is_fatbin:
+            try:
+                bundles = read_bundles(data, r.size)
+            except ElfError as err:
+                out.problems.append(f"{r.name} is unreadable: {err}")
+                continue
+            if not bundles:
+                out.problems.append(f"{r.name} holds no offload bundle ({r.size} bytes, all zero)")
+            for b in bundles:
+                out.objects += _from_bundle(b, r.name)
+        else:
+            out.objects += _scan_data(Stream(data), r.size, r.name)
+    return out
+
+
+def _scan_data(s: Stream, size: int, name: str) -> list[CodeObject]:
+    """Validated code objects and bundles anywhere in one section's bytes."""
+    found: list[CodeObject] = []
+    while s.pos < size:
+        buf = s.buffered(WINDOW)
+        base, n = s.pos, len(buf)
+        if n == 0:
+            break
+        hits = sorted((base + i, p) for p in _PATTERNS for i in _all(buf, p))
+        for at, pat in hits:
+            if at < s.pos:
+                continue
+            s.skip(at - s.pos)
+            found += _candidate(s, pat, size, name)
+        if s.pos < base + n - _OVERLAP:
+            s.skip(base + n - _OVERLAP - s.pos)
+        if n <= _OVERLAP:
+            s.skip(n)
+    return found
+
+
+def _all(buf: bytearray, pat: bytes) -> Iterable[int]:
+    i = buf.find(pat)
+    while i >= 0:
+        yield i
+        i = buf.find(pat, i + 1)
+
+
+def _candidate(s: Stream, pat: bytes, size: int, name: str) -> list[CodeObject]:
+    """Handle the magic at the stream position: count and skip what validates, else step 1."""
+    room = size - s.pos
+    if pat == ELF_MAGIC:
+        hit = code_object_at(s.peek(64), room)
+        if hit is None:
+            s.skip(1)
+            return []
+        s.skip(hit[1])
+        return [CodeObject(hit[0], hit[1], f"{name} (raw ELF)")]
+    if pat == PLAIN_MAGIC:
+        try:
+            parsed = plain_header(s.peek(min(PEEK_HEADER, room)))
+        except OffloadError:
+            parsed = None
+        if parsed is None or parsed[2] > room or not any(e.is_device for e in parsed[0]):
+            s.skip(1)
+            return []
+        entries, _, end = parsed
+        s.skip(end)
+        return _from_bundle(Bundle(0, None, None, tuple(entries), end), name)
+    head = s.peek(8)
+    version, method = int.from_bytes(head[4:6], "little"), int.from_bytes(head[6:8], "little")
+    if len(head) < 8 or version not in (1, 2, 3) or method not in METHODS:
+        s.skip(1)
+        return []
+    start = s.pos
+    try:
+        bundle = read_ccob(s, size)
+    except ElfError:
+        if s.pos == start:
+            s.skip(1)
+        return []
+    return _from_bundle(bundle, name)
