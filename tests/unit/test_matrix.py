@@ -46,9 +46,12 @@ def test_fbgemm_build_styles_and_torch_pairs() -> None:
 
 
 def test_torch_sources_never_point_unpublished_pairs_at_upstream() -> None:
+    # ROCM_ARCHES_DICT["release"] of pytorch/test-infra's generate_binary_build_matrix.py at the
+    # commit that made each torch release stable (ac9a718ca 2.4, 5510fd052 2.5, b1bdc3323 2.6,
+    # bad60f65d 2.7, 21480431a 2.8, f563b660a 2.9, e8208cf27 2.10)
     upstream = {("2.4", "6.0"), ("2.4", "6.1"), ("2.5", "6.1"), ("2.5", "6.2"), ("2.6", "6.1"),
                 ("2.6", "6.2.4"), ("2.7", "6.2.4"), ("2.7", "6.3"), ("2.8", "6.3"), ("2.8", "6.4"),
-                ("2.9", "6.4"), ("2.10", "7.0"), ("2.10", "7.1")}
+                ("2.9", "6.3"), ("2.9", "6.4"), ("2.10", "7.0"), ("2.10", "7.1")}
     for rel in load_matrix().rocm.values():
         for tv, src in rel.torch.items():
             if (tv, rel.version) in upstream:
@@ -162,3 +165,58 @@ def test_data_dir_from_environment(data_copy: Path, monkeypatch: pytest.MonkeyPa
     _edit(data_copy / "apex.toml", 'python = ["3.8", "3.9", "3.10", "3.11", "3.12"]', 'python = ["3.8"]')
     monkeypatch.setenv("TOOLKIT_DATA_DIR", str(data_copy))
     assert len(load_matrix().select(packages=["apex"], versions=["1.4.0"])) == 2
+
+
+def test_every_source_and_version_carries_its_evidence() -> None:
+    m = load_matrix()
+    for rel in m.rocm.values():
+        assert re.match(r"[\w.-]+/[\w.-]+@[0-9a-f]{7,} ", rel.sdk.evidence), rel.version
+        for src in rel.torch.values():
+            assert re.match(r"[\w.-]+/[\w.-]+@[0-9a-f]{7,} ", src.evidence), (rel.version, src.torch)
+    for pkg in m.packages.values():
+        for pv in pkg.versions:
+            assert re.match(r"[\w.-]+/[\w.-]+@[0-9a-f]{8} ", pv.evidence), (pkg.name, pv.version)
+
+
+def test_no_pip_sdk_for_releases_therock_never_published() -> None:
+    """TheRock's version.json went 7.0.0 -> 7.9.0 (ROCm/TheRock@5994858fd): no 7.1 SDK."""
+    m = load_matrix()
+    assert m.rocm["7.1"].sdk.provider == "system"
+    assert "never published a 7.1 pip SDK" in (m.rocm["7.1"].sdk.note or "")
+    assert [v for v, r in m.rocm.items() if r.sdk.provider == "pip"] == ["7.0"]
+
+
+def test_torch_28_on_rocm_70_is_not_therocks() -> None:
+    """TheRock's index gained torch 2.8 only with SDK 7.10 (ROCm/TheRock@9dea1bd03)."""
+    src = load_matrix().rocm["7.0"].torch["2.8"]
+    assert src.kind == "amd" and "rocm.nightlies.amd.com" not in (src.index_url or "")
+    assert src.find_links == "https://repo.radeon.com/rocm/manylinux/rocm-rel-7.0/"
+    assert "9dea1bd03" in src.evidence
+
+
+def test_rocm_70_families_are_those_of_its_era() -> None:
+    rel = load_matrix().rocm["7.0"]
+    assert rel.families["gfx110X-dgpu"] == ("gfx1100", "gfx1101", "gfx1102")  # no gfx1103
+    assert set(rel.families) == {"gfx94X-dcgpu", "gfx950-dcgpu", "gfx110X-dgpu", "gfx1151",
+                                 "gfx120X-all"}
+    assert "de9728b3d" in rel.families_evidence
+
+
+def test_fbgemm_default_targets_follow_upstream_build_script() -> None:
+    versions = {v.version: v for v in load_matrix().packages["fbgemm_gpu"].versions}
+    assert versions["1.3.0"].targets_for("6.4") == ("gfx908", "gfx90a", "gfx942")
+    assert versions["1.5.0"].targets_for("7.0") == ("gfx908", "gfx90a", "gfx942", "gfx950")
+    assert versions["1.5.0"].targets_for("6.4") == ("gfx908", "gfx90a", "gfx942")
+    assert not load_matrix().packages["apex"].versions[0].default_targets
+
+
+def test_families_only_for_a_per_family_pip_sdk(data_copy: Path) -> None:
+    _edit(data_copy / "rocm.toml", '[releases."7.1"]\n', '[releases."7.1"]\nfamilies = { evidence = '
+          '"x/y@1234567 f", served = { "gfx94X-dcgpu" = ["gfx942"] } }\n')
+    with pytest.raises(DataError, match=r'releases\."7\.1"\.families: lists the families of a '
+                       "per-family SDK index"):
+        load_matrix(data_copy)
+    _edit(data_copy / "rocm.toml", 'served."gfx94X-dcgpu" = ["gfx942"]\n', "")
+    with pytest.raises(DataError, match=r"'gfx94X-dcgpu' is not one of the families this release's "
+                       "index served"):
+        load_matrix(data_copy)

@@ -24,13 +24,19 @@ def make(build_id: str, **opts: object) -> Plan:
 def test_steps_are_ordered_and_known() -> None:
     p = make("apex-1.8.0-cp312-rocm7.0", gfx=("gfx942",))
     names = [s.name for s in p.steps]
-    assert names == ["check-env", "probe-indexes", "create-env", "install-rocm-sdk", "install-torch",
-                     "mark-env-ready", "get-sources", "install-requirements", "preflight",
-                     "build-wheel", "name-wheel", "check", "install-wheel", "smoke", "publish"]
+    assert names == ["check-env", "probe-indexes", "create-env", "install-rocm-sdk", "pin-torch",
+                     "install-torch", "mark-env-ready", "get-sources", "install-requirements",
+                     "preflight", "build-wheel", "expect-wheel", "name-wheel", "check",
+                     "install-wheel", "smoke", "publish"]
     kinds = [s.kind for s in p.steps]
-    assert kinds == ["check-env", "probe-indexes", "create-env", "install-sdk", "install-torch",
-                     "mark-env-ready", "fetch-sources", "run", "run", "build-wheel",
-                     "name-wheel", "check", "run", "smoke", "publish"]
+    assert kinds == ["check-env", "probe-indexes", "create-env", "install-sdk", "run",
+                     "install-torch", "mark-env-ready", "fetch-sources", "run", "run",
+                     "build-wheel", "expect-wheel", "name-wheel", "check", "run", "smoke",
+                     "publish"]
+    p = make("fbgemm_gpu-1.5.0-cp313-rocm7.0")
+    names = [s.name for s in p.steps]
+    assert names[names.index("get-sources"):names.index("expect-wheel")] == [
+        "get-sources", "get-submodules", "install-requirements", "provide-tbb", "build-wheel"]
 
 
 def test_wheel_reaches_dist_only_in_the_last_step() -> None:
@@ -80,9 +86,23 @@ def test_pip_sdk_uses_the_family_index_and_skips_placeholders() -> None:
     assert step.env["ROCM_SDK_TARGET_FAMILY"] == "gfx94X-dcgpu"
 
 
-def test_targets_spanning_families_are_refused_on_a_per_family_index() -> None:
-    with pytest.raises(UsageError, match="no single GPU family covers gfx942, gfx1100"):
-        make("apex-1.8.0-cp312-rocm7.0", gfx=("gfx942", "gfx1100"))
+def test_targets_spanning_families_take_the_default_familys_sdk_and_say_so() -> None:
+    """The per-family SDK's compiler builds for any target; its libraries serve one family."""
+    step = make("apex-1.8.0-cp312-rocm7.0", gfx=("gfx942", "gfx1100")).step("install-rocm-sdk")
+    assert step.env["ROCM_SDK_TARGET_FAMILY"] == "gfx94X-dcgpu"
+    assert "its libraries do not serve gfx1100" in step.description
+    step = make("apex-1.8.0-cp312-rocm7.0", gfx=("gfx1100", "gfx1101")).step("install-rocm-sdk")
+    assert step.env["ROCM_SDK_TARGET_FAMILY"] == "gfx110X-dgpu"
+
+
+def test_rocm_70_family_names_are_those_of_its_era() -> None:
+    """TheRock's 7.0-era index served gfx110X-dgpu (gfx1100-1102), not today's gfx110X-all."""
+    with pytest.raises(UsageError, match=r"unknown GPU family 'gfx110X-all' by ROCm 7\.0's index; "
+                       "valid: gfx110X-dgpu, gfx1151, gfx120X-all, gfx94X-dcgpu, gfx950-dcgpu"):
+        make("apex-1.8.0-cp312-rocm7.0", gfx=("gfx1100",), family="gfx110X-all")
+    step = make("apex-1.8.0-cp312-rocm7.0", gfx=("gfx1103",)).step("install-rocm-sdk")
+    assert step.env["ROCM_SDK_TARGET_FAMILY"] == "gfx94X-dcgpu"  # no 7.0 family served gfx1103
+    assert "do not serve gfx1103" in step.description
 
 
 def test_system_sdk_and_index_override() -> None:
@@ -93,9 +113,17 @@ def test_system_sdk_and_index_override() -> None:
 
 
 def test_unpublished_torch_pair_uses_its_recorded_source() -> None:
-    argv = make("apex-1.7.0-cp312-rocm6.4", gfx=("gfx90a",)).step("install-torch").argv
+    p = make("apex-1.7.0-cp312-rocm6.4", gfx=("gfx90a",))
+    argv = p.step("install-torch").argv
     assert "https://repo.radeon.com/rocm/manylinux/rocm-rel-6.4/" in argv
     assert not any("download.pytorch.org" in a for a in argv)
+    # torch alone from AMD's page first, no index weighed in; PyPI never outranks it
+    pin = p.step("pin-torch").argv
+    assert pin[-5:] == ("--no-deps", "--no-index", "--find-links",
+                        "https://repo.radeon.com/rocm/manylinux/rocm-rel-6.4/", "torch>=2.7,<2.8")
+    assert "unsafe-best-match" not in argv and "unsafe-best-match" not in pin
+    names = [s.name for s in p.steps]
+    assert names.index("pin-torch") == names.index("install-torch") - 1
     argv = make("apex-1.7.0-cp312-rocm6.3", gfx=("gfx90a",)).step("install-torch").argv
     assert argv[-1] == "torch==2.7.0+rocm6.3"
     assert "https://download.pytorch.org/whl/rocm6.3/" in argv
@@ -110,3 +138,78 @@ def test_render_shows_env_and_placeholders() -> None:
 def test_unknown_provider_is_refused() -> None:
     with pytest.raises(UsageError, match="unknown ROCm SDK provider 'conda'; valid: pip, system"):
         make("apex-1.8.0-cp312-rocm7.0", rocm_from="conda")
+
+
+def test_must_work_sources_of_issue_12() -> None:
+    """No TheRock pip SDK for 7.1; 2.9 x 6.3 from PyTorch's index; apex 1.8 x 7.0 not TheRock's."""
+    for build in load_matrix().select(rocm=["7.1"]):
+        p = plan(load_matrix(), build, Options(), HOST, LAYOUT)
+        assert p.step("install-rocm-sdk").kind == "use-system-rocm", build.id
+        assert not any("rocm.nightlies.amd.com" in s.text() for s in p.steps)
+    argv = make("fbgemm_gpu-1.4.0-cp313-rocm6.3").step("install-torch").argv
+    assert argv[-1] == "torch==2.9.0+rocm6.3"
+    assert argv[argv.index("--index") + 1] == "https://download.pytorch.org/whl/rocm6.3/"
+    p = make("apex-1.8.0-cp312-rocm7.0")
+    for name in ("pin-torch", "install-torch"):
+        assert not any("rocm.nightlies.amd.com" in a for a in p.step(name).argv)
+    with pytest.raises(UsageError, match="never published a 7.1 pip SDK"):
+        make("fbgemm_gpu-1.5.0-cp313-rocm7.1", rocm_from="pip")
+
+
+def test_fbgemm_default_targets_without_gfx() -> None:
+    assert make("fbgemm_gpu-1.5.0-cp313-rocm7.0").targets == ("gfx908", "gfx90a", "gfx942", "gfx950")
+    assert make("fbgemm_gpu-1.3.0-cp312-rocm6.4").targets == ("gfx908", "gfx90a", "gfx942")
+    assert make("fbgemm_gpu-1.5.0-cp313-rocm7.0", gfx=("gfx942",)).targets == ("gfx942",)
+    env = make("fbgemm_gpu-1.5.0-cp313-rocm7.0").step("build-wheel").env
+    assert env["PYTORCH_ROCM_ARCH"] == "gfx908;gfx90a;gfx942;gfx950"
+
+
+def test_every_fbgemm_plan_has_channel_submodules_and_tbb() -> None:
+    m = load_matrix()
+    for build in m.select(packages=["fbgemm_gpu"]):
+        p = plan(m, build, Options(), HOST, LAYOUT).as_json()
+        steps = {s["name"]: s for s in p["steps"]}
+        assert "--config-setting=--build-option=--package_channel=release" in \
+            steps["build-wheel"]["argv"], build.id
+        subs = steps["get-submodules"]["action"]["submodules"]
+        assert {"external/asmjit", "external/cpuinfo", "external/hipify_torch", "external/json",
+                "external/cutlass"} <= {s["path"] for s in subs}
+        assert all(s["mirror"].startswith("/c/sources/submodules/") for s in subs)
+        newer = build.version not in ("1.1.0", "1.2.0")
+        assert ("provide-tbb" in steps) == newer, build.id
+        if newer:
+            assert steps["provide-tbb"]["argv"][-1] == "tbb-devel==2022.2.0"
+            assert steps["build-wheel"]["env"]["CMAKE_LIBRARY_PATH"] == "{TBB_LIB_DIR}"
+            assert "{TBB_LIB_DIR}" in steps["check"]["argv"]
+        assert steps["expect-wheel"]["action"]["dist"] == "fbgemm_gpu-rocm"
+        assert steps["expect-wheel"]["action"]["version"] == build.version
+
+
+def test_apex_naming_expectations() -> None:
+    """get_apex_version: BUILD_VERSION (1.7, 1.8) or DESIRED_CUDA + .git<sha8> (upstream)."""
+    exp = make("apex-1.8.0-cp312-rocm7.0").step("expect-wheel").action
+    assert exp.version == "1.8.0+rocm7.0git{SHA8}"  # type: ignore[union-attr]
+    exp = make("apex-1.8.0-cp312-rocm7.0", naming="upstream").step("expect-wheel").action
+    assert exp.version == "1.8.0+rocm7.0.git{SHA8}"  # type: ignore[union-attr]
+    p = make("apex-1.6.0-cp312-rocm6.2.4")
+    assert p.step("expect-wheel").action.version == "1.6.0"  # type: ignore[union-attr]
+    assert "1.6.0+rocm6.2.4git{SHA8}" in p.step("name-wheel").description
+
+
+def test_apex_18_hides_gpus_from_rocminfo_and_jit_only_is_an_option() -> None:
+    step = make("apex-1.8.0-cp312-rocm7.0").step("build-wheel")
+    assert step.env["ROCR_VISIBLE_DEVICES"] == ""
+    assert step.env["APEX_BUILD_CPP_OPS"] == step.env["APEX_BUILD_CUDA_OPS"] == "1"
+    p = make("apex-1.8.0-cp312-rocm7.0", apex_ops="jit")
+    step = p.step("build-wheel")
+    assert "APEX_BUILD_CPP_OPS" not in step.env and "ROCR_VISIBLE_DEVICES" not in step.env
+    assert "-C--build-option=--cpp_ext" in step.argv  # as upstream CI and TheRock pass it
+    assert "--gfx" not in p.step("check").argv  # a JIT-only wheel carries no GPU code
+    assert "ROCR_VISIBLE_DEVICES" not in make("apex-1.7.0-cp312-rocm6.4").step("build-wheel").env
+    with pytest.raises(UsageError, match="unknown apex ops mode 'some'; valid: prebuilt, jit"):
+        make("apex-1.8.0-cp312-rocm7.0", apex_ops="some")
+
+
+def test_preflight_says_which_apex_refuses() -> None:
+    assert "'Cuda None'" in make("apex-1.6.0-cp312-rocm6.2.4").step("preflight").description
+    assert "no longer checks" in make("apex-1.8.0-cp312-rocm7.0").step("preflight").description

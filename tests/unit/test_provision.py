@@ -54,7 +54,7 @@ def test_per_family_sdk_step() -> None:
     assert sdk.argv[-1] == "rocm[libraries,devel]>1.0,>=7.0.0a0,<7.1"
     assert paths.root == "{ROCM_ROOT}"
     assert list(steps) == ["check-env", "probe-indexes", "create-env", "install-rocm-sdk",
-                           "install-torch", "mark-env-ready"]
+                           "pin-torch", "install-torch", "mark-env-ready"]
     assert all(steps[n].reuse_env for n in list(steps) if n != "check-env")
     probes = steps["probe-indexes"].action.probes  # type: ignore[union-attr]
     assert ("https://rocm.nightlies.amd.com/v2/gfx94X-dcgpu/", "rocm") in {
@@ -76,8 +76,11 @@ def test_interpreter_placeholder_and_discovered_path() -> None:
 
 
 def test_family_from_gfx_prefers_narrowest() -> None:
-    _, _, family = _steps(Options(gfx=("gfx90a",)))
-    assert family == "gfx90a"
+    _, _, family = _steps(Options(gfx=("gfx1101",)))  # the 7.0-era families (rocm.toml)
+    assert family == "gfx110X-dgpu"
+    b = dataclasses.replace(_build(), rocm=dataclasses.replace(_build().rocm, families={}))
+    _, _, family = provision_steps(MATRIX, b, Options(gfx=("gfx90a",)), HOST, LAYOUT)
+    assert family == "gfx90a"  # gpus.toml's families when a release lists none
 
 
 def test_multi_arch_extras() -> None:
@@ -93,7 +96,11 @@ def test_multi_arch_extras() -> None:
 
 
 def test_torch_index_keeps_therock_before_pypi() -> None:
-    steps, _, _ = _steps()
+    b = _build()
+    therock = dataclasses.replace(b.rocm.torch["2.8"], kind="therock", find_links=None,
+                                  index_url="https://rocm.nightlies.amd.com/v2/", per_family=True)
+    b = dataclasses.replace(b, rocm=dataclasses.replace(b.rocm, torch={"2.8": therock}))
+    steps = {s.name: s for s in provision_steps(MATRIX, b, Options(), HOST, LAYOUT)[0]}
     argv = steps["install-torch"].argv
     assert argv[argv.index("--index") + 1] == "https://rocm.nightlies.amd.com/v2/gfx94X-dcgpu/"
     assert argv[argv.index("--default-index") + 1] == "https://pypi.org/simple/"

@@ -19,6 +19,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from toolkit.core.steps_more import ExpectWheel as ExpectWheel
+from toolkit.core.steps_more import FetchSubmodules as FetchSubmodules
+from toolkit.core.steps_more import Submodule as Submodule
+
 EMPTY: Mapping[str, str] = MappingProxyType({})
 
 PLACEHOLDER_HELP = {
@@ -33,6 +37,7 @@ PLACEHOLDER_HELP = {
     "{LDSHARED}": "the env interpreter's LDSHARED minus absolute -Wl,-rpath flags (build-wheel)",
     "{TOOLS_PATH}": "the folders of the interpreter and uv (learned by check-env)",
     "{INTERPRETER}": "the Python interpreter found for the build (learned by check-env)",
+    "{TBB_LIB_DIR}": "the folder holding libtbb.so (learned by provide-tbb)",
     "{PATH}": "the inherited PATH",
 }
 
@@ -196,21 +201,17 @@ class FetchSources:
     ref: str
     mirror: str
     worktree: str
-    submodules: bool = False
 
     def command(self) -> Command:
         return Command(("git", "-C", self.mirror, "worktree", "add", "--force", "--detach",
                         self.worktree, self.ref))
 
     def explain(self) -> list[str]:
-        lines = [f"git clone --mirror {self.repo} {self.mirror} unless it exists; "
-                 f"git fetch --prune when {self.ref} is missing",
-                 f"git worktree remove --force {self.worktree}; rm -rf {self.worktree}; "
-                 "git worktree prune"]
-        if self.submodules:
-            lines.append("then git submodule update --init --recursive in the worktree")
-        lines.append("learn SHA (git rev-parse HEAD) and SOURCE_DATE_EPOCH (its commit time)")
-        return lines
+        return [f"git clone --mirror {self.repo} {self.mirror} unless it exists; "
+                f"git fetch --prune when {self.ref} is missing",
+                f"git worktree remove --force {self.worktree}; rm -rf {self.worktree}; "
+                "git worktree prune",
+                "learn SHA (git rev-parse HEAD) and SOURCE_DATE_EPOCH (its commit time)"]
 
 
 @dataclass(frozen=True)
@@ -228,6 +229,24 @@ class CopySources:
                 "*.egg-info, __pycache__, .nox)",
                 f"learn SHA and SOURCE_DATE_EPOCH from git -C {self.source} (0 outside git) "
                 "and TREE, the hash of the copied files"]
+
+
+@dataclass(frozen=True)
+class ProvideTbb:
+    """libtbb (library and headers) for the build: ``install`` it (PyPI), then check it."""
+
+    install: Command | None
+    source: str  # "pypi <spec>" or "system"
+    lib_dirs: tuple[str, ...]
+    include_dirs: tuple[str, ...]
+
+    def command(self) -> Command | None:
+        return self.install
+
+    def explain(self) -> list[str]:
+        return [f"then libtbb.so must be in one of {', '.join(self.lib_dirs)} and tbb/tbb.h "
+                f"in one of {', '.join(self.include_dirs)} (else fail before the build); "
+                "learn TBB_LIB_DIR"]
 
 
 @dataclass(frozen=True)
@@ -342,14 +361,15 @@ class Publish:
 
 
 Action = (Command | CheckEnv | ProbeIndexes | CreateEnv | InstallSdk | UseSystemRocm | InstallTorch
-          | MarkEnvReady | FetchSources | CopySources | BuildWheel | NameWheel | CheckWheel
-          | Smoke | Publish)
+          | MarkEnvReady | FetchSources | FetchSubmodules | CopySources | ProvideTbb | BuildWheel
+          | ExpectWheel | NameWheel | CheckWheel | Smoke | Publish)
 
 KIND: dict[type, str] = {
     Command: "run", CheckEnv: "check-env", ProbeIndexes: "probe-indexes",
     CreateEnv: "create-env",
     InstallSdk: "install-sdk", UseSystemRocm: "use-system-rocm", InstallTorch: "install-torch",
     MarkEnvReady: "mark-env-ready", FetchSources: "fetch-sources", CopySources: "copy-sources",
+    FetchSubmodules: "fetch-submodules", ProvideTbb: "provide-tbb", ExpectWheel: "expect-wheel",
     BuildWheel: "build-wheel", NameWheel: "name-wheel", CheckWheel: "check", Smoke: "smoke",
     Publish: "publish",
 }
@@ -362,6 +382,7 @@ LEARNS: dict[type, tuple[str, ...]] = {
     InstallTorch: ("TORCH_LIB", "TORCH_VERSION", "TORCH_HIP"),
     FetchSources: ("SHA", "SHA8", "SOURCE_DATE_EPOCH"),
     CopySources: ("SHA", "SHA8", "SOURCE_DATE_EPOCH", "TREE"),
+    ProvideTbb: ("TBB_LIB_DIR",),
     NameWheel: ("WHEEL",),
     Publish: ("WHEEL",),
 }

@@ -44,6 +44,8 @@ class SdkSource:
     index_url: str | None = None  # pip only
     spec: str | None = None  # pip only: requirement, e.g. rocm[libraries,devel]>1.0,<7.1
     version: str | None = None  # system only: the install expected, e.g. 6.4.3
+    note: str | None = None  # why this source (e.g. why a system install), for `invoke matrix`
+    evidence: str = ""  # where upstream says so: "<owner>/<repo>@<commit> <file>"
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,7 @@ class TorchSource:
     find_links: str | None = None
     per_family: bool = False  # index_url gets "<family>/" appended (TheRock layout)
     note: str | None = None
+    evidence: str = ""
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,10 @@ class RocmRelease:
     default_family: str
     sdk: SdkSource
     torch: Mapping[str, TorchSource]
+    # the GPU families this release's per-family SDK index served (name -> targets), when they
+    # differ from today's names in gpus.toml; empty: gpus.toml's families
+    families: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    families_evidence: str = ""
 
 
 @dataclass(frozen=True)
@@ -76,10 +83,28 @@ class PackageVersion:
     rocm: tuple[str, ...]
     python: tuple[str, ...]
     build_style: str
+    evidence: str = ""  # where upstream says so: "<owner>/<repo>@<commit> <file>"
+    # gfx targets without --gfx, by the first ROCm major they apply from ("6", "7")
+    default_targets: Mapping[str, tuple[str, ...]] = field(
+        default_factory=lambda: MappingProxyType({}))
+    submodules: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # path -> URL
+    tbb: TbbSource | None = None  # where libtbb comes from, when the build links it
 
     @property
     def torch_minor(self) -> str:
         return ".".join(self.torch.split(".")[:2])
+
+    def targets_for(self, rocm: str) -> tuple[str, ...]:
+        """The version's own default targets on ROCm ``rocm`` (empty: none recorded)."""
+        major = int(rocm.split(".")[0])
+        keys = sorted((int(k) for k in self.default_targets if int(k) <= major), reverse=True)
+        return self.default_targets[str(keys[0])] if keys else ()
+
+
+@dataclass(frozen=True)
+class TbbSource:
+    provider: str  # "pypi" (a wheel with the library and headers) | "system"
+    spec: str | None = None  # pypi: the requirement, e.g. tbb-devel==2022.2.0
 
 
 @dataclass(frozen=True)
@@ -300,9 +325,19 @@ def _load_rocm(file: Path, families: Mapping[str, GpuFamily]) -> dict[str, RocmR
         s = rel["sdk"]
         if s["provider"] == "pip":
             sdk = SdkSource("pip", layout=s["layout"], index_url=_url(s, "index_url", urls),
-                            spec=s["spec"])
+                            spec=s["spec"], note=s.get("note"), evidence=s["evidence"])
         else:
-            sdk = SdkSource("system", version=s["version"])
+            sdk = SdkSource("system", version=s["version"], note=s.get("note"),
+                            evidence=s["evidence"])
+        served: dict[str, tuple[str, ...]] = {}
+        if "families" in rel:
+            if sdk.provider != "pip" or sdk.layout != "per-family":
+                fail(file, f"{where}.families", "lists the families of a per-family SDK index; "
+                     "valid only with sdk.provider = \"pip\" and sdk.layout = \"per-family\"")
+            served = {k: tuple(v) for k, v in rel["families"]["served"].items()}
+            if rel["default_family"] not in served:
+                fail(file, f"{where}.default_family", f"{rel['default_family']!r} is not one of "
+                     f"the families this release's index served; valid: {', '.join(served)}")
         torches: dict[str, TorchSource] = {}
         for tv, t in rel["torch"].items():
             idx = _url(t, "index_url", urls)
@@ -313,10 +348,11 @@ def _load_rocm(file: Path, families: Mapping[str, GpuFamily]) -> dict[str, RocmR
             torches[tv] = TorchSource(
                 tv, version, t["kind"], t["spec"], idx, _url(t, "find_links", urls),
                 per_family=(t["kind"] == "therock" and sdk.layout != "multi-arch"),
-                note=t.get("note"),
+                note=t.get("note"), evidence=t["evidence"],
             )
-        releases[version] = RocmRelease(version, rel["hip"], rel["default_family"], sdk,
-                                        MappingProxyType(torches))
+        releases[version] = RocmRelease(
+            version, rel["hip"], rel["default_family"], sdk, MappingProxyType(torches),
+            MappingProxyType(served), rel["families"]["evidence"] if served else "")
     return releases
 
 
@@ -332,8 +368,13 @@ def _load_package(file: Path, rocm: Mapping[str, RocmRelease]) -> Package:
     pkg = doc["package"]
     versions: list[PackageVersion] = []
     for i, vt in enumerate(doc["versions"]):
-        pv = PackageVersion(pkg["name"], vt["version"], vt["ref"], vt["torch"], tuple(vt["rocm"]),
-                            tuple(vt["python"]), vt["build_style"])
+        tbb = vt.get("tbb")
+        pv = PackageVersion(
+            pkg["name"], vt["version"], vt["ref"], vt["torch"], tuple(vt["rocm"]),
+            tuple(vt["python"]), vt["build_style"], vt["evidence"],
+            MappingProxyType({k: tuple(v) for k, v in vt.get("default_targets", {}).items()}),
+            MappingProxyType(dict(vt.get("submodules", {}))),
+            TbbSource(tbb["provider"], tbb.get("spec")) if tbb else None)
         for r in pv.rocm:
             if pv.torch_minor not in rocm[r].torch:
                 fail(file, f"versions[{i}].rocm", f"ROCm {r} has no torch {pv.torch_minor} "

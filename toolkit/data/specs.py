@@ -72,20 +72,34 @@ GPUS = Table(
 )
 
 _INDEX = Text(choices=Ref("indexes"))
+# `evidence`: where upstream says so ("<owner>/<repo>@<commit> <file>"); `note`: what a user
+# should know (why a system install, why AMD's own torch build), shown by `invoke matrix`.
+_EVIDENCE = Text()
 _SDK = Tagged("provider", {
     "pip": Table({"layout": Text(choices=SDK_LAYOUTS), "index": _INDEX, "index_url": _URL,
-                  "spec": _TEXT}, one_of=(("index", "index_url"),)),
-    "system": Table({"version": _VER}),
+                  "spec": _TEXT, "note": _TEXT, "evidence": _EVIDENCE},
+                 optional=("note",), one_of=(("index", "index_url"),)),
+    "system": Table({"version": _VER, "note": _TEXT, "evidence": _EVIDENCE}, optional=("note",)),
 })
 _TORCH = Tagged("kind", {
     # upstream download.pytorch.org
-    "pytorch": Table({"index_url": _URL, "spec": _TEXT, "note": _TEXT}, optional=("note",)),
+    "pytorch": Table({"index_url": _URL, "spec": _TEXT, "note": _TEXT, "evidence": _EVIDENCE},
+                     optional=("note",)),
     # AMD's own builds (repo.radeon.com): a find-links page or an index
-    "amd": Table({"find_links": _URL, "index_url": _URL, "spec": _TEXT, "note": _TEXT},
+    "amd": Table({"find_links": _URL, "index_url": _URL, "spec": _TEXT, "note": _TEXT,
+                  "evidence": _EVIDENCE},
                  optional=("note",), any_of=(("find_links", "index_url"),)),
     # TheRock's index (torch built against the pip SDK)
-    "therock": Table({"index": _INDEX, "index_url": _URL, "spec": _TEXT, "note": _TEXT},
+    "therock": Table({"index": _INDEX, "index_url": _URL, "spec": _TEXT, "note": _TEXT,
+                      "evidence": _EVIDENCE},
                      optional=("note",), one_of=(("index", "index_url"),)),
+})
+FAMILY_NAME = r"gfx[0-9A-Za-z]+(-[a-z]+)?"
+# the GPU families a release's per-family SDK index served (TheRock renamed families over time)
+_SERVED = Table({
+    "evidence": _EVIDENCE,
+    "served": Map(Texts(_GFX), key=Text(pattern=FAMILY_NAME, like="a family name like gfx94X-dcgpu"),
+                  non_empty=True, what="family"),
 })
 ROCM = Table(
     {
@@ -95,8 +109,9 @@ ROCM = Table(
                 "hip": Text(pattern=MINOR, like="X.Y"),
                 "default_family": Text(choices=Ref("families")),
                 "sdk": _SDK,
+                "families": _SERVED,
                 "torch": Map(_TORCH, key=Text(pattern=MINOR, like="a torch release like 2.8")),
-            }),
+            }, optional=("families",)),
             key=Text(pattern=VERSION, like="a ROCm version like 6.4 or 6.2.4"),
             non_empty=True, what="ROCm release ([releases.\"X.Y\"])",
         ),
@@ -117,7 +132,16 @@ PACKAGE = Table({
         "rocm": Texts(Text(choices=Ref("rocm"))),
         "python": Texts(Text(choices=PYTHONS)),
         "build_style": Text(choices=Ref("build_styles"), note="the build styles of its recipe"),
-    })),
+        "evidence": _EVIDENCE,
+        # gfx targets without --gfx, by the first ROCm major they apply from ("6", "7")
+        "default_targets": Map(Texts(_GFX), key=Text(pattern=r"[0-9]+", like="a ROCm major like 7"),
+                               non_empty=True, what="ROCm major"),
+        # git submodules the build needs: path -> URL (as the ref's .gitmodules has them)
+        "submodules": Map(_TEXT, key=Text(pattern=r"[A-Za-z0-9_./-]+", like="a path"),
+                          non_empty=True, what="submodule"),
+        # where libtbb (library and headers) comes from
+        "tbb": Tagged("provider", {"pypi": Table({"spec": _TEXT}), "system": Table({})}),
+    }, optional=("default_targets", "submodules", "tbb"))),
 })
 
 CI = Table({

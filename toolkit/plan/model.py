@@ -36,6 +36,7 @@ class Options:
     allow_insecure_index: bool = False  # plain http:// to a non-loopback index
     allow_rocm_mismatch: bool = False  # system ROCm version differs from the session's
     rocm_sdk_test: bool = False  # run `rocm-sdk test` after installing the pip SDK
+    apex_ops: str = "prebuilt"  # apex 1.8: "prebuilt" (every op in the wheel) | "jit" (upstream's)
     rebuild: bool = False  # build the wheel even when its build key is unchanged
     locks: tuple[LockRef, ...] = ()  # lock files found by the caller (toolkit.plan.locks.read_locks)
 

@@ -9,37 +9,58 @@ then published into ``dist/<build-id>/``.
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import MappingProxyType
 
 from toolkit.core.steps import (
     CheckWheel,
     CopySources,
+    ExpectWheel,
     FetchSources,
+    FetchSubmodules,
     NameWheel,
     Publish,
     Smoke,
     Step,
+    Submodule,
 )
+from toolkit.core.steps_more import mirror_name
 from toolkit.data.matrix import Build, Matrix
 from toolkit.env.buildenv import build_env
 from toolkit.env.host import HostFacts
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Context, Options, Plan
-from toolkit.plan.provision import provision_steps
+from toolkit.plan.provision import default_targets, provision_steps
 from toolkit.plan.recipes import recipe_for
 
 
-def _sources_step(build: Build, options: Options, layout: Layout) -> Step:
+def submodule_mirrors(layout: Layout) -> Path:
+    """Where the mirrors of submodule repositories are cached (shared by every build)."""
+    return layout.mirror("x").parent / "submodules"
+
+
+def _sources_steps(build: Build, options: Options, layout: Layout) -> list[Step]:
     worktree = str(layout.worktree(build))
+    subs = build.pkg_version.submodules
     if options.source:
-        return Step("get-sources",
-                    f"use the contributor's checkout {options.source} (copied, never modified)",
-                    CopySources(options.source, worktree))
+        return [Step("get-sources",
+                     f"use the contributor's checkout {options.source} (copied, never modified"
+                     + ("; it must hold its submodules: " + ", ".join(subs) if subs else "") + ")",
+                     CopySources(options.source, worktree))]
     mirror = str(layout.mirror(build.package.name))
-    return Step("get-sources",
-                f"fresh worktree of {build.package.repo} at {build.pkg_version.ref} "
-                f"(mirror {mirror})",
-                FetchSources(build.package.repo, build.pkg_version.ref, mirror, worktree))
+    steps = [Step("get-sources",
+                  f"fresh worktree of {build.package.repo} at {build.pkg_version.ref} "
+                  f"(mirror {mirror})",
+                  FetchSources(build.package.repo, build.pkg_version.ref, mirror, worktree))]
+    if subs:
+        steps.append(Step(
+            "get-submodules",
+            f"the submodules the build needs ({', '.join(subs)}) at the commits "
+            f"{build.pkg_version.ref} records, each from a cached mirror",
+            FetchSubmodules(worktree, tuple(
+                Submodule(path, url, str(submodule_mirrors(layout) / mirror_name(url)))
+                for path, url in subs.items()), str(submodule_mirrors(layout)))))
+    return steps
 
 
 def plan(
@@ -52,11 +73,11 @@ def plan(
     toolkit_python: str = "python",
 ) -> Plan:
     recipe = recipe_for(build.package.recipe)
-    targets = options.gfx or matrix.family_targets[build.rocm.default_family]
+    targets = default_targets(matrix, build, options)
     steps, rocm_paths, family = provision_steps(matrix, build, options, host, layout)
     if build.rocm.sdk.provider == "none":  # CPU variant: no ROCm at all
         steps = [s for s in steps if s.name != "install-rocm-sdk"]
-    steps.append(_sources_step(build, options, layout))
+    steps.extend(_sources_steps(build, options, layout))
 
     base_env = build_env(
         rocm=rocm_paths,
@@ -74,17 +95,28 @@ def plan(
 
     staging = str(layout.build_dir(build) / "staged")
     dest = str(layout.dist(build))
+    dist, version = recipe.expected_wheel(ctx)
+    steps.append(Step(
+        "expect-wheel",
+        f"the built wheel must be {dist} {version}, what {build.package.name}'s setup.py makes "
+        "for this command line and environment",
+        ExpectWheel(ctx.wheelhouse, dist, version),
+    ))
+    final = (version if options.naming == "upstream"
+             else f"{version.split('+')[0]}+{ctx.local_version}")
     steps.append(Step(
         "name-wheel",
-        f"name the wheel {build.package.dist}-{build.version}+{ctx.local_version}-... "
-        f"in the build's staging folder",
+        f"name the wheel {dist}-{final}-... in the build's staging folder"
+        + (" (the upstream name kept)" if options.naming == "upstream" else ""),
         NameWheel(ctx.wheelhouse, staging, build.rocm.version, options.naming),
     ))
     steps.append(Step(
         "check", "symbol, GLIBCXX, GPU-code and hygiene checks (fail on findings)",
         CheckWheel(toolkit_python, "{WHEEL}", str(layout.artifacts(build)),
-                   gfx=tuple(targets) if recipe.carries_gpu_code(build) else (),
-                   with_libs=("{TORCH_LIB}",) if recipe.needs_torch else (),
+                   gfx=tuple(targets) if recipe.carries_gpu_code(build, options) else (),
+                   with_libs=(*(("{TORCH_LIB}",) if recipe.needs_torch else ()),
+                              *(("{TBB_LIB_DIR}",) if any(s.name == "provide-tbb" for s in steps)
+                                else ())),
                    require_symbols=recipe.required_symbols(build.pkg_version)),
     ))
     if options.smoke:

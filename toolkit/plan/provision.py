@@ -52,25 +52,35 @@ def sdk_provider(build: Build, options: Options) -> str:
     return provider
 
 
+def served_families(matrix: Matrix, build: Build) -> dict[str, tuple[str, ...]]:
+    """The families the release's per-family index served (its own era's names, from
+    rocm.toml, else today's from gpus.toml)."""
+    return dict(build.rocm.families) or dict(matrix.family_targets)
+
+
 def choose_family(matrix: Matrix, build: Build, targets: Sequence[str], wanted: str | None) -> str:
-    """The GPU family whose per-family index serves every requested target."""
-    fams = matrix.family_targets
+    """The family whose per-family index serves the requested targets: one that covers them
+    all, else (the SDK's libraries then serve part of them; its compiler builds for every
+    target) the release's default family when it serves one of them, else the one serving the
+    most (or the default family when none serves any)."""
+    fams = served_families(matrix, build)
+    era = f" by ROCm {build.rocm.version}'s index" if build.rocm.families else ""
+    procs = {t.split(":")[0] for t in targets}
     if wanted:
         if wanted not in fams:
-            raise UsageError(f"unknown GPU family {wanted!r}; valid: {', '.join(sorted(fams))}")
-        candidates = [wanted]
-    else:
-        # the release's default, then the narrowest family (gfx90a before the older gfx90X-dcgpu)
-        others = sorted(matrix.families.values(), key=lambda f: (len(f.targets), f.name))
-        candidates = [build.rocm.default_family, *(f.name for f in others)]
-    procs = {t.split(":")[0] for t in targets}
+            raise UsageError(f"unknown GPU family {wanted!r}{era}; valid: "
+                             f"{', '.join(sorted(fams))}")
+        return wanted
+    # the release's default, then the narrowest family (gfx90a before the older gfx90X-dcgpu)
+    others = sorted(fams, key=lambda f: (len(fams[f]), f))
+    candidates = [build.rocm.default_family, *others]
     for name in candidates:
         if procs <= set(fams[name]):
             return name
-    raise UsageError(
-        f"no single GPU family covers {', '.join(targets)} on a per-family index; "
-        "build them separately, or use a multi-arch SDK index"
-    )
+    best = max(candidates, key=lambda f: (len(procs & set(fams[f])), f == build.rocm.default_family))
+    if not procs & set(fams[best]):
+        best = build.rocm.default_family
+    return best
 
 
 @dataclass(frozen=True)
@@ -113,8 +123,22 @@ class Sources:
         return tuple(out)
 
 
+def default_targets(matrix: Matrix, build: Build, options: Options) -> tuple[str, ...]:
+    """``--gfx``, else the package version's own defaults for this ROCm (as upstream builds
+    it), else the release's default family."""
+    return (options.gfx or build.pkg_version.targets_for(build.rocm.version)
+            or served_families(matrix, build)[build.rocm.default_family])
+
+
+def _partial(matrix: Matrix, build: Build, options: Options, family: str) -> str:
+    served = set(served_families(matrix, build)[family])
+    outside = [t for t in default_targets(matrix, build, options) if t.split(":")[0] not in served]
+    return (f"; its libraries do not serve {', '.join(outside)}, its compiler builds for them"
+            if outside else "")
+
+
 def sources_for(matrix: Matrix, build: Build, options: Options) -> Sources:
-    targets = options.gfx or matrix.family_targets[build.rocm.default_family]
+    targets = default_targets(matrix, build, options)
     provider = sdk_provider(build, options)
     sdk = build.rocm.sdk
     for url in [options.index_url, *options.find_links]:
@@ -128,7 +152,8 @@ def sources_for(matrix: Matrix, build: Build, options: Options) -> Sources:
         index = options.index_url or sdk.index_url
         spec = sdk.spec or "rocm[libraries,devel]>1.0"
         if not index:
-            raise UsageError(f"ROCm {build.rocm.version} has no pip SDK index in the matrix; "
+            why = f" ({sdk.note})" if sdk.note else ""
+            raise UsageError(f"ROCm {build.rocm.version} has no pip SDK index in the matrix{why}; "
                              "give --index-url or use --rocm-from system")
         layout = sdk.layout or "per-family"
         if layout == "multi-arch":
@@ -219,7 +244,8 @@ def provision_steps(
         steps.append(Step(
             "install-rocm-sdk",
             f"install the ROCm {build.rocm.version} SDK from TheRock's index"
-            + (f" (family {src.family})" if src.family else " (multi-arch)")
+            + (f" (family {src.family}{_partial(matrix, build, options, src.family)})"
+               if src.family else " (multi-arch)")
             + (f", locked by {lock}" if lock else ""),
             InstallSdk(Command(argv, env=MappingProxyType({**tools, **family_env})), env_python,
                        build.rocm.version, options.allow_rocm_mismatch),
@@ -248,11 +274,23 @@ def provision_steps(
         if lock:
             torch_argv = (*uv_install, *locked)
         else:
-            # uv's default (first index that has torch wins) keeps PyPI's CUDA torch out when
-            # the torch index is TheRock's; a find-links source is weighed with the index.
-            strategy = (("--index-strategy", "unsafe-best-match")
-                        if "--find-links" in src.torch_args else ())
-            torch_argv = (*uv_install, *strategy, *uv_index_args(src.torch_args), src.torch_spec)
+            # uv's default (the first index that has torch wins) keeps PyPI's CUDA torch out
+            # when torch comes from an index. A find-links page is weighed together with PyPI,
+            # whose newer CUDA torch could win: pin-torch first installs torch alone from that
+            # page (no index at all), then install-torch keeps it and adds its dependencies.
+            pairs = zip(src.torch_args[::2], src.torch_args[1::2], strict=False)
+            links = [val for opt, val in pairs if opt == "--find-links"]
+            if links:
+                steps.append(Step(
+                    "pin-torch",
+                    f"install torch alone from {', '.join(links)} (--no-index: no other source "
+                    "is weighed, so PyPI's CUDA torch can never win)",
+                    Command((*uv_install, "--no-deps", "--no-index",
+                             *(a for link in links for a in ("--find-links", link)),
+                             src.torch_spec), env=MappingProxyType(dict(tools))),
+                    reuse_env=True,
+                ))
+            torch_argv = (*uv_install, *uv_index_args(src.torch_args), src.torch_spec)
         steps.append(Step(
             "install-torch",
             f"install torch {build.pkg_version.torch} for ROCm {build.rocm.version} "
@@ -287,7 +325,9 @@ def provision_steps(
 def _probes(src: Sources, lock: str | None) -> tuple[IndexProbe, ...]:
     out: list[IndexProbe] = []
     if src.provider == "pip" and src.sdk_index:
-        out.append(IndexProbe(src.sdk_index, None if lock else "rocm", "ROCm SDK index"))
+        what = ("ROCm SDK index (legacy per-family: TheRock may delete it; --rocm-from system "
+                "then)" if src.layout == "per-family" else "ROCm SDK index")
+        out.append(IndexProbe(src.sdk_index, None if lock else "rocm", what))
     args = list(src.torch_args)
     for opt, val in zip(args[::2], args[1::2], strict=False):
         if opt == "--index-url":

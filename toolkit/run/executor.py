@@ -22,12 +22,15 @@ from toolkit.core.steps import (
     Command,
     CopySources,
     CreateEnv,
+    ExpectWheel,
     FetchSources,
+    FetchSubmodules,
     InstallSdk,
     InstallTorch,
     MarkEnvReady,
     NameWheel,
     ProbeIndexes,
+    ProvideTbb,
     Publish,
     Smoke,
     Step,
@@ -35,7 +38,7 @@ from toolkit.core.steps import (
 )
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Plan
-from toolkit.run import building, provisioning, sources
+from toolkit.run import building, prereqs, provisioning, sources
 from toolkit.run.context import Run, StepResult, run_command
 
 Handler = Callable[[Step, Run], "StepResult | str"]
@@ -67,8 +70,11 @@ HANDLERS: dict[type, Handler] = {
     InstallTorch: provisioning.install_torch,
     MarkEnvReady: provisioning.mark_env_ready,
     FetchSources: sources.fetch_sources,
+    FetchSubmodules: sources.fetch_submodules,
     CopySources: sources.copy_sources,
+    ProvideTbb: prereqs.provide_tbb,
     BuildWheel: building.build_wheel,
+    ExpectWheel: prereqs.expect_wheel,
     NameWheel: building.name_wheel_step,
     CheckWheel: _verdict,
     Smoke: _verdict,

@@ -17,7 +17,8 @@ from pathlib import Path
 from toolkit.core.errors import StepFailed, UsageError
 from toolkit.core.proc import CommandFailed
 from toolkit.core.proc import run as run_proc
-from toolkit.core.steps import CopySources, FetchSources, Step
+from toolkit.core.steps import CopySources, FetchSources, FetchSubmodules, Step, Submodule
+from toolkit.core.steps_more import mirror_name
 from toolkit.core.urls import mask
 from toolkit.run.context import Run, StepResult
 from toolkit.run.locking import hold
@@ -100,9 +101,6 @@ def fetch_sources(step: Step, run: Run) -> StepResult | str:
         git("-C", str(mirror), "worktree", "prune")
         run.note(f"$ {' '.join(action.command().argv)}")
         git(*action.command().argv[1:])
-        if action.submodules:
-            run.note("$ git submodule update --init --recursive")
-            git("-C", str(worktree), "submodule", "update", "--init", "--recursive")
     _learn_sha(run, worktree)
     return StepResult(step.name, step.kind, list(action.command().argv), {}, returncode=0)
 
@@ -121,4 +119,79 @@ def copy_sources(step: Step, run: Run) -> StepResult | str:
     run.note(f"# copied {src} to {worktree}")
     _learn_sha(run, src)
     run.values["TREE"] = tree_hash(worktree)
+    return StepResult(step.name, step.kind, [], {}, returncode=0)
+
+
+# ----------------------------------------------------------------------------- submodules
+def gitmodules(repo: Path) -> dict[str, tuple[str, str]]:
+    """``repo``'s .gitmodules: path -> (name, url)."""
+    if not (repo / ".gitmodules").is_file():
+        return {}
+    text = git("-C", str(repo), "config", "-f", ".gitmodules", "--get-regexp",
+               r"^submodule\..*\.(path|url)$", check=False)
+    paths: dict[str, str] = {}
+    urls: dict[str, str] = {}
+    for line in text.splitlines():
+        key, _, value = line.partition(" ")
+        name, _, field = key.removeprefix("submodule.").rpartition(".")
+        (paths if field == "path" else urls)[name] = value.strip()
+    return {path: (name, urls.get(name, "")) for name, path in paths.items()}
+
+
+def recorded_commit(repo: Path, path: str) -> str | None:
+    """The commit ``repo``'s HEAD records for the submodule at ``path`` (a gitlink)."""
+    line = git("-C", str(repo), "ls-tree", "HEAD", "--", path, check=False)
+    parts = line.split()
+    return parts[2] if len(parts) >= 3 and parts[0] == "160000" else None
+
+
+def _resolve_url(url: str, parent_url: str) -> str:
+    if url.startswith(("../", "./")):
+        from urllib.parse import urljoin
+
+        return urljoin(parent_url.rstrip("/") + "/", url)
+    return url
+
+
+def _checkout(repo: Path, sub: Submodule, run: Run) -> None:
+    sha = recorded_commit(repo, sub.path)
+    if sha is None:
+        raise StepFailed(f"{repo}: {sub.path} is not a submodule at HEAD (no gitlink); "
+                         "the matrix names a submodule this ref lacks")
+    mirror, dest = Path(sub.mirror), repo / sub.path
+    with hold(mirror.with_name(mirror.name + ".lock"), f"source mirror {mirror}",
+              wait=MIRROR_WAIT_S, on_wait=run.reporter.info):
+        ensure_mirror(sub.url, mirror, sha, run)
+        shutil.rmtree(dest, ignore_errors=True)
+        run.note(f"$ git clone --no-checkout {mirror} {dest}; git checkout --detach {sha}")
+        git("clone", "--quiet", "--no-checkout", str(mirror), str(dest))
+    git("-C", str(dest), "checkout", "--quiet", "--detach", sha)
+
+
+def _nested(repo: Path, url: str, mirrors: Path, run: Run, depth: int) -> None:
+    if depth > 8:
+        raise StepFailed(f"{repo}: submodules nested deeper than 8 levels")
+    for path, (_name, sub_url) in sorted(gitmodules(repo).items()):
+        if recorded_commit(repo, path) is None:
+            continue  # listed in .gitmodules but not recorded at HEAD
+        full = _resolve_url(sub_url, url)
+        _checkout(repo, Submodule(path, full, str(mirrors / mirror_name(full))), run)
+        _nested(repo / path, full, mirrors, run, depth + 1)
+
+
+def fetch_submodules(step: Step, run: Run) -> StepResult | str:
+    action = step.action
+    assert isinstance(action, FetchSubmodules)
+    worktree = Path(action.worktree)
+    declared = gitmodules(worktree)
+    for sub in action.submodules:
+        name_url = declared.get(sub.path)
+        if name_url is None:
+            raise StepFailed(f"{worktree}/.gitmodules has no submodule {sub.path}; it lists: "
+                             f"{', '.join(sorted(declared)) or 'none'}")
+        if name_url[1] != sub.url:
+            raise StepFailed(f"{worktree}/.gitmodules gives {sub.path} the URL {name_url[1]}, "
+                             f"the matrix {sub.url}: update the matrix data")
+        _checkout(worktree, sub, run)
+        _nested(worktree / sub.path, sub.url, Path(action.mirrors), run, 1)
     return StepResult(step.name, step.kind, [], {}, returncode=0)

@@ -1,21 +1,35 @@
-"""ROCm/apex 1.4-1.8.
+"""ROCm/apex 1.4-1.8 (facts read in ROCm/apex's release branches, see apex.toml's evidence).
 
 1.4-1.7: ``python -m build --wheel --no-isolation -C--build-option=--cpp_ext
--C--build-option=--cuda_ext`` (never the CUDA-only flags). 1.8: JIT design, prebuilt with
-``APEX_BUILD_CPP_OPS=1 APEX_BUILD_CUDA_OPS=1``. Always ``PYTORCH_ROCM_ARCH`` and a per-build
-``TORCH_EXTENSIONS_DIR``; ``BUILD_VERSION`` where the version reads it (1.7, 1.8).
+-C--build-option=--cuda_ext`` (never the CUDA-only flags). 1.8: JIT design; ``--cpp_ext`` and
+``--cuda_ext`` are ignored (setup.py only removes them from sys.argv), so upstream CI
+(.github/workflows/rocm-ci.yml) and TheRock (build_prod_wheels.py) make JIT-only wheels. The
+toolkit prebuilds every op by default (``APEX_BUILD_CPP_OPS=1 APEX_BUILD_CUDA_OPS=1``, read by
+setup.py); ``Options.apex_ops = "jit"`` builds upstream's JIT-only wheel instead.
+
+1.8's op builder (op_builder/builder.py, ``get_rocm_gpu_arch``) replaces PYTORCH_ROCM_ARCH with
+the first gfx that ``rocminfo`` reports whenever a GPU is visible: prebuilt builds run with
+``ROCR_VISIBLE_DEVICES`` set and empty, which hides every GPU from the ROCm runtime rocminfo
+uses (ROCR-Runtime's flag.h filters devices whenever the variable is set), so the wheel carries
+exactly the requested targets, as on a build host without a GPU.
+
+Always ``PYTORCH_ROCM_ARCH`` and a per-build ``TORCH_EXTENSIONS_DIR``; ``BUILD_VERSION`` where
+get_apex_version reads it (1.7, 1.8). ``--naming upstream`` sets ``DESIRED_CUDA`` and
+``APEX_COMMIT`` instead, which apex turns into ``+rocm7.0.git<sha8>``.
 """
 
 from __future__ import annotations
 
+from toolkit.core.errors import UsageError
 from toolkit.core.steps import Command, Step
-from toolkit.core.versions import version_sort_key
+from toolkit.core.versions import rocm_label, version_sort_key
 from toolkit.data.matrix import Build, PackageVersion
-from toolkit.plan.model import Context
+from toolkit.plan.model import Context, Options
 
 EXT_FLAGS = ("--cpp_ext", "--cuda_ext")
 BUILD_REQUIREMENTS = ("build", "wheel", "setuptools", "ninja", "packaging")
 CUDA_ONLY_FLAGS = ("--fast_layer_norm", "--fmha", "--fast_bottleneck", "--fused_conv_bias_relu")
+APEX_OPS = ("prebuilt", "jit")  # 1.8: every op compiled into the wheel, or upstream's JIT-only
 
 _MODULES_14 = (
     "apex_C", "amp_C", "syncbn", "fused_layer_norm_cuda", "mlp_cuda", "fused_dense_cuda",
@@ -35,47 +49,78 @@ def _minor(version: PackageVersion) -> tuple[int, ...]:
     return version_sort_key(version.version)[:2]
 
 
+def jit_only(version: PackageVersion, options: Options) -> bool:
+    """Whether this build makes upstream's JIT-only wheel (1.8 with ``apex_ops = "jit"``)."""
+    if options.apex_ops not in APEX_OPS:
+        raise UsageError(f"unknown apex ops mode {options.apex_ops!r}; valid: "
+                         f"{', '.join(APEX_OPS)}")
+    return version.build_style == "jit-prebuild" and options.apex_ops == "jit"
+
+
+def _preflight_why(version: PackageVersion) -> str:
+    if _minor(version) <= (1, 6):
+        return ("apex refuses to build otherwise, blaming 'Cuda None' (setup.py "
+                "check_rocm_torch_binary_vs_bare_metal)")
+    if _minor(version) == (1, 7):
+        return "apex refuses to build otherwise (setup.py check_rocm_torch_binary_vs_bare_metal)"
+    return "apex 1.8 no longer checks: a mismatch would build against the wrong HIP"
+
+
 class ApexRecipe:
     name = "apex"
     needs_torch = True
 
-    def carries_gpu_code(self, build: Build) -> bool:
-        return True
+    def carries_gpu_code(self, build: Build, options: Options) -> bool:
+        return not jit_only(build.pkg_version, options)
 
     def build_steps(self, ctx: Context) -> list[Step]:
         v = ctx.build.pkg_version
-        jit = v.build_style == "jit-prebuild"
+        jit_style = v.build_style == "jit-prebuild"
+        jit = jit_only(v, ctx.options)
         env = dict(ctx.base_env)
         if ctx.options.naming == "upstream":
-            env["DESIRED_CUDA"] = f"rocm{ctx.build.rocm.version}"
+            env["DESIRED_CUDA"] = rocm_label(ctx.build.rocm.version)
             env["APEX_COMMIT"] = "{SHA}"
         elif _minor(v) >= (1, 7):
             env["BUILD_VERSION"] = f"{v.version}+{ctx.local_version}"
-        if jit:
+        if jit_style and not jit:
             env["APEX_BUILD_CPP_OPS"] = "1"
             env["APEX_BUILD_CUDA_OPS"] = "1"
+            env["ROCR_VISIBLE_DEVICES"] = ""  # no GPU for rocminfo: PYTORCH_ROCM_ARCH stays
         argv: list[str] = [ctx.env_python, "-m", "build", "--wheel", "--no-isolation"]
-        if not jit:
+        if not jit_style or jit:  # 1.8 ignores them; upstream's JIT-only build passes them
             argv += [f"-C--build-option={flag}" for flag in EXT_FLAGS]
         argv += ["--outdir", ctx.wheelhouse, ctx.source_dir]
+        if jit:
+            what = "JIT-only, as upstream CI and TheRock build it: ops compile at first use"
+        elif jit_style:
+            what = ("JIT ops prebuilt; ROCR_VISIBLE_DEVICES='' hides any GPU from rocminfo, "
+                    "which would replace PYTORCH_ROCM_ARCH")
+        else:
+            what = "--cpp_ext --cuda_ext"
         return [
             Step("install-requirements",
                  "install the build front-end apex's setup.py needs (torch is already there)",
                  ctx.uv_pip(*BUILD_REQUIREMENTS)),
             Step(
                 "preflight",
-                "hipcc major.minor must equal torch.version.hip major.minor "
-                "(apex refuses to build otherwise, with a misleading message)",
+                f"hipcc major.minor must equal torch.version.hip major.minor ({_preflight_why(v)})",
                 Command((ctx.toolkit_python, "-m", "toolkit", "preflight", "hip-match",
                          "--hipcc", f"{ctx.rocm.bin}/hipcc", "--python", ctx.env_python)),
             ),
-            ctx.build_wheel(
-                f"build apex {v.version} ("
-                + ("JIT ops prebuilt" if jit else "--cpp_ext --cuda_ext")
-                + f") for {';'.join(ctx.targets)}",
-                tuple(argv), env=env, cwd=ctx.source_dir,
-            ),
+            ctx.build_wheel(f"build apex {v.version} ({what}) for {';'.join(ctx.targets)}",
+                            tuple(argv), env=env, cwd=ctx.source_dir),
         ]
+
+    def expected_wheel(self, ctx: Context) -> tuple[str, str]:
+        """setup.py get_apex_version: version.txt, or BUILD_VERSION (1.7, 1.8), then
+        ``+$DESIRED_CUDA`` and ``.git<APEX_COMMIT[:8]>``."""
+        v = ctx.build.pkg_version
+        if ctx.options.naming == "upstream":
+            return ctx.build.package.dist, f"{v.version}+{rocm_label(ctx.build.rocm.version)}.git{{SHA8}}"
+        if _minor(v) >= (1, 7):
+            return ctx.build.package.dist, f"{v.version}+{ctx.local_version}"
+        return ctx.build.package.dist, v.version
 
     def expected_modules(self, version: PackageVersion) -> tuple[str, ...]:
         mods = _MODULES_14 + (_MODULES_15 if _minor(version) >= (1, 5) else ())

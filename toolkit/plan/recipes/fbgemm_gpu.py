@@ -1,21 +1,31 @@
-"""pytorch/FBGEMM fbgemm_gpu, ROCm variant.
+"""pytorch/FBGEMM fbgemm_gpu, ROCm variant (facts read in FBGEMM's tags, see fbgemm_gpu.toml).
 
-Built from ``fbgemm_gpu/`` with torch and ``requirements.txt`` installed; each option passed
-as ``--config-setting=--build-option=<opt>``. Up to v1.2 ``--package_variant=rocm``; from
-v1.3 ``--build-target=default --build-variant=rocm`` with ``BUILD_ROCM_VERSION`` set.
-``BUILD_FROM_NOVA`` is removed from the environment (set at all, it shrinks the targets).
+Built from ``fbgemm_gpu/`` with torch and ``requirements.txt`` installed, the sources with
+their submodules; each option passed as ``--config-setting=--build-option=<opt>``, as
+.github/scripts/fbgemm_gpu_build.bash does. Up to v1.2 ``--package_variant=rocm``; from v1.3
+``--build-target=default --build-variant=rocm`` with ``BUILD_ROCM_VERSION`` set (setup.py
+raises without it). Always ``--package_channel=release``: setup.py defaults to ``nightly``,
+which names the package ``fbgemm_gpu_nightly-rocm`` and versions it by the date.
+
+``BUILD_FROM_NOVA`` is removed from the environment: in setup.py ``=1`` exits without
+building and ``=0`` drops the channel and variant from the package name; FbgemmGpu.cmake
+skips tbb for Nova builds. Without Nova, v1.3 links ``-ltbb`` and v1.4 on fail in CMake
+("tbb not found"): the provide-tbb step installs and checks libtbb before the build, and
+LIBRARY_PATH / CMAKE_LIBRARY_PATH point at it.
 """
 
 from __future__ import annotations
 
-from toolkit.core.steps import Step
+from toolkit.core.steps import ProvideTbb, Step
 from toolkit.data.matrix import Build, PackageVersion
-from toolkit.plan.model import Context
+from toolkit.plan.model import Context, Options
 
 VARIANT_OPTIONS = {
     "package-variant": ("--package_variant=rocm",),
     "build-variant": ("--build-target=default", "--build-variant=rocm"),
 }
+CHANNEL = "--package_channel=release"
+SYSTEM_LIB_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib")
 SYMBOLS = (
     "fbgemm_gpu::asynchronous_inclusive_cumsum_cpu",
     "fbgemm_gpu::jagged_2d_to_dense",
@@ -24,11 +34,29 @@ SYMBOLS = (
 )
 
 
+def tbb_step(ctx: Context) -> Step | None:
+    """provide-tbb for a version whose data names a tbb source; None otherwise."""
+    tbb = ctx.build.pkg_version.tbb
+    if tbb is None:
+        return None
+    env_dir = str(ctx.layout.env_dir(ctx.build))
+    if tbb.provider == "pypi":
+        assert tbb.spec
+        action = ProvideTbb(ctx.uv_pip(tbb.spec), f"pypi {tbb.spec}", (f"{env_dir}/lib",),
+                            (f"{env_dir}/include",))
+        what = f"install {tbb.spec} (libtbb and its headers) into the build environment"
+    else:
+        action = ProvideTbb(None, "system", SYSTEM_LIB_DIRS, ("/usr/include",))
+        what = "use the system's libtbb"
+    return Step("provide-tbb", f"{what}; fbgemm_gpu links -ltbb outside Nova (checked here, "
+                "before the build)", action)
+
+
 class FbgemmGpuRecipe:
     name = "fbgemm_gpu"
     needs_torch = True
 
-    def carries_gpu_code(self, build: Build) -> bool:
+    def carries_gpu_code(self, build: Build, options: Options) -> bool:
         return True
 
     def build_steps(self, ctx: Context) -> list[Step]:
@@ -37,8 +65,13 @@ class FbgemmGpuRecipe:
         env = dict(ctx.base_env)
         if v.build_style != "build-variant":
             env.pop("BUILD_ROCM_VERSION", None)
+        tbb = tbb_step(ctx)
+        if tbb is not None:
+            env["LIBRARY_PATH"] = "{TBB_LIB_DIR}"  # v1.3: -ltbb in CMAKE_CXX_FLAGS
+            env["CMAKE_LIBRARY_PATH"] = "{TBB_LIB_DIR}"  # v1.4 on: find_library(... tbb)
         options = (
             *VARIANT_OPTIONS[v.build_style],
+            CHANNEL,
             f"-DHIP_ROOT_DIR={ctx.rocm.root}",
             f"-DAMDGPU_TARGETS={';'.join(ctx.targets)}",
             f"--python-tag=py{ctx.build.cp_tag.removeprefix('cp').rstrip('t')}",
@@ -51,10 +84,16 @@ class FbgemmGpuRecipe:
             Step("install-requirements", "install fbgemm_gpu's build requirements",
                  ctx.uv_pip("-r", f"{pkg_dir}/requirements.txt", "build", "wheel", "setuptools",
                             cwd=pkg_dir)),
-            ctx.build_wheel(f"build fbgemm_gpu {v.version} (ROCm variant) for "
+            *([tbb] if tbb is not None else []),
+            ctx.build_wheel(f"build fbgemm_gpu {v.version} (ROCm variant, release channel) for "
                             f"{';'.join(ctx.targets)}",
                             argv, env=env, unset=("BUILD_FROM_NOVA",), cwd=pkg_dir),
         ]
+
+    def expected_wheel(self, ctx: Context) -> tuple[str, str]:
+        """setup.py outside Nova, release channel: ``fbgemm_gpu-rocm``, the tag's version, no
+        local label."""
+        return ctx.build.package.dist, ctx.build.pkg_version.version
 
     def expected_modules(self, version: PackageVersion) -> tuple[str, ...]:
         return ("fbgemm_gpu",)

@@ -13,7 +13,7 @@ from types import MappingProxyType
 
 from toolkit.core.steps import Step
 from toolkit.data.matrix import Build, Package, PackageVersion, RocmRelease, SdkSource
-from toolkit.plan.model import Context
+from toolkit.plan.model import Context, Options
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "hip_extension"  # package data
 DEMO_TARGETS = ("gfx90a", "gfx908")
@@ -24,7 +24,7 @@ class SampleRecipe:
     name = "sample"
     needs_torch = False
 
-    def carries_gpu_code(self, build: Build) -> bool:
+    def carries_gpu_code(self, build: Build, options: Options) -> bool:
         return build.rocm.sdk.provider != "none"
 
     def build_steps(self, ctx: Context) -> list[Step]:
@@ -36,12 +36,15 @@ class SampleRecipe:
                  ctx.uv_pip("build", "wheel", "setuptools>=61")),
             ctx.build_wheel(
                 ("build hip_sample for " + ";".join(ctx.targets))
-                if self.carries_gpu_code(ctx.build)
+                if self.carries_gpu_code(ctx.build, ctx.options)
                 else "build hip_sample's CPU variant (no ROCm compiler on this machine)",
                 (ctx.env_python, "-m", "build", "--wheel", "--no-isolation",
                  "--outdir", ctx.wheelhouse, ctx.source_dir),
                 env=env, cwd=ctx.source_dir),
         ]
+
+    def expected_wheel(self, ctx: Context) -> tuple[str, str]:
+        return ctx.build.package.dist, VERSION
 
     def expected_modules(self, version: PackageVersion) -> tuple[str, ...]:
         return ("hip_sample", "hip_sample._native")
