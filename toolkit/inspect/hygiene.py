@@ -26,8 +26,8 @@ _BUNDLED = re.compile(r"^(" + "|".join(map(re.escape, TORCH_LIBS + ROCM_LIBS)) +
 UNSAFE_RPATH = re.compile(r"^(/tmp|/var/tmp|/home|/root|/build|/workspace|/__w|/github|/io)(/|$)")
 # pip-installed packages whose lib/ folders extensions link against on purpose
 _LAYOUT_PKG = r"(_rocm_sdk_[a-z0-9_]+|rocm_sdk[a-z0-9_]*|torch|nvidia/[a-z0-9_]+)"
-SITE_LAYOUT = re.compile(r"(^|/)(site|dist)-packages/" + _LAYOUT_PKG + r"(/|$)")
-SIBLING_LAYOUT = re.compile(r"^" + _LAYOUT_PKG + r"(/|$)")
+SITE_LAYOUT = re.compile(r"(^|/)(site|dist)-packages/" + _LAYOUT_PKG + r"(/|$)", re.IGNORECASE)
+SIBLING_LAYOUT = re.compile(r"^" + _LAYOUT_PKG + r"(/|$)", re.IGNORECASE)
 SYSTEM_ROCM = re.compile(r"^/opt/rocm(-[0-9.]+)?(/|$)")
 
 # classification -> (severity, what it means)

@@ -50,7 +50,8 @@ def version_need_findings(
                     f"import would fail: version `{v}' not found in {file} (required by "
                     f"{lib.path}; {dep.path} provides up to {have or 'none of that prefix'})"
                 )
-                out.append(Finding("symbol-version", "error", lib.path, msg))
+                cause = f"version {v} not found in {file} ({dep.path})"
+                out.append(Finding("symbol-version", "error", lib.path, msg, cause=cause))
     return bad, out
 
 
@@ -102,7 +103,9 @@ def report_unresolved(pending: Iterable[Unresolved], demangled: Mapping[str, str
             shown = f"{nice} ({mangled}{at})" if nice != mangled else mangled + at
             p.result.unresolved.append({"symbol": mangled, "demangled": nice, "version": ver})
             msg = f"import would fail: undefined symbol {shown} in {p.lib.path}"
-            p.wheel.findings.append(Finding("undefined-symbol", "error", p.lib.path, msg))
+            p.wheel.findings.append(
+                Finding("undefined-symbol", "error", p.lib.path, msg, cause=f"undefined symbol {nice}")
+            )
 
 
 def required_findings(

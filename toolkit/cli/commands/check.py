@@ -11,7 +11,8 @@ from typing import Any
 from toolkit.core.errors import DataError
 from toolkit.core.gfx import TargetId, expand, parse_target, split_tokens, unknown_processors
 from toolkit.inspect.checks import check_paths
-from toolkit.inspect.report import Report
+from toolkit.inspect.report import Finding, LibraryResult, Report, WheelResult
+from toolkit.inspect.wheelzip import Budget
 
 
 def register(subparsers: Any) -> None:
@@ -63,8 +64,28 @@ def register(subparsers: Any) -> None:
         help="allow this torch/ROCm library inside the wheel (name or glob)",
     )
     p.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPUs)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--max-member-size", type=_size, default=None, metavar="SIZE",
+                   help="refuse a member declaring more inflated bytes (default 4G)")
+    p.add_argument("--max-total-size", type=_size, default=None, metavar="SIZE",
+                   help="refuse members past this many inflated bytes in all (default 16G)")
+    p.add_argument("--max-ratio", type=float, default=None, metavar="N",
+                   help="refuse a member over 64M that inflates more than N:1 (default 200)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (every finding)")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="every library, every finding and each library's GPU code objects")
     p.set_defaults(func=run)
+
+
+def _size(text: str) -> int:
+    """``4G``, ``512M``, ``64K`` or a number of bytes."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    try:
+        if t and t[-1] in units:
+            return int(float(t[:-1]) * units[t[-1]])
+        return int(t)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"bad size {text!r}: expected e.g. 4G, 512M or bytes") from None
 
 
 def expand_targets(tokens: Sequence[str], warnings: list[str] | None = None) -> list[TargetId]:
@@ -96,60 +117,137 @@ def expand_targets(tokens: Sequence[str], warnings: list[str] | None = None) -> 
 
 
 def run(args: argparse.Namespace) -> int:
+    warnings: list[str] = []
+    targets = expand_targets(args.gfx, warnings)
     report = check_paths(
         args.paths,
-        targets=expand_targets(args.gfx),
+        targets=targets,
         policy=args.policy,
         with_paths=args.with_paths,
         required_symbols=args.required,
         allow_bundled=args.allow_bundled,
         jobs=args.jobs,
+        budget=Budget(args.max_member_size, args.max_total_size, args.max_ratio),
     )
+    for w in warnings:
+        sys.stderr.write(f"warning: {w}\n")
     if args.json:
         json.dump(report.to_json(), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        show(report)
+        show(report, verbose=args.verbose)
     return 0 if report.ok else 1
 
 
-def show(report: Report) -> None:
+LIST = 6  # names shown in a list before "and N more"
+ROWS = 25  # library rows shown without --verbose
+PREFIXES = ("GLIBC", "GLIBCXX", "CXXABI", "GCC")
+
+
+def _names(items: Sequence[str], verbose: bool) -> str:
+    if verbose or len(items) <= LIST:
+        return ", ".join(items)
+    return ", ".join(items[:LIST]) + f" and {len(items) - LIST} more"
+
+
+def _bytes(n: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} B"
+
+
+def _built_against(b: dict[str, Any]) -> str:
+    parts = []
+    if b.get("hip_runtime"):
+        major = b.get("rocm_major")
+        parts.append(f"HIP runtime {', '.join(b['hip_runtime'])} (ROCm {major})")
+    if b.get("torch"):
+        parts.append("torch" + (" with HIP (libc10_hip/libtorch_hip)" if b.get("torch_hip") else ""))
+    if b.get("rocm_libraries"):
+        parts.append("ROCm libraries " + ", ".join(b["rocm_libraries"]))
+    return "; ".join(parts) or "no HIP runtime, torch or ROCm library"
+
+
+def lines(wheel: WheelResult, verbose: bool = False) -> list[str]:
+    """The text report of one input: the picture first, then libraries, then findings."""
+    title = wheel.path if wheel.name is None else f"{wheel.name} {wheel.version}  ({wheel.path})"
+    out = [title]
+    hosts = [lib for lib in wheel.libraries if lib.kind not in ("gpu-code-object", "unreadable")]
+    objs = [lib for lib in wheel.libraries if lib.kind == "gpu-code-object"]
+    gpu_libs, cpu_libs = wheel.gpu_libraries, wheel.cpu_only
+    count = f"{len(hosts)} native librar{'y' if len(hosts) == 1 else 'ies'} ({len(gpu_libs)} with GPU code)"
+    if objs:
+        count += f", {len(objs)} GPU code object file{'s' * (len(objs) != 1)}"
+    out.append(f"  {', '.join(wheel.tags) or 'files on disk'}: {count}")
+    if wheel.gpu:
+        out.append("  GPU targets (libraries, code objects, bytes of code):")
+        for target, tc in wheel.gpu.items():
+            counts = f"{len(tc.libraries):>5} lib  {tc.code_objects:>6} obj"
+            out.append(f"    {target:<18} {counts}  {_bytes(tc.bytes):>10}")
+    else:
+        out.append("  GPU targets: none (no library carries device code)")
+    if gpu_libs:
+        by_why: dict[str, list[str]] = {}
+        for lib in gpu_libs:
+            why = ", ".join(sorted({w.split(" in ", 1)[-1] for w in lib.gpu_where}))
+            by_why.setdefault(why, []).append(lib.path)
+        for why, paths in by_why.items():
+            out.append(f"  GPU libraries, device code in {why}: {_names(paths, verbose)}")
+    if cpu_libs:
+        names = _names([lib.path for lib in cpu_libs], verbose)
+        out.append(f"  CPU-only libraries ({len(cpu_libs)}): {names}")
+    out.append(f"  built against: {_built_against(wheel.built_against)}")
+    shown = hosts if verbose else sorted(hosts, key=lambda lib: _row_rank(wheel, lib))[:ROWS]
+    if shown:
+        out.append("  " + "  ".join(f"{h:<14}" for h in ("GLIBC", "GLIBCXX", "CXXABI", "GCC", "policy"))
+                   + "  GPU targets     library")
+        for lib in shown:
+            nodes = lib.symbol_versions
+            cells = [nodes.get(p, "-") for p in PREFIXES] + [lib.policy or "-"]
+            n = len(lib.gpu_targets)
+            gpu = "-" if not n else (", ".join(lib.gpu_targets) if n <= 2 else f"{n} targets")
+            out.append("  " + "  ".join(f"{c:<14}" for c in cells) + f"  {gpu:<15} {lib.path}")
+            if verbose:
+                out += [f"      {w}" for w in lib.gpu_where]
+        if len(hosts) > len(shown):
+            out.append(f"  ... {len(hosts) - len(shown)} more libraries (--verbose)")
+    out += _finding_lines(wheel.findings, verbose)
+    out.append(f"  {'ok' if wheel.ok else 'FAILED'}  policy: {wheel.policy or '-'}")
+    return out
+
+
+def _row_rank(wheel: WheelResult, lib: LibraryResult) -> tuple[int, str]:
+    errors = any(f.severity == "error" and lib.path in (f.library, *f.libraries) for f in wheel.findings)
+    return (0 if errors else 1, lib.path)
+
+
+def _finding_lines(findings: Sequence[Finding], verbose: bool) -> list[str]:
+    """Findings grouped by check and cause, the libraries of each group listed under it."""
+    groups: dict[tuple[str, str, str], list[Finding]] = {}
+    for f in findings:
+        groups.setdefault((f.severity, f.check, f.cause or f.message), []).append(f)
+    out: list[str] = []
+    for (severity, check, head), items in groups.items():
+        libs = list(dict.fromkeys(x for f in items for x in (f.libraries or (f.library,)) if x))
+        if verbose or len(items) == 1:
+            out += [f"  {severity} [{check}] {f.message}" for f in items]
+            continue
+        out.append(f"  {severity} [{check}] {head}: {len(items)} findings, {len(libs)} libraries")
+        if libs:
+            out.append(f"      {_names(libs, False)}")
+    return out
+
+
+def show(report: Report, verbose: bool = False) -> None:
     from rich.markup import escape
-    from rich.table import Table
 
     from toolkit.cli.console import console
 
     out = console()
     for wheel in report.wheels:
-        title = wheel.path if wheel.name is None else f"{wheel.name} {wheel.version}  ({wheel.path})"
-        table = Table(title=escape(title), title_justify="left", show_lines=False)
-        for col in ("library", "GLIBC", "GLIBCXX", "policy", "GPU targets", "problems"):
-            table.add_column(col, overflow="fold")
-        per_lib: dict[str, list[str]] = {}
-        for f in wheel.findings:
-            if f.library:
-                per_lib.setdefault(f.library, []).append(f.severity)
-        for lib in wheel.libraries:
-            sev = per_lib.get(lib.path, [])
-            errors, warnings = sev.count("error"), sev.count("warning")
-            counts = (errors and f"{errors} error(s)", warnings and f"{warnings} warning(s)")
-            probs = ", ".join(x for x in counts if x)
-            table.add_row(
-                escape(lib.path),
-                lib.max_versions.get("GLIBC", "-"),
-                lib.max_versions.get("GLIBCXX", "-"),
-                lib.policy or "-",
-                ", ".join(lib.gpu_targets) or "-",
-                f"[red]{probs}[/red]" if errors else (probs or "[green]ok[/green]"),
-            )
-        if wheel.libraries:
-            out.print(table)
-        else:
-            out.print(f"[bold]{escape(title)}[/bold]: no native code")
-        for f in wheel.findings:
-            style = {"error": "red", "warning": "yellow"}.get(f.severity, "dim")
-            out.print(
-                f"  [{style}]{f.severity}[/{style}] {escape(f'[{f.check}] {f.message}')}", highlight=False
-            )
-        status = "[green]ok[/green]" if wheel.ok else "[red]FAILED[/red]"
-        out.print(f"  {status}  policy: {wheel.policy or '-'}\n")
+        for i, line in enumerate(lines(wheel, verbose)):
+            style = "bold" if i == 0 else ("red" if line.startswith(("  error", "  FAILED")) else "")
+            text = escape(line)
+            out.print(f"[{style}]{text}[/{style}]" if style else text, highlight=False)
+        out.print("")
