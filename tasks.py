@@ -30,13 +30,18 @@ def _multi(flag: str, values: str | list[str] | None) -> list[str]:
         "format": "table | json | github",
         "trigger": "with --format github: pull_request | push | schedule | workflow_dispatch",
         "families": "with --format github: GPU families to build/test for, comma list",
+        "explain": "a build id: print its facts with the upstream evidence of each",
     }
 )
 def matrix(
     c: Context, package: str = "", rocm: str = "", python: str = "", format: str = "table",
-    trigger: str = "", families: str = "",
+    trigger: str = "", families: str = "", explain: str = "",
 ) -> None:
-    """Show the build matrix (seed-table shape), one JSON object per build, or CI's matrix."""
+    """Show the build matrix (seed-table shape), one JSON object per build, or CI's matrix;
+    --explain ID: one build's facts with the upstream evidence of each."""
+    if explain:
+        _run(["matrix", "--explain", explain])
+        return
     _run(["matrix", *_multi("--package", package), *_multi("--rocm", rocm),
           *_multi("--python", python), "--format", format, *_multi("--trigger", trigger),
           *_multi("--families", families)])
@@ -60,6 +65,7 @@ def plan(c: Context, build_id: str, gfx: str = "", json: bool = False) -> None:
         "with_": "extra library folders/wheels to resolve against, comma list",
         "require_symbol": "demangled symbol prefix a library must define (repeatable)",
         "json": "print the report as JSON",
+        "explain": "a build id: print its facts with the upstream evidence of each",
     },
     positional=["paths"],
     iterable=["require_symbol"],

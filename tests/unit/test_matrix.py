@@ -220,3 +220,30 @@ def test_families_only_for_a_per_family_pip_sdk(data_copy: Path) -> None:
     with pytest.raises(DataError, match=r"'gfx94X-dcgpu' is not one of the families this release's "
                        "index served"):
         load_matrix(data_copy)
+
+
+def test_explain_names_the_evidence_of_each_fact(capsys: pytest.CaptureFixture[str]) -> None:
+    from toolkit.cli.commands.matrix import explain
+    from toolkit.cli.main import main
+
+    rows = explain("apex-1.8.0-cp312-rocm7.0")
+    facts = {fact for fact, _, _ in rows if fact}
+    assert {"package", "rocm sdk", "torch", "targets", "families", "build", "wheel"} <= facts
+    for fact, _value, why in rows:
+        assert why.startswith(("evidence: ", "note: ")), (fact, why)
+    evidence = " ".join(why for _, _, why in rows)
+    for sha in ("ROCm/apex@102ee921", "ROCm/TheRock@ce80990fd", "pytorch/test-infra@21480431a",
+                "ROCm/TheRock@9dea1bd03", "ROCm/TheRock@de9728b3d", "ROCR-Runtime"):
+        assert sha in evidence, sha
+    assert main(["matrix", "--explain", "apex-1.8.0-cp312-rocm7.0"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("apex-1.8.0-cp312-rocm7.0\n") and "repo.radeon.com" in out
+    assert main(["matrix", "--explain", "apex-9.9.9-cp312-rocm7.0"]) == 2
+
+
+def test_table_says_why_a_system_install_or_amds_torch(capsys: pytest.CaptureFixture[str]) -> None:
+    from toolkit.cli.commands.matrix import source_notes
+
+    lines = source_notes(load_matrix().select(rocm=["7.1", "7.0"]))
+    assert any(line.startswith("ROCm 7.1: system install: TheRock never published") for line in lines)
+    assert any(line.startswith("  torch 2.8: amd build: upstream published torch 2.8") for line in lines)

@@ -1,5 +1,6 @@
 """`python -m toolkit matrix`: the matrix as a table (seed-table shape), JSON, or the
-GitHub Actions matrix (``--format github --trigger EVENT [--families F,...]``)."""
+GitHub Actions matrix (``--format github --trigger EVENT [--families F,...]``);
+``--explain ID``: one build's facts, each with the upstream evidence it was read from."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import argparse
 import json
 from collections.abc import Sequence
 
+from toolkit.core.steps import ExpectWheel
 from toolkit.core.versions import version_sort_key
-from toolkit.data.matrix import Build, load_matrix, python_sort_key
+from toolkit.data.matrix import Build, Matrix, load_matrix, python_sort_key
 
 FORMATS = ("table", "json", "github")
 
@@ -24,6 +26,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--families", action="append", default=[],
                    help="with --format github: GPU families to build and test for (comma list); "
                         "default: each ROCm release's default family")
+    p.add_argument("--explain", default=None, metavar="ID",
+                   help="print one build's facts (sources, flags, targets) with their evidence")
     p.set_defaults(func=run)
 
 
@@ -70,9 +74,96 @@ def table_rows(builds: Sequence[Build]) -> list[tuple[str, str, str, str, str, s
     return rows
 
 
+def explain(build_id: str) -> list[tuple[str, str, str]]:
+    """(fact, value, evidence or note) rows for one build, in the order a build uses them."""
+    from toolkit.plan.model import Options
+    from toolkit.plan.provision import default_targets, served_families
+
+    m = load_matrix()
+    b = m.build(build_id)
+    pv, rel, sdk, torch = b.pkg_version, b.rocm, b.rocm.sdk, b.torch_source
+    rows = [("package", f"{b.package.name} {pv.version} ({b.package.dist}) from {b.package.repo} "
+             f"at {pv.ref}, build style {pv.build_style}", f"evidence: {pv.evidence}")]
+    if sdk.provider == "pip":
+        where = f"TheRock pip SDK {sdk.spec} from {sdk.index_url} ({sdk.layout})"
+    else:
+        where = f"system install of ROCm {sdk.version} (no pip SDK)"
+    rows.append(("rocm sdk", where, f"evidence: {sdk.evidence}"))
+    if sdk.note:
+        rows.append(("", "", f"note: {sdk.note}"))
+    source = torch.index_url or torch.find_links or ""
+    rows.append(("torch", f"{torch.spec} ({torch.kind} build) from {source}",
+                 f"evidence: {torch.evidence}"))
+    if torch.note:
+        rows.append(("", "", f"note: {torch.note}"))
+    targets = default_targets(m, b, Options())
+    if pv.targets_for(rel.version):
+        why = f"evidence: {pv.evidence}"
+        what = f"{b.package.name} {pv.version}'s own defaults on ROCm {rel.version}"
+    else:
+        why = (f"evidence: {rel.families_evidence}" if rel.families
+               else "the release's default family (gpus.toml)")
+        what = f"ROCm {rel.version}'s default family {rel.default_family}"
+    rows.append(("targets", f"{', '.join(targets)} without --gfx ({what})", why))
+    if rel.families:
+        fams = served_families(m, b)
+        rows.append(("families", "served by ROCm " + rel.version + "'s index: "
+                     + "; ".join(f"{f} ({' '.join(t)})" for f, t in fams.items()),
+                     f"evidence: {rel.families_evidence}"))
+    rows.extend(_build_rows(m, b, pv.evidence))
+    if pv.submodules:
+        rows.append(("submodules", ", ".join(f"{p} ({u})" for p, u in pv.submodules.items()),
+                     f"evidence: {pv.evidence}"))
+    if pv.tbb:
+        rows.append(("tbb", f"{pv.tbb.provider} {pv.tbb.spec or ''}".strip(),
+                     f"evidence: {pv.evidence}"))
+    return rows
+
+
+def _build_rows(m: Matrix, b: Build, evidence: str) -> list[tuple[str, str, str]]:
+    """The build command's options and the variables the recipe sets, and the wheel's name."""
+    from pathlib import Path
+
+    from toolkit.env.host import HostFacts
+    from toolkit.plan.layout import Layout
+    from toolkit.plan.model import Options
+    from toolkit.plan.planner import plan
+
+    p = plan(m, b, Options(), HostFacts(), Layout(Path("/work"), Path("/cache")))
+    step = p.step("build-wheel")
+    opts = [a.split("=", 1)[1] for a in step.argv if a.startswith(("-C", "--config-setting"))]
+    env = [f"{k}={v!r}" if v == "" else f"{k}={v}" for k, v in step.env.items()
+           if k.startswith(("APEX_", "BUILD_", "ROCR_", "LIBRARY_PATH", "CMAKE_LIBRARY_PATH",
+                            "DESIRED_CUDA"))]
+    extra: list[tuple[str, str, str]] = []
+    if "ROCR_VISIBLE_DEVICES" in step.env:
+        extra.append(("", "", "evidence: op_builder/builder.py get_rocm_gpu_arch (rocminfo's first "
+                     "gfx replaces PYTORCH_ROCM_ARCH); ROCm/ROCR-Runtime src/core/util/flag.h "
+                     "(ROCR_VISIBLE_DEVICES set, even empty, filters every GPU)"))
+    expect = p.step("expect-wheel").action
+    rows: list[tuple[str, str, str]] = [
+        ("build", " ".join([*opts, *env, *(f"unset {u}" for u in step.unset)]) or "(defaults)",
+         f"evidence: {evidence}"), *extra]
+    if isinstance(expect, ExpectWheel):
+        rows.append(("wheel", f"{expect.dist} {expect.version} from setup.py, then "
+                     f"{p.step('name-wheel').description.removeprefix('name the wheel ')}",
+                     f"evidence: {evidence}"))
+    return rows
+
+
 def run(args: argparse.Namespace) -> int:
     from toolkit.core.errors import UsageError
 
+    if getattr(args, "explain", None):
+        if args.format != "table" or args.package or args.rocm or args.python:
+            raise UsageError("--explain ID takes no other option")
+        rows = explain(args.explain)
+        print(args.explain)
+        for fact, value, why in rows:
+            if fact:
+                print(f"  {fact:<11} {value}")
+            print(f"  {'':<11}   {why}")
+        return 0
     if args.format not in FORMATS:
         raise UsageError(f"unknown format {args.format!r}; valid: {', '.join(FORMATS)}")
     trigger = getattr(args, "trigger", None)
@@ -102,4 +193,22 @@ def run(args: argparse.Namespace) -> int:
         style = "bold" if row[4] in {"total", "grand total"} else None
         table.add_row(*row, style=style, end_section=row[4] == "total")
     console().print(table)
+    for line in source_notes(builds):
+        console().print(line, markup=False, highlight=False)
     return 0
+
+
+def source_notes(builds: Sequence[Build]) -> list[str]:
+    """Why some ROCm releases need a system install and some torch comes from AMD's builds."""
+    lines: list[str] = []
+    for rocm in sorted({b.rocm.version for b in builds}, key=version_sort_key):
+        rel = next(b.rocm for b in builds if b.rocm.version == rocm)
+        sdk = ("system install" if rel.sdk.provider == "system"
+               else f"TheRock pip SDK ({rel.sdk.layout} index)")
+        lines.append(f"ROCm {rocm}: {sdk}" + (f": {rel.sdk.note}" if rel.sdk.note else ""))
+        for tv in sorted({b.pkg_version.torch_minor for b in builds if b.rocm.version == rocm},
+                         key=version_sort_key):
+            src = rel.torch[tv]
+            if src.note:
+                lines.append(f"  torch {tv}: {src.kind} build: {src.note}")
+    return lines
