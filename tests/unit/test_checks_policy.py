@@ -190,3 +190,53 @@ def test_the_auditwheel_file_is_validated_when_policies_load(
 def test_the_auditwheel_file_missing_is_an_environment_problem(fake_auditwheel: Path) -> None:
     with pytest.raises(EnvironmentProblem, match="manylinux-policy.json"):
         load_policies("x86_64")
+
+
+# --- PEP 600 tags auditwheel lacks: derived, host-independent (issue 11) ------------------------
+def _known() -> dict[int, policy.Policy]:
+    pols = load_policies("x86_64")
+    return {int(p.name.rsplit("_", 1)[1]): p for p in pols if p.name.startswith("manylinux_2_")}
+
+
+@pytest.mark.parametrize("minor", [18, 25, 29, 30, 32, 33])
+def test_derived_policies_are_never_looser_than_auditwheels_next(minor: int) -> None:
+    known = _known()
+    assert minor not in known
+    derived = get_policy(f"manylinux_2_{minor}")
+    nxt = known[min(k for k in known if k > minor)]
+    assert derived.name == f"manylinux_2_{minor}"
+    for prefix, allowed in derived.symbol_versions.items():
+        assert allowed <= nxt.symbol_versions[prefix], prefix
+    assert derived.highest("GLIBC") == f"2.{minor}"
+    assert nxt.priority < derived.priority < max(p.priority for k, p in known.items() if k < minor)
+
+
+def test_manylinux_2_32_allows_what_rhel9_ships() -> None:
+    p = get_policy("manylinux_2_32_x86_64")
+    assert (p.highest("GLIBCXX"), p.highest("CXXABI"), p.highest("GCC")) == ("3.4.29", "1.3.13", "7.0.0")
+    assert p.violations(["CXXABI_1.3.15", "GLIBC_2.38", "GLIBC_2.32", "CXXABI_TM_1"]) == [
+        "CXXABI_1.3.15",
+        "GLIBC_2.38",
+    ]
+    assert policy_for_tag("manylinux_2_32_x86_64") == p
+    assert get_policy("manylinux_2_28") in load_policies("x86_64")  # auditwheel's own, when it has it
+
+
+def test_the_distribution_table_is_never_stricter_than_auditwheel() -> None:
+    from toolkit.inspect.distros import runtime_maxima
+
+    for minor, pol in _known().items():
+        maxima = runtime_maxima(minor)
+        if maxima is None or minor < 17:
+            continue
+        for prefix, ver in maxima.items():
+            assert policy._num(ver) >= policy._num(pol.highest(prefix) or "0"), (minor, prefix)
+
+
+def test_a_tag_beyond_the_table_cannot_be_judged() -> None:
+    with pytest.raises(UsageError, match="cannot judge manylinux_2_99"):
+        get_policy("manylinux_2_99")
+    from toolkit.inspect.manylinux import claimed_policy
+
+    pol, problems = claimed_policy(["cp312-cp312-manylinux_2_99_x86_64"])
+    assert pol is None and problems[0].check == "platform-tag" and problems[0].severity == "error"

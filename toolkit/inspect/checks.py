@@ -162,7 +162,8 @@ def _check_libraries(
             continue
         undefined = symbols.undefined_symbols(info, order[1:], bad_versions)
         out.append(Unresolved(res, lib, lr, undefined))
-    f.extend(hygiene.rpath_findings(hosts, inp.wheel is not None))
+    tops = {n.split("/")[0] for n in inp.names if "/" in n} if inp.wheel is not None else None
+    f.extend(hygiene.rpath_findings(hosts, tops))
     f.extend(gpu.code_object_findings(code_objects, targets))
     what = "this wheel" if inp.wheel is not None else str(inp.path)
     f.extend(gpu.no_gpu_code_findings(targets, res.libraries, what))

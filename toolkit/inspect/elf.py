@@ -293,6 +293,10 @@ def parse_elf(img: Image) -> ElfInfo:
     by_type: dict[int, Section] = {}
     for s in sections:
         by_type.setdefault(s.type, s)
+    if set(by_type) == {0}:
+        info.problems.append("its section header table is empty (every entry SHT_NULL): it cannot be judged")
+    elif hdr.type == ET_DYN and SHT_DYNAMIC not in by_type:
+        info.problems.append("a shared object without a dynamic section: it cannot be judged")
     dynsym, dynamic = by_type.get(SHT_DYNSYM), by_type.get(SHT_DYNAMIC)
     linked = [sections[s.link] for s in (dynsym, dynamic) if s and 0 < s.link < len(sections)]
     parts = [s for s in (dynsym, dynamic, *linked) if s]

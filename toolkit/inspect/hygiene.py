@@ -44,16 +44,19 @@ _KINDS: dict[str, tuple[Severity, str]] = {
 }
 
 
-def classify_rpath(entry: str, lib_path: str, in_wheel: bool) -> str | None:
-    """What an RPATH/RUNPATH entry of ``lib_path`` is; None when it stays inside the input."""
+def classify_rpath(entry: str, lib_path: str, wheel_tops: set[str] | None) -> str | None:
+    """What an RPATH/RUNPATH entry of ``lib_path`` is; None when it stays inside the input.
+
+    ``wheel_tops``: the top-level folders of a wheel (None for files on disk); a
+    $ORIGIN-relative entry into a folder the wheel does not ship leaves the wheel."""
     if not entry:
         return "empty"
     if entry.startswith(("$ORIGIN", "${ORIGIN}")):
-        if not in_wheel:
+        if wheel_tops is None:
             return None
         rest = entry.replace("${ORIGIN}", "$ORIGIN")[len("$ORIGIN"):].lstrip("/")
         target = posixpath.normpath(posixpath.join(posixpath.dirname(lib_path), rest))
-        if not target.startswith("../") and target != "..":
+        if not target.startswith("../") and target != ".." and target.split("/")[0] in wheel_tops | {"."}:
             return None
         outside = re.sub(r"^(\.\./)+", "", target)
         if SIBLING_LAYOUT.match(outside):
@@ -70,13 +73,13 @@ def classify_rpath(entry: str, lib_path: str, in_wheel: bool) -> str | None:
     return "outside"
 
 
-def rpath_findings(libs: Sequence[tuple[str, ElfInfo]], in_wheel: bool) -> list[Finding]:
+def rpath_findings(libs: Sequence[tuple[str, ElfInfo]], wheel_tops: set[str] | None) -> list[Finding]:
     """One finding per distinct RPATH/RUNPATH entry that leaves the input, with its libraries."""
     users: dict[tuple[str, str, str], list[str]] = {}
     for path, info in libs:
         for kind, entries in (("RPATH", info.rpath), ("RUNPATH", info.runpath)):
             for entry in dict.fromkeys(entries):
-                what = classify_rpath(entry, path, in_wheel)
+                what = classify_rpath(entry, path, wheel_tops)
                 if what is not None:
                     users.setdefault((what, kind, entry), []).append(path)
     out = []
