@@ -1,0 +1,3 @@
+"""TEST DOUBLE torch.utils."""
+
+from torch.utils import cpp_extension, hipify  # noqa: F401
