@@ -36,9 +36,10 @@ sdk.provider = "pip"
 sdk.layout = "per-family"
 sdk.index = "local"
 sdk.spec = "rocm[libraries,devel]>1.0,>=7.0.0a0,<7.1"
-torch."2.7" = {{ kind = "therock", index = "local", spec = "torch==2.7.0" }}
-torch."2.8" = {{ kind = "therock", index = "local", spec = "torch==2.8.0" }}
-torch."2.13" = {{ kind = "therock", index = "local", spec = "torch==2.13.0" }}
+sdk.evidence = "TEST DOUBLE: the local index"
+torch."2.7" = {{ kind = "therock", index = "local", spec = "torch==2.7.0", evidence = "TEST DOUBLE" }}
+torch."2.8" = {{ kind = "therock", index = "local", spec = "torch==2.8.0", evidence = "TEST DOUBLE" }}
+torch."2.13" = {{ kind = "therock", index = "local", spec = "torch==2.13.0", evidence = "TEST DOUBLE" }}
 
 [releases."7.1"]
 hip = "7.1"
@@ -47,13 +48,14 @@ sdk.provider = "pip"
 sdk.layout = "multi-arch"
 sdk.index = "local-multi"
 sdk.spec = "rocm[libraries,devel]>1.0,>=7.1.0a0,<7.2"
-torch."2.8" = {{ kind = "therock", index = "local-multi", spec = "torch==2.8.0" }}
+sdk.evidence = "TEST DOUBLE: the local index"
+torch."2.8" = {{ kind = "therock", index = "local-multi", spec = "torch==2.8.0", evidence = "TEST DOUBLE" }}
 
 [releases."5.2"]
 hip = "5.2"
 default_family = "gfx90a"
-sdk = {{ provider = "system", version = "5.2.0" }}
-torch."2.8" = {{ kind = "pytorch", index_url = "{url}v2/gfx94X-dcgpu/", spec = "torch==2.8.0+rocm5.2" }}
+sdk = {{ provider = "system", version = "5.2.0", evidence = "TEST DOUBLE: Debian's hipcc" }}
+torch."2.8" = {{ kind = "pytorch", index_url = "{url}v2/gfx94X-dcgpu/", spec = "torch==2.8.0+rocm5.2", evidence = "TEST DOUBLE" }}
 """
 
 SAMPLE_TOML = """\
@@ -71,6 +73,7 @@ torch = "2.8.0"
 rocm = ["7.0", "7.1", "5.2"]
 python = ["3.11", "3.12"]
 build_style = "jit-prebuild"
+evidence = "TEST DOUBLE"
 
 [[versions]]
 version = "0.9.0"
@@ -79,6 +82,7 @@ torch = "2.7.0"
 rocm = ["7.0"]
 python = ["3.11"]
 build_style = "jit-prebuild"
+evidence = "TEST DOUBLE"
 
 [[versions]]
 version = "2.0.0"
@@ -87,6 +91,7 @@ torch = "2.13.0"
 rocm = ["7.0"]
 python = ["3.11"]
 build_style = "jit-prebuild"
+evidence = "TEST DOUBLE"
 """
 
 

@@ -92,6 +92,7 @@ torch = "2.8.0"
 rocm = ["5.2"]
 python = ["3.11"]
 build_style = "ext-flags"
+evidence = "TEST DOUBLE: tests/projects/apex_like"
 
 [[versions]]
 version = "1.8.0"
@@ -100,6 +101,7 @@ torch = "2.8.0"
 rocm = ["5.2"]
 python = ["3.11"]
 build_style = "jit-prebuild"
+evidence = "TEST DOUBLE: tests/projects/apex_like"
 """
 
 FBGEMM = """\
@@ -117,6 +119,7 @@ torch = "2.8.0"
 rocm = ["5.2"]
 python = ["3.11"]
 build_style = "package-variant"
+evidence = "TEST DOUBLE: tests/projects/fbgemm_like"
 
 [[versions]]
 version = "1.3.0"
@@ -125,6 +128,8 @@ torch = "2.8.0"
 rocm = ["5.2"]
 python = ["3.11"]
 build_style = "build-variant"
+evidence = "TEST DOUBLE: tests/projects/fbgemm_like"
+tbb = {{ provider = "pypi", spec = "tbb-devel==2022.2.0" }}
 """
 
 
@@ -200,6 +205,13 @@ def test_fbgemm_both_flag_styles_and_required_symbols(world: dict[str, str]) -> 
         assert wheel.name.endswith("-manylinux_2_28_x86_64.whl")
         report = check_json(wheel, "--require-symbol", "fbgemm_gpu::jagged_2d_to_dense")
         assert report["ok"] is True, report
+        steps = {st["name"]: st for st in m["steps"]}  # type: ignore[union-attr]
+        assert "--config-setting=--build-option=--package_channel=release" in \
+            steps["build-wheel"]["argv"]
+        assert steps["expect-wheel"]["returncode"] == 0
+        # v1.3 on: libtbb from PyPI's tbb-devel, checked before the build (the fixture, like
+        # fbgemm_gpu 1.4's CMake, fails with "tbb not found" without it)
+        assert ("provide-tbb" in steps) == (version == "1.3.0")
 
 
 def test_failed_build_leaves_earlier_wheel_untouched(world: dict[str, str], tmp_path: Path) -> None:

@@ -1,7 +1,10 @@
 """An fbgemm_gpu-shaped project (ROCm variant): same options and environment contract.
 
 style.txt: "package-variant" (up to v1.2: --package_variant=rocm) or "build-variant"
-(v1.3 on: --build-target=default --build-variant=rocm, BUILD_ROCM_VERSION required).
+(v1.3 on: --build-target=default --build-variant=rocm, BUILD_ROCM_VERSION required, and libtbb
+found through LIBRARY_PATH / CMAKE_LIBRARY_PATH unless BUILD_FROM_NOVA is set).
+--package_channel defaults to "nightly": the package is then fbgemm_gpu_nightly-rocm and its
+version the date; "release" gives fbgemm_gpu-rocm at version.txt's version.
 Builds libfbgemm_like.so (the C++ ops) and fbgemm_gpu_py.so (a HIP kernel plus code that
 needs symbols from the first, found through RUNPATH $ORIGIN), like fbgemm_gpu does.
 """
@@ -24,6 +27,7 @@ parser = argparse.ArgumentParser(add_help=False)
 parser.add_argument("--package_variant")
 parser.add_argument("--build-target")
 parser.add_argument("--build-variant")
+parser.add_argument("--package_channel", default="nightly", choices=["nightly", "test", "release"])
 ours, rest = parser.parse_known_args(sys.argv[1:])
 cmake_defs = {a[2:].split("=", 1)[0]: a.split("=", 1)[1] for a in rest if a.startswith("-D")}
 rest = [a for a in rest if not a.startswith("-D")]
@@ -50,6 +54,17 @@ if BUILDING and not targets:
 hip_root = cmake_defs.get("HIP_ROOT_DIR", "")
 if BUILDING and not hip_root:
     sys.exit("fbgemm_like: -DHIP_ROOT_DIR is required")
+if BUILDING and STYLE == "build-variant":
+    dirs = [d for var in ("CMAKE_LIBRARY_PATH", "LIBRARY_PATH")
+            for d in os.environ.get(var, "").split(":") if d]
+    if not any((Path(d) / "libtbb.so").exists() for d in dirs):
+        sys.exit(f"fbgemm_like: tbb not found (looked in {dirs})")
+NAME = "fbgemm_gpu" + ("" if ours.package_channel == "release" else f"_{ours.package_channel}") + "-rocm"
+if ours.package_channel == "nightly":
+    import datetime
+
+    today = datetime.date.today()
+    VERSION = f"{today.year}.{today.month}.{today.day}"
 
 import torch  # noqa: E402,F401  (fbgemm_gpu builds against an installed torch)
 
@@ -83,7 +98,7 @@ class Dist(Distribution):
         return True
 
 setup(
-    name="fbgemm_gpu-rocm",
+    name=NAME,
     version=VERSION,
     packages=["fbgemm_gpu"],
     cmdclass={"build_py": BuildPy},
