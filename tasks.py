@@ -65,7 +65,6 @@ def plan(c: Context, build_id: str, gfx: str = "", json: bool = False) -> None:
         "with_": "extra library folders/wheels to resolve against, comma list",
         "require_symbol": "demangled symbol prefix a library must define (repeatable)",
         "json": "print the report as JSON",
-        "explain": "a build id: print its facts with the upstream evidence of each",
     },
     positional=["paths"],
     iterable=["require_symbol"],
