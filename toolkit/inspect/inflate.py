@@ -29,11 +29,16 @@ except ImportError:  # pragma: no cover - depends on the environment
 CHUNK = 1 << 20  # inflated bytes per step
 FEED = 256 << 10  # compressed bytes read per pread
 CHECKPOINT_EVERY = 8 << 20  # inflated bytes between checkpoints
-_ERRORS: tuple[type[BaseException], ...] = (zlib.error, _zlib.error, OSError, ValueError, MemoryError)
+INFLATE_ERRORS: tuple[type[BaseException], ...] = (zlib.error, _zlib.error, OSError, ValueError, MemoryError)
 
 
 def crc32(data: bytes | memoryview, value: int = 0) -> int:
     return int(_zlib.crc32(data, value))
+
+
+def inflater() -> Any:
+    """A raw-deflate decompressor (zlib-ng's when installed)."""
+    return _zlib.decompressobj(-15)
 
 
 @dataclass
@@ -56,7 +61,7 @@ class MemberReader:
         self.name = info.filename
         self._start = wz.data_offset(info)
         self._stored = info.compress_type == zipfile.ZIP_STORED
-        self._points: list[_Point] = [_Point(0, 0, None if self._stored else _zlib.decompressobj(-15))]
+        self._points: list[_Point] = [_Point(0, 0, None if self._stored else inflater())]
         self.verified = False
         self._live: tuple[Iterator[tuple[int, bytes]], list[tuple[int, bytes]]] | None = None
 
@@ -103,7 +108,7 @@ class MemberReader:
                 if record and out >= next_point:
                     self._points.append(_Point(out, inp - len(pending), d.copy()))
                     next_point = out + CHECKPOINT_EVERY
-        except _ERRORS as err:
+        except INFLATE_ERRORS as err:
             raise self._fail(str(err)) from err
 
     def chunks(self, start: int = 0, end: int | None = None) -> Iterator[tuple[int, bytes]]:

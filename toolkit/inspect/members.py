@@ -19,6 +19,7 @@ import zipfile
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 from toolkit.core.errors import UsageError
 from toolkit.inspect.elf import (
@@ -28,18 +29,20 @@ from toolkit.inspect.elf import (
     is_elf,
     parse_elf,
     parse_header,
+    read_elf_bytes,
     section_table_range,
     segment_ranges,
 )
 from toolkit.inspect.errors import ElfError
 from toolkit.inspect.gpuscan import scan
-from toolkit.inspect.inflate import MemberReader
-from toolkit.inspect.wheelzip import Budget, WheelZip
+from toolkit.inspect.inflate import INFLATE_ERRORS, MemberReader, crc32, inflater
+from toolkit.inspect.wheelzip import Budget, MemberError, WheelZip
 
 HEAD_KEEP = 16 << 20  # bytes kept from the start of each ELF member while inflating it
 TAIL_KEEP = 1 << 20  # bytes kept before the section header table (section names)
 POOL_MIN_BYTES = 24 << 20  # compressed bytes worth a process pool
 BATCH_BYTES = 4 << 20  # compressed bytes of small members handed to a worker at once
+SMALL_BYTES = 1 << 20  # compressed bytes up to which a member is read and inflated in one go
 PT_DYNAMIC = 2
 
 
@@ -70,12 +73,61 @@ def _header_ranges(first: bytes, size: int) -> list[tuple[int, int]]:
     return [(a, min(b, size)) for a, b in out if a < b]
 
 
+def _digest(algo: str, data: bytes | None = None) -> Any:
+    return hashlib.new(algo, data or b"")
+
+
+def _encode(h: Any) -> str:
+    return f"{h.name}=" + base64.urlsafe_b64encode(h.digest()).rstrip(b"=").decode()
+
+
+def _read_small(wz: WheelZip, info: zipfile.ZipInfo, algo: str) -> MemberResult:
+    """A small member in one read and one inflate call (no streaming machinery)."""
+    res = MemberResult(info.filename)
+    try:
+        why = wz.bomb_check(info)
+        if why:
+            raise MemberError(why)
+        start = wz.data_offset(info)
+        raw = wz.pread(info.compress_size, start)
+        if len(raw) != info.compress_size:
+            raise MemberError(f"{info.filename}: corrupt or truncated archive member (short read)")
+        if info.compress_type == zipfile.ZIP_STORED:
+            data = raw
+        elif info.compress_type == zipfile.ZIP_DEFLATED:
+            d = inflater()
+            data = d.decompress(raw, info.file_size + 1)
+            if len(data) != info.file_size or not d.eof:
+                raise MemberError(f"{info.filename}: corrupt or truncated archive member "
+                                  f"(inflated to {len(data)} bytes, {info.file_size} declared)")
+        else:
+            raise MemberError(f"{info.filename}: unsupported compression method {info.compress_type}")
+        if crc32(data) != info.CRC:
+            raise MemberError(f"{info.filename}: corrupt or truncated archive member (CRC-32 mismatch)")
+    except UsageError as err:
+        res.error = str(err)
+        return res
+    except INFLATE_ERRORS as err:
+        res.error = f"{info.filename}: corrupt or truncated archive member ({err})"
+        return res
+    res.size, res.digest = len(data), _encode(_digest(algo, data))
+    res.is_elf = is_elf(data[:4])
+    if res.is_elf:
+        try:
+            res.elf = read_elf_bytes(data)
+        except UsageError as err:
+            res.elf_error = str(err)
+    return res
+
+
 def read_member(wz: WheelZip, info: zipfile.ZipInfo, algo: str = "sha256") -> MemberResult:
     """Inflate one member once: digest, size, CRC; ELF facts and GPU code when it is ELF."""
+    if info.compress_size <= SMALL_BYTES and info.file_size <= SMALL_BYTES * 64:
+        return _read_small(wz, info, algo)
     res = MemberResult(info.filename)
     try:
         reader = MemberReader(wz, info)
-        h = hashlib.new(algo)
+        h = _digest(algo)
         held: dict[tuple[int, int], bytearray] = {}
         for off, chunk in reader.chunks():
             h.update(chunk)
@@ -90,7 +142,7 @@ def read_member(wz: WheelZip, info: zipfile.ZipInfo, algo: str = "sha256") -> Me
                 if a < end and b > off:
                     buf += memoryview(chunk)[max(a, off) - off : min(b, end) - off]
         res.size = info.file_size
-        res.digest = f"{algo}=" + base64.urlsafe_b64encode(h.digest()).rstrip(b"=").decode()
+        res.digest = _encode(h)
     except UsageError as err:
         res.error = str(err)
         return res
@@ -197,6 +249,7 @@ def read_members(
     if workers > 1 and big and "fork" in multiprocessing.get_all_start_methods():
         by_name: dict[str, MemberResult] = {}
         context = multiprocessing.get_context("fork")
+        _WORKER_ZIPS[str(wz.path)] = wz  # forked workers read through the same descriptor (pread)
         with ProcessPoolExecutor(workers, mp_context=context) as pool:
             futs = [
                 pool.submit(_batch_job, str(wz.path), wz.budget, [(i.filename, algo[i.filename]) for i in b])
@@ -205,6 +258,7 @@ def read_members(
             for fut in futs:
                 for r in fut.result():
                     by_name[r.name] = r
+        _WORKER_ZIPS.pop(str(wz.path), None)
         return [by_name[i.filename] for i in infos]
     return [read_member(wz, i, algo[i.filename]) for i in infos]
 
