@@ -246,6 +246,7 @@ def provision_steps(
             f"install the ROCm {build.rocm.version} SDK from TheRock's index"
             + (f" (family {src.family}{_partial(matrix, build, options, src.family)})"
                if src.family else " (multi-arch)")
+            + (f"; {build.rocm.sdk.note}" if build.rocm.sdk.note and not options.index_url else "")
             + (f", locked by {lock}" if lock else ""),
             InstallSdk(Command(argv, env=MappingProxyType({**tools, **family_env})), env_python,
                        build.rocm.version, options.allow_rocm_mismatch),
@@ -325,9 +326,7 @@ def provision_steps(
 def _probes(src: Sources, lock: str | None) -> tuple[IndexProbe, ...]:
     out: list[IndexProbe] = []
     if src.provider == "pip" and src.sdk_index:
-        what = ("ROCm SDK index (legacy per-family: TheRock may delete it; --rocm-from system "
-                "then)" if src.layout == "per-family" else "ROCm SDK index")
-        out.append(IndexProbe(src.sdk_index, None if lock else "rocm", what))
+        out.append(IndexProbe(src.sdk_index, None if lock else "rocm", "ROCm SDK index"))
     args = list(src.torch_args)
     for opt, val in zip(args[::2], args[1::2], strict=False):
         if opt == "--index-url":
