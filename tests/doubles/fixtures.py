@@ -55,7 +55,12 @@ torch."2.8" = {{ kind = "therock", index = "local-multi", spec = "torch==2.8.0",
 hip = "5.2"
 default_family = "gfx90a"
 sdk = {{ provider = "system", version = "5.2.0", evidence = "TEST DOUBLE: Debian's hipcc" }}
-torch."2.8" = {{ kind = "pytorch", index_url = "{url}v2/gfx94X-dcgpu/", spec = "torch==2.8.0+rocm5.2", evidence = "TEST DOUBLE" }}
+
+[releases."5.2".torch."2.8"]
+kind = "pytorch"
+index_url = "{url}v2/gfx94X-dcgpu/"
+spec = "torch==2.8.0+rocm5.2"
+evidence = "TEST DOUBLE"
 """
 
 SAMPLE_TOML = """\
