@@ -1,10 +1,16 @@
-"""Benchmark `python -m toolkit check` against `auditwheel show` and a bare unzip.
+"""Benchmark `python -m toolkit check` against `auditwheel show` (and a bare unzip), side by side.
 
-    python benchmarks/bench_check.py [WHEEL] [--runs N]
+    python benchmarks/bench_check.py [WHEEL ...] [--runs N] [--skip-auditwheel] [--only NAME]
 
-Default wheel: the torch 2.13.0 CPU wheel in /opt/wheels (else `pip download torch==2.13.0
---no-deps` into ~/.cache). Prints the median of N runs of each, the ratios and the peak RSS
-of our check. Targets: auditwheel/ours >= 10, ours/unzip <= 1.5, peak RSS < 1 GiB.
+Default wheels: the torch 2.13.0 CPU wheel (/opt/wheels, else `pip download torch==2.13.0`)
+and three real ROCm wheels from PyPI (torch-cluster-rocm 1.6.3.post7, cupy-rocm-7-0 14.2.0,
+jax-rocm7-plugin 0.12.0, cp312; downloaded once into ~/.cache). For each wheel the tools run
+in turn, N rounds interleaved, so they share the machine's state; the medians and ratios are
+printed side by side.
+
+Targets (issue 11): ours never slower than auditwheel; on the torch wheel auditwheel/ours >= 25
+and ours/unzip <= 0.6 (unzip -p of its ELF members to /dev/null); peak RSS < 512 MiB (the
+largest of our processes, as wait4 reports it).
 """
 
 from __future__ import annotations
@@ -19,20 +25,34 @@ import time
 import zipfile
 from pathlib import Path
 
-DEFAULT = Path("/opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl")
+TORCH = Path("/opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl")
 CACHE = Path.home() / ".cache" / "rocm-wheel-toolkit-bench"
+TEST_CACHE = Path.home() / ".cache" / "rocm-wheel-toolkit-tests" / "wheels"
+ROCM_WHEELS = {  # spec -> file glob (cp312)
+    "torch-cluster-rocm==1.6.3.post7": "torch_cluster_rocm-1.6.3.post7-cp312-*.whl",
+    "cupy-rocm-7-0==14.2.0": "cupy_rocm_7_0-14.2.0-cp312-*.whl",
+    "jax-rocm7-plugin==0.12.0": "jax_rocm7_plugin-0.12.0-cp312-*.whl",
+}
+PLATFORMS = ("manylinux_2_32_x86_64", "manylinux_2_28_x86_64", "manylinux_2_27_x86_64",
+             "manylinux_2_17_x86_64", "manylinux2014_x86_64")  # fmt: skip
 
 
-def default_wheel() -> Path:
-    if DEFAULT.exists():
-        return DEFAULT
-    found = sorted(CACHE.glob("torch-2.13.0*.whl"))
-    if not found:
-        CACHE.mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, "-m", "pip", "download", "torch==2.13.0", "--no-deps",
-                        "-d", str(CACHE)], check=True)  # fmt: skip
-        found = sorted(CACHE.glob("torch-2.13.0*.whl"))
-    return found[0]
+def _download(spec: str, pattern: str, extra: list[str]) -> Path:
+    for folder in (TEST_CACHE, CACHE):
+        found = sorted(folder.glob(pattern))
+        if found:
+            return found[0]
+    CACHE.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "pip", "download", spec, "--no-deps", "--only-binary=:all:",
+                    *extra, "-d", str(CACHE)], check=True)  # fmt: skip
+    return sorted(CACHE.glob(pattern))[0]
+
+
+def default_wheels() -> list[Path]:
+    torch = TORCH if TORCH.exists() else _download("torch==2.13.0", "torch-2.13.0*.whl", [])
+    plats = [a for p in PLATFORMS for a in ("--platform", p)]
+    rocm = [_download(spec, pat, [*plats, "--python-version", "3.12"]) for spec, pat in ROCM_WHEELS.items()]
+    return [torch, *rocm]
 
 
 def elf_members(wheel: Path) -> list[str]:
@@ -46,15 +66,13 @@ def elf_members(wheel: Path) -> list[str]:
     return out
 
 
-def timed(cmd: list[str], *, stdout: int | None = subprocess.DEVNULL, ok: tuple[int, ...] = (0, 1)
-          ) -> tuple[float, int]:  # fmt: skip
-    """Wall time and peak RSS (KiB) of one child run."""
+def timed(cmd: list[str], ok: tuple[int, ...] = (0, 1)) -> tuple[float, int]:
+    """Wall time and peak RSS (KiB, the largest process of the tree) of one child run."""
     pid = os.fork()
-    if pid == 0:  # child: exec with rusage isolated to this process
-        if stdout is not None:
-            fd = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(fd, 1)
-            os.dup2(fd, 2)
+    if pid == 0:  # child: exec with rusage isolated to this process tree
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
         try:
             os.execvp(cmd[0], cmd)
         finally:
@@ -68,44 +86,53 @@ def timed(cmd: list[str], *, stdout: int | None = subprocess.DEVNULL, ok: tuple[
     return wall, int(usage.ru_maxrss)
 
 
+def bench(wheel: Path, runs: int, auditwheel: str | None, unzip: str | None) -> dict[str, float]:
+    members = elf_members(wheel)
+    cmds = {"ours": [sys.executable, "-m", "toolkit", "check", str(wheel), "--json"]}
+    if auditwheel:
+        cmds["auditwheel"] = [auditwheel, "show", str(wheel)]
+    if unzip:
+        cmds["unzip"] = [unzip, "-p", str(wheel), *members]
+    times: dict[str, list[float]] = {k: [] for k in cmds}
+    rss: list[int] = []
+    print(f"{wheel.name} ({wheel.stat().st_size / 1e6:.0f} MB, {len(members)} ELF members)", flush=True)
+    for i in range(runs):
+        for name, cmd in cmds.items():
+            t, r = timed(cmd, ok=(0,) if name == "unzip" else (0, 1))
+            times[name].append(t)
+            if name == "ours":
+                rss.append(r)
+        print(f"  run {i + 1}: " + ", ".join(f"{k} {v[-1]:.2f}s" for k, v in times.items()), flush=True)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    med["rss_mib"] = max(rss) / 1024
+    return med
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("wheel", nargs="?", type=Path)
-    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("wheels", nargs="*", type=Path)
+    ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--skip-auditwheel", action="store_true", help="only ours and unzip")
+    ap.add_argument("--only", help="only the default wheels whose file name contains this")
     args = ap.parse_args()
-    wheel = (args.wheel or default_wheel()).resolve()
-    members = elf_members(wheel)
-    listfile = Path(os.environ.get("TMPDIR", "/tmp")) / "bench_check_members.txt"
-    listfile.write_text("\n".join(members))
-    ours_cmd = [sys.executable, "-m", "toolkit", "check", str(wheel), "--json"]
-    unzip = shutil.which("unzip")
-    # unzip -p WHEEL <members> > /dev/null (members passed through a shell-free xargs-like call)
-    unzip_cmd = [unzip, "-p", str(wheel), *members] if unzip else None
+    wheels = [w.resolve() for w in args.wheels] or default_wheels()
+    if args.only:
+        wheels = [w for w in wheels if args.only in w.name]
     aw = shutil.which("auditwheel") or str(Path(sys.executable).parent / "auditwheel")
-    aw_cmd = None if args.skip_auditwheel or not os.path.exists(aw) else [aw, "show", str(wheel)]
-    print(f"wheel: {wheel.name} ({wheel.stat().st_size / 1e6:.0f} MB, {len(members)} ELF members)")
+    auditwheel = None if args.skip_auditwheel or not os.path.exists(aw) else aw
+    unzip = shutil.which("unzip")
     print(f"runs: {args.runs} each, interleaved; {os.cpu_count()} CPUs\n")
-    times: dict[str, list[float]] = {"ours": [], "unzip": [], "auditwheel": []}
-    rss: list[int] = []
-    for i in range(args.runs):
-        t, r = timed(ours_cmd)
-        times["ours"].append(t)
-        rss.append(r)
-        if unzip_cmd:
-            times["unzip"].append(timed(unzip_cmd, ok=(0,))[0])
-        if aw_cmd:
-            times["auditwheel"].append(timed(aw_cmd, ok=(0, 1))[0])
-        print(f"  run {i + 1}: " + ", ".join(f"{k} {v[-1]:.2f}s" for k, v in times.items() if v), flush=True)
-    med = {k: statistics.median(v) for k, v in times.items() if v}
-    print("\nmedian wall time:")
-    for k, v in med.items():
-        print(f"  {k:<11} {v:7.2f} s")
-    print(f"peak RSS of our check: {max(rss) / 1024:.0f} MiB (target < 1024 MiB)")
-    if "auditwheel" in med:
-        print(f"auditwheel / ours = {med['auditwheel'] / med['ours']:.1f}  (target >= 10)")
-    if "unzip" in med:
-        print(f"ours / unzip      = {med['ours'] / med['unzip']:.2f}  (target <= 1.5)")
+    rows = [(w, bench(w, args.runs, auditwheel, unzip)) for w in wheels]
+    print("\nmedian wall time (s) and ratios:")
+    head = f"{'ours':>6} {'auditw':>7} {'unzip':>6} {'aw/ours':>8} {'ours/unzip':>11} {'RSS MiB':>8}"
+    print(f"  {'wheel':<62} {head}")
+    for w, m in rows:
+        aw_ratio = f"{m['auditwheel'] / m['ours']:8.1f}" if "auditwheel" in m else f"{'-':>8}"
+        uz_ratio = f"{m['ours'] / m['unzip']:11.2f}" if "unzip" in m else f"{'-':>11}"
+        print(f"  {w.name[:62]:<62} {m['ours']:6.2f} {m.get('auditwheel', float('nan')):7.2f} "
+              f"{m.get('unzip', float('nan')):6.2f} {aw_ratio} {uz_ratio} {m['rss_mib']:8.0f}")  # fmt: skip
+    print("\ntargets: aw/ours >= 1 on every wheel; on torch aw/ours >= 25 and ours/unzip <= 0.6; "
+          "RSS < 512 MiB")
     return 0
 
 

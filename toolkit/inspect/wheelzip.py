@@ -1,9 +1,9 @@
 """Safe, in-place reading of wheel archives.
 
 Nothing is extracted to disk. Member names are checked (no ``..``, no absolute paths),
-inflation is streamed and bounded (a member never yields more than it declares, and the
-declared sizes are capped per member and per archive), and a member's first bytes can be
-sniffed without inflating the rest, so only ELF members are ever inflated in full.
+inflation is bounded (a member never yields more than it declares, and the declared sizes
+are capped per member, per archive and by ratio: :class:`Budget`, judged before inflating).
+:mod:`toolkit.inspect.inflate` inflates members straight from the archive's bytes.
 """
 
 from __future__ import annotations
@@ -149,36 +149,6 @@ class WheelZip:
 
     def pread(self, n: int, offset: int) -> bytes:
         return os.pread(self._fd(), n, offset)
-
-    def sniff(self, info: zipfile.ZipInfo, n: int = 4) -> bytes:
-        """The first ``n`` inflated bytes of a member, reading as little as possible."""
-        if info.file_size == 0:
-            return b""
-        if info.compress_type in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-            try:
-                return self._sniff_raw(info, n)
-            except (OSError, zlib.error, struct.error, ValueError, MemberError):
-                pass  # fall through to zipfile, which reports the problem properly
-        try:
-            with self.zf.open(info) as f:
-                return f.read(n)
-        except _READ_ERRORS as err:
-            raise MemberError(f"{info.filename}: cannot be read ({err})") from err
-
-    def _sniff_raw(self, info: zipfile.ZipInfo, n: int) -> bytes:
-        fd = self._fd()
-        start = self.data_offset(info)
-        if info.compress_type == zipfile.ZIP_STORED:
-            return os.pread(fd, min(n, info.compress_size), start)
-        d, out, pos = zlib.decompressobj(-15), b"", 0
-        while len(out) < n and pos < info.compress_size:
-            step = min(512 if pos == 0 else 1 << 16, info.compress_size - pos)
-            raw = os.pread(fd, step, start + pos)
-            if not raw:
-                break
-            pos += len(raw)
-            out += d.decompress(d.unconsumed_tail + raw, n - len(out))
-        return out[:n]
 
     def stream(self, info: zipfile.ZipInfo, chunk: int = CHUNK, stop: int | None = None) -> Iterator[bytes]:
         """Inflate a member chunk by chunk, never past its declared size.

@@ -6,13 +6,13 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.core.errors import DataError
 from toolkit.core.gfx import TargetId, expand, parse_target, split_tokens, unknown_processors
-from toolkit.inspect.checks import check_paths
-from toolkit.inspect.report import Finding, LibraryResult, Report, WheelResult
-from toolkit.inspect.wheelzip import Budget
+
+if TYPE_CHECKING:
+    from toolkit.inspect.report import Finding, LibraryResult, Report, WheelResult
 
 
 def register(subparsers: Any) -> None:
@@ -117,6 +117,9 @@ def expand_targets(tokens: Sequence[str], warnings: list[str] | None = None) -> 
 
 
 def run(args: argparse.Namespace) -> int:
+    from toolkit.inspect.checks import check_paths
+    from toolkit.inspect.wheelzip import Budget
+
     warnings: list[str] = []
     targets = expand_targets(args.gfx, warnings)
     report = check_paths(
