@@ -151,3 +151,17 @@ def test_demo_cpu_variant_has_no_gpu_code(tmp_path: Path) -> None:
                          capture_output=True, text=True, cwd=tmp_path)  # fmt: skip
     assert res.returncode == 1, res.stdout
     assert "no GPU code for gfx942" in res.stdout
+
+
+@pytest.mark.parametrize(("method", "version"), [("zstd", 3), ("zlib", 2)])
+def test_compressed_bundle_outside_hip_fatbin(
+    feature_lib: Path, tmp_path: Path, method: str, version: int
+) -> None:
+    from tests.fixtures.bundles import compress_bundle
+
+    off, size = section(feature_lib, ".hip_fatbin")
+    packed = compress_bundle(feature_lib.read_bytes()[off : off + size], method, version)
+    host = embed_in_rodata(tmp_path / "ccob", "libccob.so", [packed])
+    (lib,) = check_paths([host]).wheels[0].libraries
+    assert lib.gpu_targets == ["gfx906", "gfx908:sramecc+:xnack-", "gfx90a:xnack+", "gfx90a:xnack-"]
+    assert lib.gpu_where == [f"4 code objects in .rodata ({method} bundle)"]

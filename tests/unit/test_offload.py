@@ -86,3 +86,27 @@ def test_bundle_running_past_the_section() -> None:
     data = bytearray(_bundle("gfx90a"))
     with pytest.raises(OffloadError, match="truncated|past"):
         parse_fatbin(bytes(data[:-50]))
+
+
+def test_a_compressed_bundle_is_inflated_only_until_its_entry_table(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 11: reading the targets of a large CCOB bundle must not decompress all of it."""
+    import os
+
+    from toolkit.inspect import offload
+
+    entries = [(f"hipv4-amdgcn-amd-amdhsa--gfx{n}", os.urandom(4 << 20)) for n in (908, 942)]
+    big = make_bundle([HOST, *entries])
+    blob = compress_bundle(big, "zstd", 3)
+    fed: list[int] = []
+    real = offload._Inflater.feed
+
+    def counting(self: offload._Inflater, data: bytes, max_out: int) -> bytes:
+        fed.append(len(data))
+        return real(self, data, max_out)
+
+    monkeypatch.setattr(offload._Inflater, "feed", counting)
+    (b,) = parse_fatbin(blob)
+    assert gpu_targets([b]) == ("gfx908", "gfx942") and b.stored == len(blob)
+    assert sum(fed) <= 1 << 17 < len(blob)  # a piece or two of the 8 MiB, never the whole

@@ -20,6 +20,7 @@ from array import array
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from toolkit.core.gfx import sort_key
 from toolkit.inspect.amdgpu import amdgpu_target
 from toolkit.inspect.errors import ElfError as ElfError
 from toolkit.inspect.gpuscan import CodeObject, ScanRange
@@ -153,8 +154,8 @@ class ElfInfo:
 
     @property
     def gpu_targets(self) -> tuple[str, ...]:
-        """Distinct targets of the GPU code, sorted (``gfx908:xnack-``, ``gfx90a``)."""
-        return tuple(sorted({c.target for c in self.gpu_code}))
+        """Distinct targets of the GPU code, by family then number (gfx90a before gfx1030)."""
+        return tuple(sorted({c.target for c in self.gpu_code}, key=sort_key))
 
 
 def is_elf(head: bytes | memoryview) -> bool:

@@ -215,6 +215,8 @@ def lines(wheel: WheelResult, verbose: bool = False) -> list[str]:
                 out += [f"      {w}" for w in lib.gpu_where]
         if len(hosts) > len(shown):
             out.append(f"  ... {len(hosts) - len(shown)} more libraries (--verbose)")
+    if verbose:
+        out += [f"  code object  {', '.join(lib.gpu_targets):<24} {lib.path}" for lib in objs]
     out += _finding_lines(wheel.findings, verbose)
     out.append(f"  {'ok' if wheel.ok else 'FAILED'}  policy: {wheel.policy or '-'}")
     return out
