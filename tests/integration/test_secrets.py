@@ -84,9 +84,16 @@ def test_a_build_from_a_password_protected_index_reproduces(
         port = server.server_address[1]
         secret_url = f"http://builder:{PASSWORD}@127.0.0.1:{port}/v2/"
         env = {**os.environ, **sandbox, "CI": "true"}
+        # the bundled sample's sources, as the test data's `sample` 1.0.0
+        source = Path(sandbox["WORK"]).parent / "sample-src"
+        shutil.copytree(ROOT / "toolkit" / "examples" / "hip_extension", source,
+                        ignore=shutil.ignore_patterns("build", "*.egg-info"))
+        meta = source / "pyproject.toml"
+        meta.write_text(meta.read_text().replace('name = "hip-sample"', 'name = "sample"')
+                        .replace('version = "0.1.0"', 'version = "1.0.0"'))
         args = ["--rocm-from", "pip", "--index-url", secret_url, "--package", "sample",
                 "--version", "1.0.0", "--gfx", "gfx90a", "--workdir", sandbox["WORK"],
-                "--no-smoke", "--source", str(ROOT / "toolkit" / "examples" / "hip_extension")]
+                "--no-smoke", "--source", str(source)]
         res = subprocess.run([sys.executable, "-m", "nox", "-s", "build-3.11-rocm7.0", "--",
                               *args], cwd=ROOT, env=env, capture_output=True, text=True,
                              timeout=900)
