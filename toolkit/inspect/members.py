@@ -17,7 +17,7 @@ import multiprocessing
 import os
 import zipfile
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +43,7 @@ TAIL_KEEP = 1 << 20  # bytes kept before the section header table (section names
 POOL_MIN_BYTES = 24 << 20  # compressed bytes worth a process pool
 BATCH_BYTES = 4 << 20  # compressed bytes of small members handed to a worker at once
 SMALL_BYTES = 1 << 20  # compressed bytes up to which a member is read and inflated in one go
+THREAD_HASH_BYTES = 64 << 20  # members this large are hashed in a second thread
 PT_DYNAMIC = 2
 
 
@@ -75,6 +76,29 @@ def _header_ranges(first: bytes, size: int) -> list[tuple[int, int]]:
 
 def _digest(algo: str, data: bytes | None = None) -> Any:
     return hashlib.new(algo, data or b"")
+
+
+class _BackgroundHash:
+    """Hash a large member in a second thread while the first inflates it (hashlib drops
+    the GIL), so the largest member of a wheel is not the sum of both costs."""
+
+    def __init__(self, algo: str) -> None:
+        self._h = hashlib.new(algo)
+        self.name = self._h.name
+        self._pool = ThreadPoolExecutor(1)
+        self._last: Future[None] | None = None
+
+    def update(self, data: bytes) -> None:
+        self._last = self._pool.submit(self._h.update, data)
+
+    def digest(self) -> bytes:
+        self.close()
+        if self._last is not None:
+            self._last.result()
+        return self._h.digest()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
 
 
 def _encode(h: Any) -> str:
@@ -125,9 +149,10 @@ def read_member(wz: WheelZip, info: zipfile.ZipInfo, algo: str = "sha256") -> Me
     if info.compress_size <= SMALL_BYTES and info.file_size <= SMALL_BYTES * 64:
         return _read_small(wz, info, algo)
     res = MemberResult(info.filename)
+    h: Any = None
     try:
         reader = MemberReader(wz, info)
-        h = _digest(algo)
+        h = _BackgroundHash(algo) if info.file_size >= THREAD_HASH_BYTES else _digest(algo)
         held: dict[tuple[int, int], bytearray] = {}
         for off, chunk in reader.chunks():
             h.update(chunk)
@@ -146,6 +171,9 @@ def read_member(wz: WheelZip, info: zipfile.ZipInfo, algo: str = "sha256") -> Me
     except UsageError as err:
         res.error = str(err)
         return res
+    finally:
+        if isinstance(h, _BackgroundHash):
+            h.close()
     if res.is_elf:
         try:
             res.elf = _parse(reader, Image(info.file_size, [(a, buf) for (a, _), buf in held.items()]))
