@@ -86,6 +86,7 @@ def plan(
         env_bin=str(layout.env_dir(build) / "bin"),
         torch_extensions_dir=str(layout.build_dir(build) / "torch_extensions"),
         host=host,
+        build_dir=str(layout.build_dir(build)),
     )
     # Never let the interpreter's own build rpath leak into extensions (pyenv Pythons do).
     base_env["LDSHARED"] = "{LDSHARED}"

@@ -35,6 +35,9 @@ def add_build_options(p: argparse.ArgumentParser) -> None:
                    help="run `rocm-sdk test` after installing the pip SDK")
     p.add_argument("--rebuild", action="store_true",
                    help="build the wheel even when nothing it depends on changed")
+    p.add_argument("--apex-ops", choices=("prebuilt", "jit"), default="prebuilt",
+                   help="apex 1.8: prebuilt (every op compiled into the wheel, the default) or "
+                        "jit (upstream's JIT-only wheel)")
 
 
 def options_from(args: argparse.Namespace) -> tuple[object, object]:
@@ -66,6 +69,7 @@ def options_from(args: argparse.Namespace) -> tuple[object, object]:
                    allow_insecure_index=args.allow_insecure_index,
                    allow_rocm_mismatch=args.allow_rocm_mismatch, rocm_sdk_test=args.rocm_sdk_test,
                    rebuild=getattr(args, "rebuild", False),
+                   apex_ops=getattr(args, "apex_ops", "prebuilt"),
                    locks=() if args.no_lock else read_locks(Layout.default(args.workdir).locks()))
     return matrix, opts
 
