@@ -213,6 +213,8 @@ def lines(wheel: WheelResult, verbose: bool = False) -> list[str]:
             out.append("  " + "  ".join(f"{c:<14}" for c in cells) + f"  {gpu:<15} {lib.path}")
             if verbose:
                 out += [f"      {w}" for w in lib.gpu_where]
+                out += [f"      {t:<22} {tc.code_objects:>6} obj  {_bytes(tc.bytes):>10}"
+                        for t, tc in lib.gpu_code.items()]
         if len(hosts) > len(shown):
             out.append(f"  ... {len(hosts) - len(shown)} more libraries (--verbose)")
     if verbose:
