@@ -52,8 +52,8 @@ def run(args: argparse.Namespace) -> int:
     gfx = check_targets(args.gfx) if args.gfx else None  # bad ids: exit 2 before anything
     workdir = Layout.default(args.workdir).root
     target = resolve(workdir, args.build, args.env)
-    if args.env is None and target.manifest_path is not None and \
-            not (target.env_dir / "bin" / "python").exists():
+    if (args.env is None and target.manifest_path is not None and not _ready(target)
+            and _fresh_runner(target, args.workdir)):
         import dataclasses
 
         from toolkit.cli.console import StreamReporter
@@ -70,6 +70,35 @@ def run(args: argparse.Namespace) -> int:
     else:
         show([outcome])
     return finish([outcome])
+
+
+def _ready(target: SmokeTarget) -> bool:
+    """Does the build's recorded environment hold its package (else: a fresh runner)?"""
+    from toolkit.core.errors import EnvironmentProblem
+    from toolkit.verify.smoke import check_environment
+
+    try:
+        check_environment(target)
+    except EnvironmentProblem:
+        return False
+    return True
+
+
+def _fresh_runner(target: SmokeTarget, workdir: str | None) -> bool:
+    """A complete manifest and its published wheel here: the environment can be made."""
+    from toolkit.core.errors import ToolkitError
+    from toolkit.plan.layout import Layout
+    from toolkit.run.manifest import load
+
+    if target.manifest_path is None:
+        return False
+    try:
+        data = load(target.manifest_path)
+    except ToolkitError:
+        return False
+    name = data.get("wheel")
+    dist = Layout.default(workdir).root / "dist" / target.build_id
+    return isinstance(name, str) and (dist / Path(name).name).is_file()
 
 
 def smoke_one(target: SmokeTarget, gfx: tuple[str, ...] | None, args: argparse.Namespace,
