@@ -60,13 +60,26 @@ def undefined_symbols(
 ) -> list[tuple[bytes, str | None]]:
     """Undefined symbols of ``info`` that none of ``providers`` defines (interpreter symbols
     and references to versions already reported missing are left out)."""
-    return [
+    todo = [
         (name, ver)
         for name, ver in info.undefined
-        if not name.startswith(INTERPRETER_PREFIXES)
-        and ver not in bad_versions
-        and not any(defines(d, name, ver) for d in providers)
+        if not name.startswith(INTERPRETER_PREFIXES) and ver not in bad_versions
     ]
+    wanted: dict[bytes, set[str | None]] = {}
+    for name, ver in todo:
+        wanted.setdefault(name, set()).add(ver)
+    open_names = set(wanted)
+    for d in providers:
+        if not open_names:
+            break
+        if d.info is None:
+            continue
+        for name in open_names & d.info.defined:  # set intersection: the bulk at C speed
+            if all(defines(d, name, ver) for ver in wanted[name]):
+                open_names.discard(name)
+    if not open_names:
+        return []
+    return [(n, v) for n, v in todo if n in open_names and not any(defines(d, n, v) for d in providers)]
 
 
 def required_candidates(libs: Iterable[Lib], symbols: Sequence[str]) -> set[str]:
