@@ -12,13 +12,13 @@ the GCC runtime the newest nodes every distribution with glibc >= 2.N ships
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
 from toolkit.core.errors import DataError, EnvironmentProblem, UsageError
@@ -148,10 +148,19 @@ def read_policy_file(path: str | os.PathLike[str]) -> tuple[PolicySpec, ...]:
     return parse_policies(text, str(path))
 
 
+def _policy_path() -> Path:
+    """auditwheel's policy file, found without importing auditwheel (its import is slow)."""
+    top, *rest = POLICY_PACKAGE.split(".")
+    spec = importlib.util.find_spec(top)
+    if spec is None or not spec.origin:
+        raise ModuleNotFoundError(f"No module named {top!r}")
+    return Path(spec.origin).parent.joinpath(*rest, POLICY_FILE)
+
+
 @cache
 def _auditwheel_policies() -> tuple[PolicySpec, ...]:
     try:
-        source = resources.files(POLICY_PACKAGE).joinpath(POLICY_FILE)
+        source = _policy_path()
         text = source.read_text(encoding="utf-8")
     except (ModuleNotFoundError, OSError) as err:
         raise EnvironmentProblem(
