@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.native import system_lib
 from tests.fixtures.wheels import make_wheel
 from tests.unit.test_checks_wheel import _lie_about_size
 from toolkit.cli.commands.check import expand_targets
@@ -23,10 +24,7 @@ TAG = "cp311-cp311-manylinux_2_28_x86_64"
 
 @pytest.fixture(scope="module")
 def libz() -> Path:
-    for d in ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64"):
-        if (Path(d) / "libz.so.1").exists():
-            return (Path(d) / "libz.so.1").resolve()
-    pytest.skip("libz.so.1 not found")
+    return system_lib("libz.so.1")
 
 
 def _by(report: Report, check: str) -> list[str]:

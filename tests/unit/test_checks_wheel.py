@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.native import system_lib
 from tests.fixtures.wheels import make_wheel
 from toolkit.cli.commands.check import expand_targets
 from toolkit.cli.main import main
@@ -22,10 +23,7 @@ TAG = "cp311-cp311-manylinux_2_28_x86_64"
 
 @pytest.fixture(scope="module")
 def libz() -> Path:
-    for d in ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64"):
-        if (Path(d) / "libz.so.1").exists():
-            return (Path(d) / "libz.so.1").resolve()
-    pytest.skip("libz.so.1 not found")
+    return system_lib("libz.so.1")
 
 
 def checks(report: Report, severity: str = "error") -> set[str]:
