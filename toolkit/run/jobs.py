@@ -157,7 +157,7 @@ def write_manifest(run: Run, outcome: Outcome | None, name: str = "manifest.json
     data = {
         "schema_version": SCHEMA_VERSION,
         "toolkit_version": __version__,
-        **manifest.recipe_facts(b, p.targets),
+        **manifest.recipe_facts(b, p.targets, p.options),
         "options": options_json(p.options) if p.options else None,
         "family": p.family,
         "source": {"repo": b.package.repo, "ref": b.pkg_version.ref, "path": p.source,

@@ -34,6 +34,7 @@ from toolkit.run.manifest_schema import validate
 
 if TYPE_CHECKING:
     from toolkit.data.matrix import Build
+    from toolkit.plan.model import Options
 
 _INDEX_FLAGS = ("--index-url", "--extra-index-url", "--index", "--default-index", "--find-links")
 
@@ -135,7 +136,8 @@ def sdk_facts(plan_json: dict[str, Any], values: dict[str, str]) -> dict[str, An
     }
 
 
-def recipe_facts(build: Build, targets: Sequence[str] = ()) -> dict[str, Any]:
+def recipe_facts(build: Build, targets: Sequence[str] = (),
+                 options: Options | None = None) -> dict[str, Any]:
     """The manifest fields that follow from the build and its recipe (and the gfx targets):
     ``build``, ``recipe``, ``dist``, ``targets``, ``expected_modules``, ``required_symbols``.
 
@@ -148,7 +150,7 @@ def recipe_facts(build: Build, targets: Sequence[str] = ()) -> dict[str, Any]:
         "recipe": build.package.recipe,
         "dist": build.package.dist,
         "targets": list(targets),
-        "expected_modules": list(recipe.expected_modules(build.pkg_version)),
+        "expected_modules": list(recipe.expected_modules(build.pkg_version, options)),
         "required_symbols": list(recipe.required_symbols(build.pkg_version)),
     }
 

@@ -28,8 +28,9 @@ class Recipe(Protocol):
         (``{SHA8}`` may stand for the source commit)."""
         ...
 
-    def expected_modules(self, version: PackageVersion) -> tuple[str, ...]:
-        """Modules the installed wheel must provide."""
+    def expected_modules(self, version: PackageVersion,
+                         options: Options | None = None) -> tuple[str, ...]:
+        """Modules the installed wheel must provide (``options``: how it was built)."""
         ...
 
     def required_symbols(self, version: PackageVersion) -> tuple[str, ...]:

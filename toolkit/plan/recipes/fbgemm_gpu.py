@@ -95,7 +95,8 @@ class FbgemmGpuRecipe:
         local label."""
         return ctx.build.package.dist, ctx.build.pkg_version.version
 
-    def expected_modules(self, version: PackageVersion) -> tuple[str, ...]:
+    def expected_modules(self, version: PackageVersion,
+                         options: Options | None = None) -> tuple[str, ...]:
         return ("fbgemm_gpu",)
 
     def required_symbols(self, version: PackageVersion) -> tuple[str, ...]:

@@ -46,7 +46,8 @@ class SampleRecipe:
     def expected_wheel(self, ctx: Context) -> tuple[str, str]:
         return ctx.build.package.dist, VERSION
 
-    def expected_modules(self, version: PackageVersion) -> tuple[str, ...]:
+    def expected_modules(self, version: PackageVersion,
+                         options: Options | None = None) -> tuple[str, ...]:
         return ("hip_sample", "hip_sample._native")
 
     def required_symbols(self, version: PackageVersion) -> tuple[str, ...]:
