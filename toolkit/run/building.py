@@ -16,9 +16,9 @@ import re
 import shlex
 import shutil
 from pathlib import Path
-from typing import Any
 
 from toolkit.core.errors import StepFailed
+from toolkit.core.files import hash_tree
 from toolkit.core.proc import run as run_proc
 from toolkit.core.steps import BuildWheel, NameWheel, Publish, Step
 from toolkit.run.context import Run, StepResult, command_environment, run_command
@@ -28,16 +28,10 @@ KEY_FILE = ".build-key"
 _RPATH_FLAG = re.compile(r"^-Wl,(-rpath[,=]|-R)(/.*)$")
 
 
-def _hash_tree(h: Any, root: Path) -> None:
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in {".git", "__pycache__", "build"})
-        for name in sorted(filenames):
-            path = Path(dirpath) / name
-            h.update(str(path.relative_to(root)).encode() + b"\0")
-            try:
-                h.update(path.read_bytes())
-            except OSError:
-                h.update(b"<unreadable>")
+def _skip_build_dirs(folder: str, names: list[str]) -> set[str]:
+    """Folders that never change a wheel: VCS data, caches, setuptools' build output."""
+    return {n for n in names if n in {".git", "__pycache__", "build"}
+            and os.path.isdir(os.path.join(folder, n))}
 
 
 def build_key(step: Step, action: BuildWheel, run: Run) -> str:
@@ -46,7 +40,7 @@ def build_key(step: Step, action: BuildWheel, run: Run) -> str:
     h = hashlib.sha256()
     h.update(json.dumps([run.resolve(a) for a in action.build.argv]).encode())
     h.update(json.dumps(command_environment(action.build, run, {}), sort_keys=True).encode())
-    _hash_tree(h, Path(action.worktree))
+    hash_tree(h, Path(action.worktree), _skip_build_dirs)
     # The environment as defined: its provisioning stamp (not a listing of site-packages:
     # smoke runs add pytest there, which changes no wheel).
     stamp = Path(action.env_dir) / ".toolkit-env.json"

@@ -29,7 +29,6 @@ replaces it atomically (a temporary file in ``DIR``, then ``os.replace``).
 from __future__ import annotations
 
 import email.parser
-import hashlib
 import html
 import os
 import re
@@ -44,11 +43,11 @@ from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel
 from packaging.version import InvalidVersion, Version
 
 from toolkit.core.errors import UsageError
+from toolkit.core.files import sha256_file
 from toolkit.inspect.wheelzip import WheelZip
 
 INDEX_NAME = "index.html"
 _WHEEL_ALPHABET = re.compile(r"[A-Za-z0-9._+!-]+\.whl")
-_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -175,14 +174,10 @@ class _Unusable(Exception):
 
 
 def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
     try:
-        with open(path, "rb") as f:
-            while chunk := f.read(_CHUNK):
-                h.update(chunk)
+        return sha256_file(path)
     except OSError as err:
         raise _Unusable(f"cannot be read ({err.strerror})") from None
-    return h.hexdigest()
 
 
 def _requires_python(path: Path, dist: str, version: Version) -> tuple[str | None, str | None]:

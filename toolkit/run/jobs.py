@@ -165,7 +165,7 @@ def write_manifest(run: Run, outcome: Outcome | None, name: str = "manifest.json
         "workdir": str(run.layout.root),
         "env_dir": str(run.layout.env_dir(b)),
         "wheel": run.values.get("WHEEL"),
-        "wheel_sha256": manifest._sha256(run.values["WHEEL"]) if "WHEEL" in run.values else None,
+        "wheel_sha256": manifest.file_sha256(run.values["WHEEL"]) if "WHEEL" in run.values else None,
         "sdk": manifest.sdk_facts(plan_json, run.values),
         "installed": manifest.installed(env_python) if finished else [],
         "environment": {s.name: dict(s.env) for s in p.steps if s.env},

@@ -16,7 +16,6 @@ version); ``load`` adds the checks ``repro`` needs (every field, this schema ver
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.core.errors import UsageError
+from toolkit.core.files import sha256_file
 from toolkit.core.proc import CommandFailed
 from toolkit.core.proc import run as run_command
 from toolkit.core.urls import mask
@@ -105,9 +105,10 @@ def installed(env_python: str) -> list[dict[str, str]]:
     return [{"name": n, "version": v} for n, v in pairs]
 
 
-def _sha256(path: str | Path) -> str | None:
+def file_sha256(path: str | Path) -> str | None:
+    """The file's sha256, None when it cannot be read."""
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        return sha256_file(path)
     except OSError:
         return None
 
@@ -132,7 +133,7 @@ def sdk_facts(plan_json: dict[str, Any], values: dict[str, str]) -> dict[str, An
         "index_urls": urls,
         "version": values.get("ROCM_SDK_VERSION"),
         "root": values.get("ROCM_ROOT"),
-        "lock": {"path": lock, "sha256": _sha256(lock)} if lock else None,
+        "lock": {"path": lock, "sha256": file_sha256(lock)} if lock else None,
     }
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 
 from toolkit.core.errors import StepFailed, UsageError
+from toolkit.core.files import Ignore, hash_tree
 from toolkit.core.proc import CommandFailed
 from toolkit.core.proc import run as run_proc
 from toolkit.core.steps import CopySources, FetchSources, FetchSubmodules, Step, Submodule
@@ -72,19 +72,11 @@ def _learn_sha(run: Run, where: Path) -> None:
     run.values["SOURCE_DATE_EPOCH"] = epoch if epoch.isdigit() else "0"
 
 
-def tree_hash(root: Path, ignore: Callable[[str, list[str]], set[str]] | None = None) -> str:
+def tree_hash(root: Path, ignore: Ignore | None = None) -> str:
     """sha256 over the relative paths and bytes of every file under ``root`` (sorted),
     leaving out what ``ignore`` (a ``shutil.ignore_patterns``) names."""
     h = hashlib.sha256()
-    for dirpath, dirnames, filenames in os.walk(root):
-        skip = ignore(dirpath, [*dirnames, *filenames]) if ignore else set()
-        dirnames[:] = sorted(d for d in dirnames if d not in skip)
-        for name in sorted(f for f in filenames if f not in skip):
-            path = Path(dirpath) / name
-            h.update(str(path.relative_to(root)).encode() + b"\0")
-            h.update(path.read_bytes() if not path.is_symlink() else
-                     b"->" + os.readlink(path).encode())
-            h.update(b"\0")
+    hash_tree(h, root, ignore)
     return h.hexdigest()
 
 

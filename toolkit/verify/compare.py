@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import zipfile
 from pathlib import Path
 
@@ -11,14 +10,6 @@ from toolkit.inspect.elf import Image, is_elf, parse_header, read_sections
 from toolkit.inspect.errors import ElfError
 
 MAX_SHOWN = 20
-
-
-def sha256(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _members(path: Path) -> dict[str, bytes]:

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.core.errors import UsageError
+from toolkit.core.files import sha256_file
 from toolkit.core.reporter import Reporter
 from toolkit.core.steps import Command, Step
 from toolkit.plan.layout import Layout
-from toolkit.verify.compare import sha256
 
 
 def published_wheel(data: dict[str, Any], layout: Layout, build_id: str) -> Path:
@@ -29,7 +29,7 @@ def published_wheel(data: dict[str, Any], layout: Layout, build_id: str) -> Path
     if not wheel.is_file():
         raise UsageError(f"{wheel} is not here; the manifest of {build_id} names it",
                          hint="download the build's dist/ artifact next to artifacts/")
-    if sha256(wheel) != data.get("wheel_sha256"):
+    if sha256_file(wheel) != data.get("wheel_sha256"):
         raise UsageError(f"{wheel} is not the wheel the manifest records (sha256 differs)")
     return wheel
 

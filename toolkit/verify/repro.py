@@ -234,13 +234,14 @@ def _tree_check(data: Mapping[str, Any], plan: Plan, force: bool,
 
 def _verdict(data: Mapping[str, Any], wheel: str | None, same_tree: bool,
              reporter: Reporter) -> int:
-    from toolkit.verify.compare import sha256, wheel_differences
+    from toolkit.core.files import sha256_file
+    from toolkit.verify.compare import wheel_differences
 
     recorded = data.get("wheel_sha256")
     if wheel is None:
         reporter.info("differs: the rebuild made no wheel")
         return 1
-    here = sha256(wheel)
+    here = sha256_file(wheel)
     if recorded is None:
         reporter.info(f"differs: the manifest records no wheel (outcome {data['outcome']}); "
                       f"the rebuild made {Path(wheel).name} ({here})")
