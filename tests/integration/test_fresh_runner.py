@@ -40,7 +40,7 @@ def test_smoke_on_a_fresh_runner(tmp_path: Path) -> None:
     assert smoke.returncode == 0, smoke.stdout[-4000:] + smoke.stderr[-2000:]
     assert "provisioning it from" in smoke.stdout
     assert "Traceback" not in smoke.stdout + smoke.stderr
-    envs = list((empty_cache / "envs").iterdir())
+    envs = [p for p in (empty_cache / "envs").iterdir() if p.is_dir()]  # beside: its lock
     assert len(envs) == 1 and (envs[0] / ".toolkit-env.json").exists()
     recorded = json.loads(manifest.read_text())
     wheel_name = Path(recorded["wheel"]).name

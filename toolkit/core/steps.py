@@ -400,6 +400,11 @@ class Step:
         return KIND[type(self.action)]
 
     @property
+    def provisions(self) -> bool:
+        """Part of making the build environment (check-env and the steps it may skip)."""
+        return self.reuse_env or isinstance(self.action, CheckEnv)
+
+    @property
     def cmd(self) -> Command | None:
         return self.action.command()
 

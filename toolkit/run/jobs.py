@@ -81,18 +81,26 @@ def _manifest_at_start(run: Run) -> None:
     write_manifest(run, None)
 
 
+@contextlib.contextmanager
+def build_locks(p: Plan, layout: Layout, reporter: Reporter) -> Iterator[None]:
+    """One run per build id and work folder (a second is refused at once, naming the holder);
+    one writer per cached environment (a second build sharing it waits)."""
+    env_dir = layout.env_dir(p.build)
+    with hold(layout.build_dir(p.build).with_name(p.build.id + ".lock"),
+              f"build {p.build.id} in {layout.root}"), \
+            hold(env_dir.with_name(env_dir.name + ".lock"), f"environment {env_dir}",
+                 wait=ENV_WAIT_S, on_wait=reporter.info):
+        yield
+
+
 def run_one(p: Plan, layout: Layout, reporter: Reporter) -> Outcome:
     o = Outcome(p.build.id, p.build.package.name)
     reporter.info(f"=== {p.build.id} (targets: {', '.join(p.targets)})")
     reporter.info(f"    reproduce with: {repro_command(layout, p.build.id)}")
     start = time.monotonic()
     runs: list[Run] = []
-    build_lock = layout.build_dir(p.build).with_name(p.build.id + ".lock")
-    env_dir = layout.env_dir(p.build)
     try:
-        with hold(build_lock, f"build {p.build.id} in {layout.root}"), \
-                hold(env_dir.with_name(env_dir.name + ".lock"), f"environment {env_dir}",
-                     wait=ENV_WAIT_S, on_wait=reporter.info):
+        with build_locks(p, layout, reporter):
             try:
                 executor.execute(p, layout, reporter=reporter, run_out=runs,
                                  on_start=_manifest_at_start)

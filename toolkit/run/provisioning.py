@@ -217,7 +217,7 @@ def mark_env_ready(step: Step, run: Run) -> StepResult | str:
         raise EnvironmentProblem("mark-env-ready ran before create-env computed the "
                                  "environment's digest")
     learned = {k: v for k, v in run.values.items() if k not in _NOT_STORED}
-    provisioning = [s for s in run.plan.steps if s.reuse_env or s.kind == "check-env"]
+    provisioning = [s for s in run.plan.steps if s.provisions]
     venvs.mark_ready(Path(action.env_dir), run.env_digest, values=learned, described={
         "build": run.plan.build.id, "python": run.interpreter,
         "steps": [{"name": s.name, "argv": list(s.argv)} for s in provisioning],

@@ -8,6 +8,7 @@ to it). Git never prompts (``GIT_TERMINAL_PROMPT=0``).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -43,6 +44,12 @@ def _has_ref(mirror: Path, ref: str) -> bool:
     res = run_proc(["git", "-C", str(mirror), "rev-parse", "--verify", "--quiet",
                     f"{ref}^{{commit}}"], timeout=120, check=False)
     return res.ok
+
+
+def _mirror_lock(mirror: Path, run: Run) -> contextlib.AbstractContextManager[None]:
+    """One writer per source mirror; others wait."""
+    return hold(mirror.with_name(mirror.name + ".lock"), f"source mirror {mirror}",
+                wait=MIRROR_WAIT_S, on_wait=run.reporter.info)
 
 
 def ensure_mirror(repo: str, mirror: Path, ref: str, run: Run) -> None:
@@ -84,8 +91,7 @@ def fetch_sources(step: Step, run: Run) -> StepResult | str:
     action = step.action
     assert isinstance(action, FetchSources)
     mirror, worktree = Path(action.mirror), Path(action.worktree)
-    with hold(mirror.with_name(mirror.name + ".lock"), f"source mirror {mirror}",
-              wait=MIRROR_WAIT_S, on_wait=run.reporter.info):
+    with _mirror_lock(mirror, run):
         ensure_mirror(action.repo, mirror, action.ref, run)
         if worktree.exists():
             git("-C", str(mirror), "worktree", "remove", "--force", str(worktree), check=False)
@@ -151,8 +157,7 @@ def _checkout(repo: Path, sub: Submodule, run: Run) -> None:
         raise StepFailed(f"{repo}: {sub.path} is not a submodule at HEAD (no gitlink); "
                          "the matrix names a submodule this ref lacks")
     mirror, dest = Path(sub.mirror), repo / sub.path
-    with hold(mirror.with_name(mirror.name + ".lock"), f"source mirror {mirror}",
-              wait=MIRROR_WAIT_S, on_wait=run.reporter.info):
+    with _mirror_lock(mirror, run):
         ensure_mirror(sub.url, mirror, sha, run)
         shutil.rmtree(dest, ignore_errors=True)
         run.note(f"$ git clone --no-checkout {mirror} {dest}; git checkout --detach {sha}")

@@ -34,17 +34,32 @@ def published_wheel(data: dict[str, Any], layout: Layout, build_id: str) -> Path
     return wheel
 
 
-def prepare(manifest_path: Path, layout: Layout, reporter: Reporter) -> Path:
+def usable_manifest(path: Path, layout: Layout, build_id: str) -> dict[str, Any] | None:
+    """The manifest at ``path`` when it is complete and its published wheel is in this work
+    folder's ``dist/<id>/`` (an environment can be made for it), else None."""
+    from toolkit.core.errors import ToolkitError
+    from toolkit.run.manifest import load
+
+    try:
+        data = load(path)
+    except ToolkitError:
+        return None
+    name = data.get("wheel")
+    dist = layout.root / "dist" / build_id
+    return data if isinstance(name, str) and (dist / Path(name).name).is_file() else None
+
+
+def prepare(data: dict[str, Any], manifest_path: Path, layout: Layout,
+            reporter: Reporter) -> Path:
     """Provision the build's environment here and install its wheel; the environment."""
     from toolkit.plan.model import Plan
-    from toolkit.run import executor, manifest
+    from toolkit.run import executor, jobs
     from toolkit.verify.repro import reconstruct
 
-    data = manifest.load(manifest_path)
     plan, _ = reconstruct(data, layout=layout)  # this machine's work folder and cache
     wheel = published_wheel(data, layout, plan.build.id)
     env_python = str(layout.env_python(plan.build))
-    steps = [s for s in plan.steps if s.reuse_env or s.kind == "check-env"]
+    steps = [s for s in plan.steps if s.provisions]
     uv = next((getattr(s.action, "uv", None) for s in steps if s.kind == "create-env"), "uv")
     steps.append(Step("install-wheel", f"install the published wheel {wheel.name}",
                       Command((str(uv), "pip", "install", "--python", env_python, "--no-deps",
@@ -53,5 +68,6 @@ def prepare(manifest_path: Path, layout: Layout, reporter: Reporter) -> Path:
                   f"{manifest_path} (its inputs, not its commands)")
     provision = Plan(plan.build, plan.targets, plan.family, tuple(steps), plan.source,
                      plan.options)
-    executor.execute(provision, layout, reporter=reporter, log_name="smoke-provision.log")
+    with jobs.build_locks(provision, layout, reporter):
+        executor.execute(provision, layout, reporter=reporter, log_name="smoke-provision.log")
     return layout.env_dir(plan.build)

@@ -266,7 +266,6 @@ def reproduce(path: str, reporter: Reporter, *, step: str | None = None, dry_run
     from toolkit.plan.model import render
     from toolkit.run import executor, jobs, manifest
     from toolkit.run.context import Run
-    from toolkit.run.locking import hold
 
     data = manifest.load(path)
     plan, layout = reconstruct(data)
@@ -297,11 +296,7 @@ def reproduce(path: str, reporter: Reporter, *, step: str | None = None, dry_run
         return 0
     outcome = jobs.Outcome(plan.build.id, plan.build.package.name)
     runs: list[Run] = []
-    build_lock = layout.build_dir(plan.build).with_name(plan.build.id + ".lock")
-    env_dir = layout.env_dir(plan.build)
-    with hold(build_lock, f"build {plan.build.id} in {layout.root}"), \
-            hold(env_dir.with_name(env_dir.name + ".lock"), f"environment {env_dir}",
-                 wait=jobs.ENV_WAIT_S, on_wait=reporter.info):
+    with jobs.build_locks(plan, layout, reporter):
         try:
             run = executor.execute(plan, layout, reporter=reporter, run_out=runs,
                                    only=lambda s: s.name in wanted,

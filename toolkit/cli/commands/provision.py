@@ -58,7 +58,7 @@ def provisioning_plan(matrix: Matrix, build: Build, options: Options, layout: La
             if find_interpreter:
                 raise
     full = plan(matrix, build, options, host, layout, toolkit_python=sys.executable)
-    steps = tuple(s for s in full.steps if s.reuse_env or s.kind == "check-env")
+    steps = tuple(s for s in full.steps if s.provisions)
     return Plan(full.build, full.targets, full.family, steps, options=full.options)
 
 

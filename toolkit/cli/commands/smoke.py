@@ -52,16 +52,19 @@ def run(args: argparse.Namespace) -> int:
     gfx = check_targets(args.gfx) if args.gfx else None  # bad ids: exit 2 before anything
     workdir = Layout.default(args.workdir).root
     target = resolve(workdir, args.build, args.env)
-    if (args.env is None and target.manifest_path is not None and not _ready(target)
-            and _fresh_runner(target, args.workdir)):
+    if args.env is None and target.manifest_path is not None and not _ready(target):
+        # a fresh runner: only dist/<id>/ and artifacts/<id>/ here
         import dataclasses
 
         from toolkit.cli.console import StreamReporter
-        from toolkit.verify.fresh import prepare
+        from toolkit.verify.fresh import prepare, usable_manifest
 
-        env_dir = prepare(target.manifest_path, Layout.default(args.workdir),
-                          StreamReporter(sys.stderr if args.json else sys.stdout))
-        target = dataclasses.replace(target, env_dir=env_dir)
+        layout = Layout.default(args.workdir)
+        data = usable_manifest(target.manifest_path, layout, target.build_id)
+        if data is not None:
+            env_dir = prepare(data, target.manifest_path, layout,
+                              StreamReporter(sys.stderr if args.json else sys.stdout))
+            target = dataclasses.replace(target, env_dir=env_dir)
     # --json: stdout holds the JSON only; progress and pytest's output go to stderr
     outcome = smoke_one(target, gfx, args, out=sys.stderr if args.json else sys.stdout)
     if args.json:
@@ -82,23 +85,6 @@ def _ready(target: SmokeTarget) -> bool:
     except EnvironmentProblem:
         return False
     return True
-
-
-def _fresh_runner(target: SmokeTarget, workdir: str | None) -> bool:
-    """A complete manifest and its published wheel here: the environment can be made."""
-    from toolkit.core.errors import ToolkitError
-    from toolkit.plan.layout import Layout
-    from toolkit.run.manifest import load
-
-    if target.manifest_path is None:
-        return False
-    try:
-        data = load(target.manifest_path)
-    except ToolkitError:
-        return False
-    name = data.get("wheel")
-    dist = Layout.default(workdir).root / "dist" / target.build_id
-    return isinstance(name, str) and (dist / Path(name).name).is_file()
 
 
 def smoke_one(target: SmokeTarget, gfx: tuple[str, ...] | None, args: argparse.Namespace,
