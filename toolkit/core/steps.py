@@ -7,7 +7,7 @@ command (reusing an environment, probing an index, removing a stale folder, lear
 is part of its definition and shown by ``explain()``, so ``--dry-run`` is the whole truth.
 
 Values may hold placeholders (``{ROCM_ROOT}``, ``{SHA8}``, ``{WHEEL}`` ...) that an earlier
-action *learns* at execution time; ``LEARNS`` says which action learns what.
+action *learns* at execution time (``PLACEHOLDER_HELP`` names the step that learns each).
 """
 
 from __future__ import annotations
@@ -373,20 +373,6 @@ KIND: dict[type, str] = {
     BuildWheel: "build-wheel", NameWheel: "name-wheel", CheckWheel: "check", Smoke: "smoke",
     Publish: "publish",
 }
-
-# what each action learns for later placeholders
-LEARNS: dict[type, tuple[str, ...]] = {
-    CheckEnv: ("INTERPRETER", "TOOLS_PATH"),
-    InstallSdk: ("ROCM_ROOT", "ROCM_BIN", "ROCM_CMAKE", "ROCM_SDK_VERSION", "ROCM_SDK_TARGETS"),
-    UseSystemRocm: ("ROCM_ROOT", "ROCM_BIN", "ROCM_CMAKE", "ROCM_SDK_VERSION"),
-    InstallTorch: ("TORCH_LIB", "TORCH_VERSION", "TORCH_HIP"),
-    FetchSources: ("SHA", "SHA8", "SOURCE_DATE_EPOCH"),
-    CopySources: ("SHA", "SHA8", "SOURCE_DATE_EPOCH", "TREE"),
-    ProvideTbb: ("TBB_LIB_DIR",),
-    NameWheel: ("WHEEL",),
-    Publish: ("WHEEL",),
-}
-
 
 @dataclass(frozen=True)
 class Step:

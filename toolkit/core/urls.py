@@ -19,9 +19,6 @@ def mask(text: str) -> str:
     return _CREDS.sub(lambda m: f"{m.group('scheme')}***@", text)
 
 
-def has_credentials(url: str) -> bool:
-    return _CREDS.match(url.strip()) is not None
-
 
 def check_index_url(url: str, *, allow_insecure: bool = False, what: str = "index URL") -> str:
     """https, file://, or http on loopback; plain http elsewhere only with allow_insecure."""

@@ -16,9 +16,7 @@ from collections.abc import Mapping
 from toolkit.data.schema import Array, Map, Ref, Table, Tagged, Text, Texts
 
 PYTHONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.13t", "3.14", "3.14t")
-SDK_PROVIDERS = ("pip", "system")
 SDK_LAYOUTS = ("per-family", "multi-arch")
-TORCH_KINDS = ("pytorch", "amd", "therock")
 # recipe (toolkit.plan.recipes) -> the build styles it understands, in the order they appeared
 RECIPES: Mapping[str, tuple[str, ...]] = {
     "apex": ("ext-flags", "jit-prebuild"),

@@ -11,7 +11,6 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TextIO
 
 from toolkit.core.errors import StepFailed
@@ -45,7 +44,6 @@ class Run:
     values: dict[str, str] = field(default_factory=dict)
     results: list[StepResult] = field(default_factory=list)
     failed_step: str | None = None
-    current_step: str | None = None
     env_reused: bool = False
     env_digest: str | None = None
     interpreter: str | None = None  # "path version" of the interpreter really used
@@ -116,7 +114,3 @@ def run_command(step: Step, cmd: Command, run: Run) -> StepResult:
     run.log.flush()
     result.returncode = 0
     return result
-
-
-def path_of(run: Run, text: str) -> Path:
-    return Path(run.resolve(text))

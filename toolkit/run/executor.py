@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 from toolkit.core.errors import CheckFailed, StepFailed, ToolkitError
 from toolkit.core.reporter import NullReporter, Reporter
@@ -103,7 +102,6 @@ def execute(plan: Plan, layout: Layout, *, reporter: Reporter | None = None,
             if only is not None and not only(step):
                 continue
             start = time.monotonic()
-            run.current_step = step.name
             if step.reuse_env and run.env_reused:
                 outcome: StepResult | str = "environment up to date"
             else:
@@ -123,9 +121,4 @@ def execute(plan: Plan, layout: Layout, *, reporter: Reporter | None = None,
                 outcome.seconds = secs
                 run.results.append(outcome)
                 reporter.step(i, total, step.name, "ok", secs)
-        run.current_step = None
     return run
-
-
-def log_path(layout: Layout, plan: Plan) -> Path:
-    return layout.artifacts(plan.build) / "build.log"

@@ -64,7 +64,6 @@ def suite_dir() -> Path:
     return found
 
 
-SUITE_DEPS = ("pytest", "packaging", "zstandard")
 XDIST = "pytest-xdist"
 DEMO_HINT = "nox -s demo (builds the sample for gfx90a and gfx908), then invoke smoke --gfx gfx90a"
 

@@ -28,7 +28,6 @@ from toolkit.plan.model import Context, Options
 
 EXT_FLAGS = ("--cpp_ext", "--cuda_ext")
 BUILD_REQUIREMENTS = ("build", "wheel", "setuptools", "ninja", "packaging")
-CUDA_ONLY_FLAGS = ("--fast_layer_norm", "--fmha", "--fast_bottleneck", "--fused_conv_bias_relu")
 APEX_OPS = ("prebuilt", "jit")  # 1.8: every op compiled into the wheel, or upstream's JIT-only
 
 _MODULES_14 = (
