@@ -132,6 +132,7 @@ class ElfInfo:
     elf_class: int
     type: int
     flags: int = 0
+    little: bool = True  # data encoding: ELFDATA2LSB
     soname: str | None = None
     needed: tuple[str, ...] = ()
     rpath: tuple[str, ...] = ()
@@ -279,7 +280,8 @@ def _str(table: bytes, offset: int) -> str:
 def parse_elf(img: Image) -> ElfInfo:
     """Parse what the checks need. Raises ``ElfError`` or, for sparse images, ``NeedRanges``."""
     hdr = parse_header(img)
-    info = ElfInfo(machine=hdr.machine, elf_class=hdr.elf_class, type=hdr.type, flags=hdr.flags)
+    info = ElfInfo(machine=hdr.machine, elf_class=hdr.elf_class, type=hdr.type, flags=hdr.flags,
+                   little=hdr.little)
     if hdr.machine == EM_AMDGPU:
         info.gpu_code = (CodeObject(amdgpu_target(hdr.flags, hdr.abiversion), img.size, "file"),)
         return info
