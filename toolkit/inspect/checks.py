@@ -166,6 +166,8 @@ def _check_libraries(
             continue
         judged_elsewhere = {v for file, vs in info.version_needs.items() if file not in by_name for v in vs}
         undefined = symbols.undefined_symbols(info, order[1:], bad_versions | judged_elsewhere)
+        if any(symbols.unversioned_library(n) for n in assumed):  # names cannot be attributed
+            undefined = [(n, v) for n, v in undefined if v is not None]
         undefined, provided = symbols.interpreter_provided(info, undefined)
         f.extend(_interpreter_notes(lib.path, provided, info))
         loads = [*info.needed, *(d.path for d in order[1:])]

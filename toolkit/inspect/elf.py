@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from toolkit.core.gfx import sort_key
-from toolkit.inspect.amdgpu import amdgpu_target
+from toolkit.inspect.amdgpu import V2_MAX_BYTES, amdgpu_target, needs_note, note_target
 from toolkit.inspect.errors import ElfError as ElfError
 from toolkit.inspect.gpuscan import CodeObject, ScanRange
 
@@ -283,7 +283,10 @@ def parse_elf(img: Image) -> ElfInfo:
     info = ElfInfo(machine=hdr.machine, elf_class=hdr.elf_class, type=hdr.type, flags=hdr.flags,
                    little=hdr.little)
     if hdr.machine == EM_AMDGPU:
-        info.gpu_code = (CodeObject(amdgpu_target(hdr.flags, hdr.abiversion), img.size, "file"),)
+        target = amdgpu_target(hdr.flags, hdr.abiversion)
+        if needs_note(target, hdr.abiversion) and img.size <= V2_MAX_BYTES:
+            target = note_target(img.view(0, img.size, "code object")) or target
+        info.gpu_code = (CodeObject(target, img.size, "file"),)
         return info
     sections = read_sections(img, hdr)
     if not sections:

@@ -160,7 +160,7 @@ class Resolver:
         for d in dirs:
             if d.startswith("wheel:"):
                 hit = index.get(posixpath.normpath(posixpath.join(d[6:], name)).lstrip("/"))
-                if hit:
+                if hit and hit.info and compatible(hit.info, obj.info):
                     return hit
             elif os.path.isabs(d):
                 hit = index.get(os.path.normpath(os.path.join(d, name))) or (

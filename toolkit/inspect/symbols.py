@@ -36,6 +36,21 @@ def glibc_symbols() -> dict[bytes, str]:
     return out
 
 
+# Libraries the policies allow whose exports carry version nodes (glibc's, the GCC runtime's,
+# zlib's): an unversioned reference is never theirs. The others of auditwheel's lists (libGL,
+# libX11 ..., glib, libexpat) export unversioned names, which only their file could attribute.
+VERSIONED_POLICY_LIBS = frozenset({
+    "libc.so.6", "libm.so.6", "libmvec.so.1", "libpthread.so.0", "libdl.so.2", "librt.so.1",
+    "libutil.so.1", "libnsl.so.1", "libresolv.so.2", "libanl.so.1", "libstdc++.so.6",
+    "libgcc_s.so.1", "libatomic.so.1", "libz.so.1",
+})
+
+
+def unversioned_library(name: str) -> bool:
+    """A library assumed present (the policy's) whose unversioned exports nothing here lists."""
+    return name not in VERSIONED_POLICY_LIBS and not name.startswith("ld")
+
+
 def is_extension_module(info: ElfInfo) -> bool:
     """A Python extension module exports ``PyInit_<name>``."""
     return any(n.startswith(b"PyInit_") for n in info.defined)
