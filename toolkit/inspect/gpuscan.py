@@ -32,7 +32,7 @@ from toolkit.inspect.offload import (
 )
 
 ELF_MAGIC = b"\x7fELF"
-WINDOW = 4 << 20
+WINDOW = 1 << 20  # bytes searched at once (bounded memory; the patterns are found across windows)
 PEEK_HEADER = 1 << 20  # a plain bundle's entry table must fit in this much to count
 _PATTERNS = (ELF_MAGIC, PLAIN_MAGIC, CCOB_MAGIC)
 _OVERLAP = max(len(p) for p in _PATTERNS) - 1
