@@ -72,7 +72,8 @@ def test_real_outputs_validate_against_the_shipped_schema(flood_wheel: Path, tmp
     jsonschema.Draft202012Validator.check_schema(sch)
     gpu = tmp_path / "v2.co"
     gpu.write_bytes(code_object_v2(isa_version_note(9, 0, 6)))
-    plain = compile_shared(tmp_path, "libp.so", '#include <stdio.h>\nint p() { return puts("p"); }\n', lang="c")
+    plain = compile_shared(tmp_path, "libp.so", '#include <stdio.h>\nint p() { return puts("p"); }\n',
+                           lang="c")
     for args in ([str(flood_wheel)], [str(gpu), "--gfx", "gfx942"], [str(plain)], [str(tmp_path)]):
         data = json.loads(cli(*args, "--json").stdout)
         jsonschema.validate(data, sch)

@@ -58,7 +58,8 @@ def test_same_verdict_with_an_empty_system_path_and_with_one_holding_the_librari
     assert not empty.ok and not hosted.ok
     (err,) = [f for f in hosted.findings if f.severity == "error"]
     assert err.check == "missing-library" and "libnuma.so.1" in err.message
-    assert f"this machine has it at {developer['host'] / 'libnuma.so.1'}, which is not an input" in err.message
+    where = developer["host"] / "libnuma.so.1"
+    assert f"this machine has it at {where}, which is not an input" in err.message
     assert "auditwheel repair" in err.message and "--with DIR|WHEEL" in err.message
     assert "--exclude libnuma.so.1" in err.message
     (warn,) = [f for f in empty.findings if f.check == "missing-library" and f.severity == "warning"]
@@ -131,8 +132,9 @@ def _i386(tmp_path: Path, name: str) -> Path:
     obj, out = tmp_path / "f.o", tmp_path / name
     try:
         run([compiler("gcc"), "-m32", "-fPIC", "-c", str(src), "-o", str(obj)])
-        run([shutil.which("ld") or "ld", "-m", "elf_i386", "-shared", "-soname", name, "-o", str(out), str(obj)])
-    except Exception as err:  # noqa: BLE001 - no 32-bit support in this toolchain
+        ld = shutil.which("ld") or "ld"
+        run([ld, "-m", "elf_i386", "-shared", "-soname", name, "-o", str(out), str(obj)])
+    except Exception as err:
         pytest.skip(f"cannot build i386 objects here: {err}")
     return out
 
@@ -155,14 +157,16 @@ def test_i386_and_big_endian_powerpc_in_an_x86_64_wheel_are_errors(tmp_path: Pat
     # the same 64-bit little-endian x86-64 shape passes that rule
     good = tmp_path / "_g.so"
     good.write_bytes(shared_object(64, True, EM_X86_64, needed=["libc.so.6"], soname="_g.so"))
-    r2 = check_paths([make_wheel(tmp_path / "w2", "demo", "1.0", LINUX, {"demo/_g.so": good})], system_path=())
+    w2 = make_wheel(tmp_path / "w2", "demo", "1.0", LINUX, {"demo/_g.so": good})
+    r2 = check_paths([w2], system_path=())
     assert not [f for f in r2.findings if f.check == "elf-machine"]
 
 
 def test_a_foreign_library_never_satisfies_a_dependency(tmp_path: Path) -> None:
     dep = _i386(tmp_path / "d", "libdep.so")
     user = compile_shared(tmp_path / "u", "_u.so", 'extern "C" int f(); int g() { return f(); }\n',
-                          libs=[compile_shared(tmp_path / "s", "libdep.so", 'extern "C" int f() { return 2; }\n')],
+                          libs=[compile_shared(tmp_path / "s", "libdep.so",
+                                               'extern "C" int f() { return 2; }\n')],
                           runpath="$ORIGIN")
     whl = make_wheel(tmp_path / "w", "demo", "1.0", LINUX, {"demo/_u.so": user, "demo/libdep.so": dep})
     r = check_paths([whl], system_path=())

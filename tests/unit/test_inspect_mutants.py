@@ -71,7 +71,8 @@ def test_symbol_versions_count_when_resolving() -> None:
                 defined_versions={b"foo": ("V1",), b"bar": ("V2",)}, version_defs=frozenset({"V1", "V2"}))
     assert defines(prov, b"foo", "V1") and defines(prov, b"foo", None)
     assert not defines(prov, b"foo", "V2") and not defines(prov, b"baz", None)
-    user = ElfInfo(machine=62, elf_class=64, type=3, undefined=[(b"foo", "V2"), (b"bar", "V2"), (b"foo", "V1")])
+    refs: list[tuple[bytes, str | None]] = [(b"foo", "V2"), (b"bar", "V2"), (b"foo", "V1")]
+    user = ElfInfo(machine=62, elf_class=64, type=3, undefined=refs)
     assert undefined_symbols(user, [prov], set()) == [(b"foo", "V2")]
     assert undefined_symbols(user, [prov], {"V2"}) == []  # versions judged elsewhere are skipped
 
@@ -96,8 +97,8 @@ def test_a_code_objects_section_table_must_lie_inside_its_room() -> None:
 
 
 def test_a_bundle_whose_entries_run_past_the_section_is_an_error() -> None:
-    bundle = make_bundle([("host-x86_64-unknown-linux-gnu", b""), ("hipv4-amdgcn-amd-amdhsa--gfx90a", b"x" * 64)],
-                         align=8)
+    entries = [("host-x86_64-unknown-linux-gnu", b""), ("hipv4-amdgcn-amd-amdhsa--gfx90a", b"x" * 64)]
+    bundle = make_bundle(entries, align=8)
     assert read_plain(Stream([bundle]), len(bundle)).entries[1].target == "gfx90a"
     with pytest.raises(OffloadError, match="run past the end"):
         read_plain(Stream([bundle]), len(bundle) - 1)

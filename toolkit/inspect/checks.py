@@ -158,7 +158,7 @@ def _check_libraries(
             continue
         order, missing, by_name, assumed = resolver.closure(lib, inp.index)
         lr.missing = [m for m, _ in missing]
-        inp.missing += [Missing(name, needer, lib.path, resolver.on_host(name, info)) for name, needer in missing]
+        inp.missing += [Missing(n, needer, lib.path, resolver.on_host(n, info)) for n, needer in missing]
         inp.assumed[lib.path] = assumed
         bad_versions, version_findings = symbols.version_need_findings(lib, info, by_name)
         f.extend(version_findings)
@@ -231,4 +231,5 @@ def _account_needed(inp: Input, judged: Policy | None, excludes: Sequence[str]) 
     for m in missing:
         if (m.name, m.library) not in seen:
             seen.add((m.name, m.library))
-            res.findings.extend(needed.missing_findings(m, policy=name, requires=res.requires, excludes=excludes))
+            res.findings.extend(needed.missing_findings(m, policy=name, requires=res.requires,
+                                                        excludes=excludes))

@@ -64,7 +64,8 @@ def interpreter_provided(
     if not is_extension_module(info):
         return undefined, {}
     known = glibc_symbols()
-    rest, provided = [], {}
+    rest: list[tuple[bytes, str | None]] = []
+    provided: dict[str, list[str]] = {}
     for name, ver in undefined:
         lib = known.get(name) if ver is None else None
         if lib is None:
