@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from packaging.utils import canonicalize_name
 
@@ -86,7 +87,9 @@ def check_paths(
     demangled = symbols.demangle_all(pending, cands.values())
     symbols.report_unresolved(pending, demangled)
     for inp in inputs:
-        _finish(inp, required_symbols, cands[inp.path], demangled, req_policy, excludes)
+        ctx = WheelContext(inp, required_symbols, cands[inp.path], demangled, req_policy, excludes)
+        for rule in WHEEL_RULES:
+            rule(ctx)
     identical_findings([inp.result for inp in inputs])
     for inp in inputs:
         inp.result.findings.sort(key=lambda x: (_RANK[x.severity], x.check, x.cause or "", x.library or ""))
@@ -201,21 +204,36 @@ def _interpreter_notes(path: str, provided: dict[str, list[str]], info: ElfInfo)
     return out
 
 
-def _finish(
-    inp: Input,
-    required_symbols: Sequence[str],
-    cands: set[str],
-    demangled: dict[str, str],
-    req_policy: Policy | None,
-    excludes: Sequence[str],
-) -> None:
-    """The wheel-level rules that need every library's results, in order."""
-    res = inp.result
-    res.findings.extend(symbols.required_findings(inp.path.name, required_symbols, cands, demangled))
-    own_files = {posixpath.basename(n) for n in inp.index}
-    judged = manylinux.check_policy(res, inp.pairs, own_files, is_wheel=inp.wheel is not None,
-                                    required=req_policy)
-    _account_needed(inp, judged, excludes)
+@dataclass
+class WheelContext:
+    """What the wheel-level rules read and fill in, once every library of an input is read."""
+
+    inp: Input
+    required_symbols: Sequence[str]
+    candidates: set[str]
+    demangled: dict[str, str]
+    required_policy: Policy | None
+    excludes: Sequence[str]
+    judged: Policy | None = None  # set by the policy rule, read by the needed-library rule
+
+
+def _rule_required_symbols(c: WheelContext) -> None:
+    c.inp.result.findings.extend(
+        symbols.required_findings(c.inp.path.name, c.required_symbols, c.candidates, c.demangled))
+
+
+def _rule_policy(c: WheelContext) -> None:
+    own_files = {posixpath.basename(n) for n in c.inp.index}
+    c.judged = manylinux.check_policy(c.inp.result, c.inp.pairs, own_files, is_wheel=c.inp.wheel is not None,
+                                      required=c.required_policy)
+
+
+def _rule_needed(c: WheelContext) -> None:
+    _account_needed(c.inp, c.judged, c.excludes)
+
+
+# The wheel-level rules, in order (the needed-library rule reads the policy rule's verdict).
+WHEEL_RULES: tuple[Callable[[WheelContext], None], ...] = (_rule_required_symbols, _rule_policy, _rule_needed)
 
 
 def _account_needed(inp: Input, judged: Policy | None, excludes: Sequence[str]) -> None:
