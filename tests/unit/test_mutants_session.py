@@ -36,7 +36,8 @@ def _meta(root: Path, module: str, codes: dict[str, int | None]) -> None:
 def test_score_counts_failed_and_timed_out_tests_as_kills(tmp_path: Path) -> None:
     # mutmut's exit codes: 1 a test failed, 36 timeout, -24 killed by a signal: killed;
     # 0 survived; 33 no test ran it; None not run yet; 34 skipped
-    _meta(tmp_path, "toolkit.inspect.policy", {"a": 1, "b": 36, "c": -24, "d": 0, "e": 33, "f": None, "g": 34})
+    codes: dict[str, int | None] = {"a": 1, "b": 36, "c": -24, "d": 0, "e": 33, "f": None, "g": 34}
+    _meta(tmp_path, "toolkit.inspect.policy", codes)
     _meta(tmp_path, "toolkit.inspect.elf", {"x": 1, "y": 1})
     s = m.score(tmp_path, "toolkit.inspect.policy")
     assert (s.killed, s.survived, s.no_tests, s.total) == (3, ["d"], ["e"], 5)
