@@ -84,6 +84,22 @@ def test_requires_dist_names_the_provider(developer: dict[str, Path]) -> None:
     assert "libamdhip64.so.7" in warn.message
 
 
+def test_a_requires_dist_package_named_after_the_library_provides_it(developer: dict[str, Path],
+                                                                      tmp_path: Path) -> None:
+    ext = developer["wheel"]
+    import zipfile
+
+    with zipfile.ZipFile(ext) as zf:
+        data = zf.read("demo/_ext.so")
+    whl = make_wheel(tmp_path, "demo", "1.0", LINUX, {"demo/_ext.so": data}, requires=["numa>=2"])
+    r = check_paths([whl], system_path=())
+    assert r.ok
+    (numa,) = [f for f in r.findings if "libnuma.so.1" in f.message]
+    assert numa.severity == "warning" and "Requires-Dist: numa" in numa.message
+    other = make_wheel(tmp_path / "o", "demo", "1.0", LINUX, {"demo/_ext.so": data}, requires=["numactl"])
+    assert not check_paths([other], system_path=()).ok  # only the library's own name counts
+
+
 def test_policy_libraries_need_no_file_but_an_older_policy_list_is_judged(tmp_path: Path) -> None:
     # libexpat.so.1 is in auditwheel's manylinux2014 list but not in manylinux1's (manylinux_2_5)
     expat = compile_shared(tmp_path / "h", "libexpat.so.1", 'extern "C" int XML_f() { return 0; }\n')

@@ -37,6 +37,12 @@ def provider_of(name: str) -> str | None:
     return None
 
 
+def _required_package(name: str, requires: Sequence[str]) -> str | None:
+    """A Requires-Dist package named after the library (``libtbb.so.12`` -> ``tbb``)."""
+    want = stem(name).removeprefix("lib").lower().replace("_", "-").replace(".", "-")
+    return next((r for r in requires if r == want or r.startswith(want + "-")), None) if want else None
+
+
 def excluded(name: str, patterns: Sequence[str]) -> bool:
     return any(fnmatch.fnmatch(name, p) for p in patterns)
 
@@ -64,6 +70,11 @@ def missing_findings(
         return [Finding("missing-library", "info", lib, f"{lib} needs {name}{via}: excluded by --exclude, "
                         "not checked", cause=f"needs {name}, excluded")]
     owner = provider_of(name)
+    package = _required_package(name, requires) if owner is None else None
+    if package is not None:
+        msg = (f"{lib} needs {name}{via}: provided by {package} (Requires-Dist: {package}; verify "
+               f"with --with {package}'s lib folder); its symbols were not checked{host}")
+        return [Finding("missing-library", "warning", lib, msg, cause=f"needs {name}, provided by {package}")]
     if owner is not None:
         pkgs = TORCH_PACKAGES if owner == "torch" else ROCM_PACKAGES
         declared = [r for r in requires if r in pkgs or r.startswith("rocm-sdk")]
