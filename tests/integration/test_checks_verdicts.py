@@ -30,8 +30,8 @@ EXT = (
 )
 
 
-def verdict(r: Report) -> list[tuple[str, str, str | None, str | None]]:
-    return sorted((f.check, f.severity, f.cause, f.library) for f in r.findings)
+def verdict(r: Report) -> list[tuple[str, str, str, str]]:
+    return sorted((f.check, f.severity, f.cause or "", f.library or "") for f in r.findings)
 
 
 @pytest.fixture(scope="module")
