@@ -6,6 +6,8 @@ from __future__ import annotations
 import ctypes
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -75,6 +77,16 @@ def test_declared_providers_and_exclude_account_for_the_library(developer: dict[
     assert excluded.ok
     assert any(f.severity == "info" and "excluded" in f.message for f in excluded.findings)
     assert not check_paths([whl], excludes=["libnum"], system_path=()).ok  # a glob, not a prefix
+
+
+def test_the_cli_exclude_option(developer: dict[str, Path]) -> None:
+    def code(*extra: str) -> int:
+        cmd = [sys.executable, "-m", "toolkit", "check", str(developer["wheel"]), *extra]
+        return subprocess.run(cmd, capture_output=True, check=False).returncode
+
+    assert code() == 1
+    assert code("--exclude", "libnuma.so.*") == 0
+    assert code("--exclude", "libfoo*", "--exclude", "libnuma.so.1") == 0
 
 
 def test_requires_dist_names_the_provider(developer: dict[str, Path]) -> None:
