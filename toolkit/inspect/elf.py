@@ -310,7 +310,11 @@ def parse_elf(img: Image) -> ElfInfo:
     img.require((s.offset, s.offset + s.size) for s in parts)
 
     def data(sec: Section) -> bytes:
-        return bytes(img.view(sec.offset, sec.size, sec.name or "section"))
+        view = img.view(sec.offset, sec.size, sec.name or "section")
+        whole = view.obj
+        if isinstance(whole, bytes) and len(whole) == view.nbytes:  # a piece read for it: no copy
+            return whole
+        return bytes(view)
 
     e = hdr.endian
     if dynamic is not None and 0 < dynamic.link < len(sections):
