@@ -102,3 +102,20 @@ def test_a_bundle_whose_entries_run_past_the_section_is_an_error() -> None:
     assert read_plain(Stream([bundle]), len(bundle)).entries[1].target == "gfx90a"
     with pytest.raises(OffloadError, match="run past the end"):
         read_plain(Stream([bundle]), len(bundle) - 1)
+
+
+def test_torch_and_rocm_sonames_are_attributed_to_their_package() -> None:
+    from toolkit.inspect.needed import Missing, missing_findings, provider_of
+
+    assert [provider_of(n) for n in ("libc10.so", "libtorch_cpu.so", "libamdhip64.so.7", "libnuma.so.1")] == [
+        "torch", "torch", "rocm-sdk", None]
+    (f,) = missing_findings(Missing("libc10.so", "pkg/x.so", "pkg/x.so"), policy="manylinux_2_28",
+                            requires=["torch"], excludes=())
+    assert f.severity == "warning"
+    assert "provided by torch (Requires-Dist: torch; verify with --with" in f.message
+    (g,) = missing_findings(Missing("libhipblas.so.2", "pkg/y.so", "pkg/x.so"), policy="manylinux_2_28",
+                            requires=[], excludes=())
+    assert "needs libhipblas.so.2 (needed by pkg/y.so): provided by rocm-sdk (a known soname" in g.message
+    (h,) = missing_findings(Missing("libnuma.so.1", "pkg/x.so", "pkg/x.so", "/usr/lib/libnuma.so.1"),
+                            policy="manylinux_2_28", requires=[], excludes=["libnuma*"])
+    assert h.severity == "info" and "excluded by --exclude" in h.message
