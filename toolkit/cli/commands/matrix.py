@@ -169,7 +169,8 @@ def run(args: argparse.Namespace) -> int:
         for fact, value, why in rows:
             if fact:
                 print(f"  {fact:<11} {value}")
-            print(f"  {'':<11}   {why}")
+            if why:
+                print(f"  {'':<11}   {why}")
         return 0
     if args.format not in FORMATS:
         raise UsageError(f"unknown format {args.format!r}; valid: {', '.join(FORMATS)}")
