@@ -5,8 +5,9 @@ the ones ``report --junit`` summarises).
 its test cases in file order. A case's outcome is the first of ``failure`` > ``error`` >
 ``skipped`` it carries (pytest writes a failure and a teardown error on one case), else
 ``passed``; a ``skipped`` of type ``pytest.xfail`` is an expected failure (``xfailed``).
-``write_builds`` writes a session's builds as JUnit, one case per build, in the same terms. Suites may nest (some tools do): each suite keeps only its own cases. A file
-that is missing, not XML or not JUnit is a one-line ``UsageError`` naming it.
+Suites may nest (some tools do): each suite keeps only its own cases. A file that is
+missing, not XML or not JUnit is a one-line ``UsageError`` naming it. ``write_builds``
+writes a session's builds as JUnit, one case per build, in the same terms.
 """
 
 from __future__ import annotations
@@ -134,11 +135,12 @@ def write_builds(path: str | Path, outcomes: Sequence[Any], verdicts: Mapping[st
         counts["tests"] += 1
         v = verdicts.get(o.build_id)
         result = getattr(v, "result", None)
+        line = str(v.line()) if v is not None else ""
         if result == "xfail":
-            ET.SubElement(case, "skipped", type="pytest.xfail", message=v.line())
+            ET.SubElement(case, "skipped", type="pytest.xfail", message=line)
             counts["skipped"] += 1
         elif result == "xpass":
-            ET.SubElement(case, "failure", message="[XPASS(strict)] " + v.line())
+            ET.SubElement(case, "failure", message="[XPASS(strict)] " + line)
             counts["failures"] += 1
         elif o.error is not None:
             el = ET.SubElement(case, "failure", message=o.error.splitlines()[0] if o.error else "")
