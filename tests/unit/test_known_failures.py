@@ -294,3 +294,20 @@ def test_readme_documents_every_exit_code() -> None:
     for code in codes:
         assert f" {code} " in f" {section} ", f"exit code {code} is not in README's Exit codes"
     assert "7 a known failure was left out" in section
+
+
+def test_nox_list_names_a_malformed_entry_in_one_line(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import subprocess
+    import sys
+
+    data = data_with(tmp_path, ENTRY.replace('evidence = "ROCm/TheRock#3413"\n', ""), monkeypatch)
+    env = {**os.environ, "TOOLKIT_DATA_DIR": str(data)}
+    env.pop("NOXSESSION", None)
+    res = subprocess.run([sys.executable, "-m", "nox", "-l"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 3
+    assert res.stderr.strip().splitlines() == [
+        f'error: {data / "known_failures.toml"}: failures."apex-demo".evidence: missing '
+        "(a non-empty string is required)"]
