@@ -162,12 +162,29 @@ def test_session_dry_run_says_it_up_front(tmp_path: Path, monkeypatch: pytest.Mo
     with pytest.raises(SystemExit) as exc:
         sessions.build(None, "3.12", "7.0", ["--package", "apex", "--dry-run"])
     assert exc.value.code == 7
-    captured = capsys.readouterr()
-    assert captured.err.splitlines()[0].startswith(f"known failure: {SELECTED} is not run: ")
-    assert "nothing to run" in captured.err
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: {SELECTED} is not run: known failure ")
+    assert "a demo entry for the tests (evidence: ROCm/TheRock#3413)" in err[0]
+
     sessions.build(None, "3.12", "7.0", ["--package", "apex", "--dry-run",
                                          "--include-known-failures"])
     assert capsys.readouterr().out.startswith("# known failure apex-demo:")
+
+
+def test_session_runs_the_pairs_other_builds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Python 3.13 x ROCm 7.0 builds apex 1.8.0 and fbgemm_gpu 1.5.0 (apex.toml,
+    fbgemm_gpu.toml): the known failure is left out, the other is planned, exit 7."""
+    from toolkit.cli import sessions
+
+    data_with(tmp_path, ENTRY.replace('"3.12"', '"3.13"'), monkeypatch)
+    with pytest.raises(SystemExit) as exc:
+        sessions.build(None, "3.13", "7.0", ["--dry-run"])
+    assert exc.value.code == 7
+    captured = capsys.readouterr()
+    assert captured.err.startswith("warning: apex-1.8.0-cp313-rocm7.0 is not run: known failure")
+    assert "# plan for fbgemm_gpu-1.5.0-cp313-rocm7.0" in captured.out
+    assert "# plan for apex-1.8.0-cp313-rocm7.0" not in captured.out
 
 
 # ----------------------------------------------------------------------------- malformed entries
