@@ -44,6 +44,7 @@ from packaging.version import InvalidVersion, Version
 
 from toolkit.core.errors import UsageError
 from toolkit.core.files import sha256_file
+from toolkit.core.text import escape
 from toolkit.inspect.wheelzip import WheelZip
 
 INDEX_NAME = "index.html"
@@ -87,17 +88,22 @@ class IndexResult:
 
 
 def shown(text: str) -> str:
-    """``text`` as one safe line: itself when printable, else its ``ascii()`` form (so a
-    newline or escape sequence in a file name cannot forge output or CI annotations)."""
-    return text if text.isprintable() and text.isascii() else ascii(text)
+    """``text`` as one safe line (``toolkit.core.text.escape``: a newline or escape sequence
+    in a file name cannot forge output or CI annotations; a long one is cut)."""
+    return escape(text)
 
 
 def _root(folder: str | os.PathLike[str]) -> Path:
     path = Path(folder)
     hint = "give the folder holding the wheels, e.g. dist"
-    if not path.exists():
-        raise UsageError(f"{shown(str(path))}: no such folder", hint=hint)
-    if not path.is_dir():
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise UsageError(f"{shown(str(path))}: no such folder", hint=hint) from None
+    except (OSError, ValueError) as err:
+        cause = getattr(err, "strerror", None) or str(err)
+        raise UsageError(f"{shown(str(path))}: cannot be read ({cause})", hint=hint) from None
+    if not stat.S_ISDIR(st.st_mode):
         raise UsageError(f"{shown(str(path))}: not a folder", hint=hint)
     return path.resolve()
 

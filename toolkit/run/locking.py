@@ -18,15 +18,16 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from toolkit.core.errors import Busy
+from toolkit.core.errors import Busy, ToolkitError
+from toolkit.core.files import read_bytes
 
 
 def _holder(path: Path) -> str:
     try:
-        data = json.loads(path.with_suffix(".holder").read_text(encoding="utf-8"))
+        data = json.loads(read_bytes(path.with_suffix(".holder"), "stamp"))
         since = time.strftime("%H:%M:%S", time.localtime(float(data["since"])))
         return f"pid {data['pid']} on {data['host']} ({data['what']}, since {since})"
-    except (OSError, ValueError, KeyError, TypeError):
+    except (ToolkitError, ValueError, KeyError, TypeError, RecursionError):
         return "another process"
 
 

@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.core.errors import UsageError
-from toolkit.core.files import sha256_file
+from toolkit.core.files import missing, read_text, sha256_file
 from toolkit.core.proc import CommandFailed
 from toolkit.core.proc import run as run_command
+from toolkit.core.text import escape
 from toolkit.core.urls import mask
 from toolkit.run.manifest_schema import validate
 
@@ -172,13 +173,14 @@ def read(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A manifest as written (a running build's too): a JSON object whose ``build`` object
     names the id, package and version. Anything else is a one-line ``UsageError``."""
     p = Path(path)
+    if missing(p):
+        raise UsageError(f"no manifest at {escape(p)}; builds write "
+                         "artifacts/<build-id>/manifest.json")
+    text = read_text(p, "manifest")
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"no manifest at {p}; builds write artifacts/<build-id>/manifest.json") \
-            from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise UsageError(f"{p}: not a readable manifest ({exc})") from None
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise UsageError(f"{escape(p)}: not a readable manifest ({escape(exc)})") from None
     if not isinstance(data, dict):
         raise UsageError(f"{p}: not a manifest (expected a JSON object)")
     build = data.get("build")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.core.errors import UsageError
+from toolkit.core.text import escape
 
 PASSED, FAILED, ERROR, SKIPPED = "passed", "failed", "error", "skipped"
 _OUTCOME_OF = (("failure", FAILED), ("error", ERROR), ("skipped", SKIPPED))
@@ -95,11 +96,14 @@ def _suite(el: ET.Element) -> JUnitSuite:
 
 def read(path: Path) -> list[JUnitSuite]:
     """The suites of a JUnit XML file (``<testsuites>`` or one ``<testsuite>`` at the root)."""
+    from toolkit.core.files import missing, read_bytes
+
+    if missing(path):
+        raise UsageError(f"{escape(path)}: no such JUnit file (written by `pytest --junit-xml "
+                         "FILE`)")
+    raw = read_bytes(path, "report")
     try:
-        root = ET.parse(path).getroot()
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such JUnit file (written by `pytest --junit-xml FILE`)") \
-            from None
+        root = ET.fromstring(raw)
     except (OSError, ET.ParseError, ValueError, RecursionError) as exc:
         raise UsageError(f"{path}: not JUnit XML: {exc}") from None
     if root.tag in ("testsuite", "testsuites"):
