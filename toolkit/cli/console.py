@@ -6,6 +6,8 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from toolkit.core.text import clean
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -38,14 +40,14 @@ class StreamReporter:
         self.err = err or sys.stderr
 
     def info(self, message: str) -> None:
-        print(message, file=self.stream, flush=True)
+        print(clean(message), file=self.stream, flush=True)
 
     def warning(self, message: str) -> None:
         prefix = "::warning::" if "GITHUB_ACTIONS" in os.environ else "warning: "
-        print(prefix + message, file=self.err, flush=True)
+        print(prefix + clean(message), file=self.err, flush=True)
 
     def output(self, line: str) -> None:
-        self.stream.write("    " + line)
+        self.stream.write("    " + clean(line))
         self.stream.flush()
 
     def step(self, index: int, total: int, name: str, status: str, seconds: float) -> None:

@@ -16,7 +16,9 @@ from toolkit.core.errors import ToolkitError
 def session_parser(session_name: str) -> argparse.ArgumentParser:
     from toolkit.cli.commands.plan import add_build_options
 
-    p = argparse.ArgumentParser(prog=f"nox -s {session_name} --", exit_on_error=False)
+    from toolkit.cli.main import Parser
+
+    p = Parser(prog=f"nox -s {session_name} --", exit_on_error=False)
     p.add_argument("--package", action="append", default=[], help="package name(s), comma list")
     p.add_argument("--version", action="append", default=[], dest="versions",
                    help="package version(s), comma list (e.g. 1.8.0)")
@@ -41,16 +43,24 @@ def session_builds(matrix: Any, python: str, rocm: str, args: argparse.Namespace
     return builds
 
 
-def _guard(session: Any, body: Callable[[], None]) -> None:
-    """User errors: one line, the error's own exit code, no traceback."""
+def _guard(session: Any, body: Callable[[], None], fault_code: int = 5) -> None:
+    """User errors: one line, the error's own exit code, no traceback. A fault no step
+    turned into a ``ToolkitError`` (an ``OSError``): one line naming path and cause, exit
+    ``fault_code``."""
+    from toolkit.core.errors import describe_os_error
+    from toolkit.core.text import clean, escape
+
     try:
         body()
     except ToolkitError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {clean(str(err))}", file=sys.stderr)
         raise SystemExit(err.exit_code) from None
     except argparse.ArgumentError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {escape(err, 1000)}", file=sys.stderr)
         raise SystemExit(2) from None
+    except OSError as err:
+        print(f"error: {describe_os_error(err)}", file=sys.stderr)
+        raise SystemExit(fault_code) from None
 
 
 def build(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
