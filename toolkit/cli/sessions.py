@@ -15,7 +15,6 @@ from toolkit.core.errors import ToolkitError
 
 def session_parser(session_name: str) -> argparse.ArgumentParser:
     from toolkit.cli.commands.plan import add_build_options
-
     from toolkit.cli.main import Parser
 
     p = Parser(prog=f"nox -s {session_name} --", exit_on_error=False)

@@ -148,3 +148,23 @@ def _kind(mode: int) -> str:
     if stat.S_ISSOCK(mode):
         return "a socket"
     return "not a file"
+
+
+def usable_folder(path: str | os.PathLike[str], what: str) -> Path:
+    """``path`` as a folder that exists (created if needed) and can be written; anything else
+    is a one-line ``UsageError`` naming the path and the cause."""
+    from toolkit.core.errors import describe_os_error
+
+    p = Path(path)
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        if not p.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, "Not a directory", str(p))
+        if not os.access(p, os.W_OK | os.X_OK):
+            raise PermissionError(errno.EACCES, "Permission denied", str(p))
+    except FileExistsError:
+        raise UsageError(f"{what} {escape(os.fspath(p))}: a file is in the way, not a folder") \
+            from None
+    except OSError as err:
+        raise UsageError(f"{what}: {describe_os_error(err)}") from None
+    return p

@@ -114,8 +114,12 @@ def publish(step: Step, run: Run) -> StepResult | str:
     dest.mkdir(parents=True, exist_ok=True)
     final = dest / staged.name
     tmp = dest / f".{staged.name}.{os.getpid()}.tmp"
-    shutil.copyfile(staged, tmp)
-    os.replace(tmp, final)
+    try:
+        shutil.copyfile(staged, tmp)
+        os.replace(tmp, final)
+    except OSError:  # a full or read-only disk: the earlier wheel stays, no half copy left
+        tmp.unlink(missing_ok=True)
+        raise
     for other in dest.glob("*.whl"):
         if other.name != final.name:
             other.unlink()

@@ -9,6 +9,7 @@ lock when its holder dies, so an interrupted run never blocks the next one.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import socket
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from toolkit.core.errors import Busy, ToolkitError
+from toolkit.core.errors import Busy, ToolkitError, UsageError, describe_os_error
 from toolkit.core.files import read_bytes
 
 
@@ -36,10 +37,15 @@ def hold(path: Path, what: str, *, wait: float = 0.0,
          on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
     """Hold ``path`` (a ``.lock`` file) for ``what``; refuse at once (``wait`` 0) or after
     waiting ``wait`` seconds with ``Busy`` naming the holder."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(path))
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_dir():
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
         lock.acquire(timeout=0)
+    except OSError as err:  # a folder or a file where the lock (or its folder) should be
+        raise UsageError(f"cannot take the lock of {what}: {describe_os_error(err)}",
+                         hint="remove what is in the way, or use another --workdir") from None
     except Timeout:
         if wait <= 0:
             raise Busy(f"{what} is busy: held by {_holder(path)}",

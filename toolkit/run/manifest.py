@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.core.errors import UsageError
-from toolkit.core.files import missing, read_text, sha256_file
+from toolkit.core.files import missing as no_file
+from toolkit.core.files import read_text, sha256_file
 from toolkit.core.proc import CommandFailed
 from toolkit.core.proc import run as run_command
 from toolkit.core.text import escape
@@ -173,7 +174,7 @@ def read(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A manifest as written (a running build's too): a JSON object whose ``build`` object
     names the id, package and version. Anything else is a one-line ``UsageError``."""
     p = Path(path)
-    if missing(p):
+    if no_file(p):
         raise UsageError(f"no manifest at {escape(p)}; builds write "
                          "artifacts/<build-id>/manifest.json")
     text = read_text(p, "manifest")

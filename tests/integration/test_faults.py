@@ -1,0 +1,131 @@
+"""Faults while building or publishing: one line naming the path and the cause, the right
+exit code, a manifest that says ``failed`` (or, when it cannot be written, a next run that
+says so and recovers), and nothing lost in dist/.
+
+A full disk (ENOSPC) and a read-only dist/ (EROFS) are injected at the OS boundary by the
+test double ``tests/faults/sitecustomize.py`` (as root, chmod makes nothing read-only); a
+file where a folder should be and a lock path that is a folder are real.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FAULTS = ROOT / "tests" / "faults"
+pytestmark = pytest.mark.integration
+
+
+def demo(work: Path, env: dict[str, str], *args: str,
+         faults: str = "") -> subprocess.CompletedProcess[str]:
+    env = {**env, "TOOLKIT_TEST_FAULTS": faults}
+    if faults:
+        env["PYTHONPATH"] = os.pathsep.join([str(FAULTS), str(ROOT)])
+    return subprocess.run([sys.executable, "-m", "toolkit", "demo", "--workdir", str(work),
+                           "--no-smoke", "--cpu", *args], cwd=Path(env["TOOLKIT_CACHE_DIR"]).parent, env=env,
+                          capture_output=True, text=True, timeout=900)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    base = tmp_path_factory.mktemp("faults")
+    env = {**os.environ, "TOOLKIT_CACHE_DIR": str(base / "cache"), "CI": "true"}
+    work = base / "work"
+    res = demo(work, env)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
+    return work, env
+
+
+def _dist(work: Path) -> dict[str, str]:
+    return {str(p.relative_to(work)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in (work / "dist").rglob("*") if p.is_file()}
+
+
+def _manifest(work: Path) -> dict[str, object]:
+    (path,) = (work / "artifacts").glob("*/manifest.json")
+    data: dict[str, object] = json.loads(path.read_text())
+    return data
+
+
+def _one_line_error(res: subprocess.CompletedProcess[str]) -> str:
+    out = res.stdout + res.stderr
+    assert "Traceback" not in out, out[-3000:]
+    errors = [ln for ln in out.splitlines() if ln.startswith("error:")]
+    assert errors, out[-3000:]
+    return errors[0]
+
+
+@pytest.mark.parametrize("fault, cause", [
+    ("replace:/dist/:EROFS", "Read-only file system (EROFS)"),
+    ("copyfile:/dist/:ENOSPC", "No space left on device (ENOSPC)"),
+])
+def test_publish_fault_is_one_line_exit_5_manifest_failed_dist_kept(
+        built: tuple[Path, dict[str, str]], fault: str, cause: str) -> None:
+    work, env = built
+    before = _dist(work)
+    res = demo(work, env, faults=fault)
+    assert res.returncode == 5, res.stdout[-3000:] + res.stderr[-2000:]
+    line = _one_line_error(res)
+    assert "publish" in line and cause in line and "/dist/" in line, line
+    manifest = _manifest(work)
+    assert manifest["outcome"] == "failed" and manifest["failed_step"] == "publish"
+    assert cause in str(manifest["error"])
+    assert _dist(work) == before  # the earlier wheel, byte for byte, and no half copy
+
+
+def test_manifest_that_cannot_be_written_is_recovered_by_the_next_run(
+        built: tuple[Path, dict[str, str]]) -> None:
+    work, env = built
+    before = _dist(work)
+    # the start ("running") is written, the end cannot be: a disk that filled up meanwhile
+    res = demo(work, env, faults="replace:manifest.json:ENOSPC:1")
+    out = res.stdout + res.stderr
+    assert res.returncode == 5 and "Traceback" not in out, out[-3000:]
+    assert "could not record the outcome" in out and "ENOSPC" in out
+    assert _manifest(work)["outcome"] == "running"
+    again = demo(work, env)
+    out = again.stdout + again.stderr
+    assert again.returncode == 0, out[-3000:]
+    assert "still says 'running'" in out
+    assert _manifest(work)["outcome"] == "ok"
+    assert set(_dist(work)) == set(before)
+
+
+def test_bad_folders_are_exit_2_in_one_line(built: tuple[Path, dict[str, str]],
+                                            tmp_path: Path) -> None:
+    work, env = built
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    cases = [
+        (dict(env), a_file, "a file is in the way"),
+        (dict(env), a_file / "sub", "Not a directory (ENOTDIR)"),
+        ({**env, "TOOLKIT_CACHE_DIR": str(a_file)}, tmp_path / "w1", "a file is in the way"),
+        (dict(env), tmp_path / ("x" * 5000), "File name too long (ENAMETOOLONG)"),
+    ]
+    for e, folder, why in cases:
+        res = demo(folder, e)
+        assert res.returncode == 2, (folder, res.stdout[-2000:], res.stderr[-2000:])
+        line = _one_line_error(res)
+        assert why in line, line
+        assert len(line) < 600, line  # a 5,000-char path is cut
+
+
+def test_lock_path_that_is_a_folder_is_exit_2(built: tuple[Path, dict[str, str]]) -> None:
+    work, env = built
+    (lock,) = (work / "build").glob("*.lock")
+    lock.unlink()
+    lock.mkdir()
+    try:
+        res = demo(work, env)
+        assert res.returncode == 2, res.stdout[-2000:] + res.stderr[-2000:]
+        line = _one_line_error(res)
+        assert str(lock) in line and "Is a directory" in line, line
+    finally:
+        lock.rmdir()
