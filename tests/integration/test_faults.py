@@ -129,3 +129,92 @@ def test_lock_path_that_is_a_folder_is_exit_2(built: tuple[Path, dict[str, str]]
         assert str(lock) in line and "Is a directory" in line, line
     finally:
         lock.rmdir()
+
+
+def test_an_interrupted_repro_marks_its_repro_manifest_interrupted(
+        built: tuple[Path, dict[str, str]]) -> None:
+    import signal
+    import time
+
+    work, env = built
+    (manifest,) = (work / "artifacts").glob("*/manifest.json")
+    repro_manifest = manifest.with_name("repro-manifest.json")
+    argv = [sys.executable, "-m", "toolkit", "repro", str(manifest)]
+    first = subprocess.run(argv, cwd=work, env=env, capture_output=True, text=True, timeout=900)
+    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-2000:]
+    assert json.loads(repro_manifest.read_text())["outcome"] == "ok"
+    proc = subprocess.Popen(argv, cwd=work, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # the repro has started: its manifest says so
+        try:
+            if json.loads(repro_manifest.read_text())["outcome"] == "running":
+                break
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 130, out[-3000:]
+    assert "Traceback" not in out
+    data = json.loads(repro_manifest.read_text())
+    assert data["outcome"] == "interrupted" and data["failed_step"], data["outcome"]
+
+
+def _tamper(path: Path, edit: object) -> None:
+    data = json.loads(path.read_text())
+    edit(data)  # type: ignore[operator]
+    path.write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize("edit, needle", [
+    (lambda m: m["build"].update(id="../../etc/hip_sample-0.1.0-cp311-cpu"), "is not a build id"),
+    (lambda m: m["build"].update(id="hip_sample-0.1.0-cp311-cpu;rm"), "is not a build id"),
+    (lambda m: m["build"].update(id="hip_sample-0.1.0-cp311-cpu$(id)"), "is not a build id"),
+    (lambda m: m["build"].update(id="other-0.1.0-cp311-cpu"), "is not the build its fields name"),
+    (lambda m: m.update(env_dir="/tmp/../etc"), "manifest field env_dir"),
+    (lambda m: m.update(env_dir="relative/env"), "manifest field env_dir"),
+    (lambda m: m.update(workdir="/w/\n/x"), "manifest field workdir"),
+    (lambda m: m["source"].update(path="../../elsewhere"), "manifest field source.path"),
+    (lambda m: m.update(schema_version="3"),
+     "schema_version '3' is a string, expected the integer 3"),
+    (lambda m: m.update(targets="gfx90a"),
+     "manifest field targets: 'gfx90a' is a string, expected an array"),
+    (lambda m: m["build"].update(python=3.11),
+     "manifest field build.python: 3.11 is a number, expected a string"),
+])
+def test_tampered_manifest_is_exit_2_dry_run_too(
+        built: tuple[Path, dict[str, str]], tmp_path: Path, edit: object, needle: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from toolkit.cli.main import main
+
+    work, _env = built
+    (manifest,) = (work / "artifacts").glob("*/manifest.json")
+    altered = tmp_path / "manifest.json"
+    altered.write_text(manifest.read_text())
+    _tamper(altered, edit)
+    for argv in (["repro", str(altered), "--dry-run"], ["repro", str(altered)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert needle in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("edit", [
+    lambda m: m.update(env_dir="/tmp/../etc"),
+    lambda m: m["build"].update(id="../x"),
+    lambda m: m["source"].update(path="/a/../../b"),
+])
+def test_smoke_refuses_a_tampered_manifest(built: tuple[Path, dict[str, str]], tmp_path: Path,
+                                           edit: object,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    from toolkit.cli.main import main
+
+    work, _env = built
+    (manifest,) = (work / "artifacts").glob("*/manifest.json")
+    copy = tmp_path / "artifacts" / manifest.parent.name / "manifest.json"
+    copy.parent.mkdir(parents=True)
+    copy.write_text(manifest.read_text())
+    _tamper(copy, edit)
+    assert main(["smoke", "--workdir", str(tmp_path), "--gfx", "gfx90a"]) == 2
+    err = capsys.readouterr().err
+    assert "tampered manifest" in err and err.count("\n") == 1, err

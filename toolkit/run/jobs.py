@@ -55,7 +55,7 @@ def _status(run: Run | None, name: str) -> str | None:
 
 
 @contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
+def sigterm_as_interrupt() -> Iterator[None]:
     """SIGTERM stops a build like Ctrl-C does (main thread only)."""
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -172,7 +172,7 @@ def run_plans(plans: list[Plan], layout: Layout,
     reporter = reporter or NullReporter()
     check_folders(layout)
     outcomes: list[Outcome] = []
-    with _sigterm_as_interrupt():
+    with sigterm_as_interrupt():
         for p in plans:
             outcomes.append(run_one(p, layout, reporter))
     return outcomes
