@@ -82,7 +82,7 @@ HANDLERS: dict[type, Handler] = {
 
 
 def execute(plan: Plan, layout: Layout, *, reporter: Reporter | None = None,
-            on_start: Callable[[Run], None] | None = None,
+            on_start: Callable[[Run], object] | None = None,
             only: Callable[[Step], bool] | None = None,
             run_out: list[Run] | None = None, log_name: str = "build.log") -> Run:
     """Run every step in order; raise at the first failure (``run_out`` keeps the ``Run``
