@@ -7,6 +7,7 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from toolkit.core.text import clean
+from toolkit.core.urls import mask
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -52,14 +53,14 @@ class StreamReporter:
         self.err = err or sys.stderr
 
     def info(self, message: str) -> None:
-        print(clean(message), file=self.stream, flush=True)
+        print(clean(mask(message)), file=self.stream, flush=True)
 
     def warning(self, message: str) -> None:
         prefix = "::warning::" if "GITHUB_ACTIONS" in os.environ else "warning: "
-        print(prefix + clean(message), file=self.err, flush=True)
+        print(prefix + clean(mask(message)), file=self.err, flush=True)
 
     def output(self, line: str) -> None:
-        self.stream.write("    " + clean(line))
+        self.stream.write("    " + clean(mask(line)))
         self.stream.flush()
 
     def step(self, index: int, total: int, name: str, status: str, seconds: float) -> None:

@@ -16,6 +16,7 @@ from typing import NoReturn
 from toolkit import __version__
 from toolkit.core.errors import ToolkitError, describe_os_error
 from toolkit.core.text import clean, escape
+from toolkit.core.urls import mask
 
 # subcommands whose faults while writing are a failed build (exit 5), not bad input
 BUILDING = {"demo", "provision", "repro"}
@@ -40,7 +41,7 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {escape(message, 1000)}\n")
+        self.exit(2, f"{self.prog}: error: {escape(mask(message), 1000)}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -69,7 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except ToolkitError as err:
-        print(f"error: {clean(str(err))}", file=sys.stderr)
+        print(f"error: {clean(mask(str(err)))}", file=sys.stderr)
         return err.exit_code
     except OSError as err:  # a fault no step turned into a ToolkitError: one line, no traceback
         print(f"error: {describe_os_error(err)}", file=sys.stderr)

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from toolkit.core.errors import ToolkitError
+from toolkit.core.text import clean
 
 
 def session_parser(session_name: str) -> argparse.ArgumentParser:
@@ -47,15 +48,16 @@ def _guard(session: Any, body: Callable[[], None], fault_code: int = 5) -> None:
     turned into a ``ToolkitError`` (an ``OSError``): one line naming path and cause, exit
     ``fault_code``."""
     from toolkit.core.errors import describe_os_error
-    from toolkit.core.text import clean, escape
+    from toolkit.core.text import escape
+    from toolkit.core.urls import mask
 
     try:
         body()
     except ToolkitError as err:
-        print(f"error: {clean(str(err))}", file=sys.stderr)
+        print(f"error: {clean(mask(str(err)))}", file=sys.stderr)
         raise SystemExit(err.exit_code) from None
     except argparse.ArgumentError as err:
-        print(f"error: {escape(err, 1000)}", file=sys.stderr)
+        print(f"error: {escape(mask(str(err)), 1000)}", file=sys.stderr)
         raise SystemExit(2) from None
     except OSError as err:
         print(f"error: {describe_os_error(err)}", file=sys.stderr)
@@ -92,7 +94,7 @@ def build(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
 
                 print(mask(json.dumps([p.as_json() for p in plans], indent=2)))
             else:
-                print("\n\n".join(render(p) for p in plans))
+                print(clean("\n\n".join(render(p) for p in plans)))
             return
         run_and_summarise(plans, layout)
 
@@ -134,12 +136,12 @@ def lock(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
         if args.check:
             states = lock_status(matrix, builds, opts, layout)
             for st in states:
-                print(f"{st.state:<9} {st.path}")
+                print(clean(f"{st.state:<9} {st.path}"))
             if any(st.state != "current" for st in states):
                 raise SystemExit(1)
             return
         for path in write_locks(matrix, builds, opts, layout, interpreter=find(python).path):
-            print(f"wrote {path}")
+            print(clean(f"wrote {path}"))
 
     _guard(session, body)
 

@@ -63,7 +63,9 @@ def demo_main(argv: Sequence[str], prog: str) -> None:
     layout = Layout.default(args.workdir)
     the_plan = plan(matrix, build, opts, host, layout, toolkit_python=sys.executable)
     if args.dry_run:
-        print(the_plan.to_json() if args.json else render(the_plan))
+        from toolkit.core.text import clean
+
+        print(the_plan.to_json() if args.json else clean(render(the_plan)))
         return
     if hip:
         print(f"demo: HIP {hip[1]} compiler found under {hip[0]}: building GPU code")

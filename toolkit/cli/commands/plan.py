@@ -94,5 +94,7 @@ def run(args: argparse.Namespace) -> int:
         host = with_system_rocm(host, build.rocm.version)
     p = plan(matrix, build, opts, host, Layout.default(args.workdir),
              toolkit_python=sys.executable)
-    print(p.to_json() if args.json else render(p))
+    from toolkit.core.text import clean
+
+    print(p.to_json() if args.json else clean(render(p)))
     return 0
