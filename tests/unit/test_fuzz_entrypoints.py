@@ -36,6 +36,10 @@ FUZZ = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "60")), deadlin
 
 KINDS = ("regular", "json", "fifo", "zero", "folder", "unreadable", "huge", "long", "missing",
          "control", "wheel-named-fifo")
+# what a regression would make hang (a FIFO) or eat memory (a device, a huge file): only
+# ever given to a subprocess with a time limit and an address-space limit
+DANGEROUS = {"fifo", "zero", "huge", "wheel-named-fifo"}
+SAFE_KINDS = tuple(k for k in KINDS if k not in DANGEROUS)
 
 
 @pytest.fixture(scope="module")
@@ -76,10 +80,11 @@ texts = st.one_of(
                      "https://h.example/s?token=SECRET9", "ftp://u:SECRET9@h/", "apex-1.8.0-cp312-rocm7.0"]),
 )
 kinds = st.sampled_from(KINDS)
+safe_kinds = st.sampled_from(SAFE_KINDS)
 
 
 @st.composite
-def cli_argv(draw: st.DrawFn, files: dict[str, str]) -> list[str]:
+def cli_argv(draw: st.DrawFn, files: dict[str, str], kinds: st.SearchStrategy[str]) -> list[str]:
     f = files[draw(kinds)]
     t = draw(texts)
     forms = [
@@ -114,6 +119,24 @@ def _judge(code: object, out: str, err: str) -> None:
     assert "SECRET9" not in out + err  # credentials masked, in every form
 
 
+def _limits() -> None:  # in the child: 2 GiB of address space at most
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+
+def _run_sub(argv: list[str]) -> tuple[object, str, str]:
+    """``python -m toolkit ARGV`` in a subprocess, 30 s and 2 GiB at most: a regression
+    that blocks on a FIFO or reads a device forever fails the test, not the machine."""
+    try:
+        res = subprocess.run([sys.executable, "-m", "toolkit", *argv], capture_output=True,
+                             text=True, timeout=30, cwd=ROOT, preexec_fn=_limits,
+                             env={**os.environ, "CI": "true", "PYTHONPATH": str(ROOT)})
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"python -m toolkit {argv!r} did not end within 30 s")
+    return res.returncode, res.stdout, res.stderr
+
+
 def _run_main(argv: list[str]) -> tuple[object, str, str]:
     with captured() as (out, err):
         try:
@@ -129,8 +152,17 @@ def _run_main(argv: list[str]) -> tuple[object, str, str]:
 def test_cli(files: dict[str, str], data: st.DataObject | None,
              monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     monkeypatch.setenv("CI", "true")
-    argv = ["check", files["zero"]] if data is None else data.draw(cli_argv(files))
+    argv = ["check", files["long"]] if data is None else data.draw(cli_argv(files, safe_kinds))
     code, out, err = _run_main(argv)
+    _judge(code, out, err)
+
+
+@settings(max_examples=8, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_cli_in_a_subprocess(files: dict[str, str], data: st.DataObject) -> None:
+    """Every file kind, FIFOs and devices too: a few examples, each in a subprocess."""
+    code, out, err = _run_sub(data.draw(cli_argv(files, kinds)))
     _judge(code, out, err)
 
 
@@ -140,7 +172,7 @@ def test_cli(files: dict[str, str], data: st.DataObject | None,
 ])
 def test_check_names_the_kind_never_no_such_file(files: dict[str, str], kind: str,
                                                  words: list[str]) -> None:
-    code, out, err = _run_main(["check", files[kind]])
+    code, out, err = _run_sub(["check", files[kind]])
     assert code == 2 and "no such file" not in err and any(w in err for w in words), err
     _judge(code, out, err)
 
@@ -157,7 +189,7 @@ def test_check_names_the_kind_never_no_such_file(files: dict[str, str], kind: st
 ])
 def test_readers_refuse_what_is_not_a_regular_file(files: dict[str, str], argv: list[str],
                                                    words: str) -> None:
-    code, out, err = _run_main([a.format(**files) for a in argv])
+    code, out, err = _run_sub([a.format(**files) for a in argv])
     assert words in out + err, (out, err)
     _judge(code, out, err)
 
@@ -172,11 +204,8 @@ def test_data_file_that_is_a_fifo_or_a_device(files: dict[str, str], tmp_path: P
                       ("huge", "larger than 4 MiB")):
         (data / "gpus.toml").unlink()
         os.symlink(files[kind], data / "gpus.toml")
-        monkeypatch.setenv("TOOLKIT_DATA_DIR", str(data))
-        from toolkit.data import matrix
-
-        matrix.load_matrix.cache_clear() if hasattr(matrix.load_matrix, "cache_clear") else None
-        code, out, err = _run_main(["matrix"])
+        monkeypatch.setenv("TOOLKIT_DATA_DIR", str(data))  # the subprocess inherits it
+        code, out, err = _run_sub(["matrix"])
         assert code == 3 and why in err, err
         _judge(code, out, err)
 
@@ -204,7 +233,7 @@ def test_nox_session_option_parsing(args: list[str], monkeypatch: pytest.MonkeyP
 @settings(max_examples=25, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(task=st.sampled_from(["check", "index", "report --junit", "plan", "repro"]),
-       kind=kinds, extra=texts)
+       kind=safe_kinds, extra=texts)
 def test_invoke_tasks(files: dict[str, str], task: str, kind: str, extra: str,
                       monkeypatch: pytest.MonkeyPatch) -> None:
     """invoke's own parsing, then the task body, in-process."""
@@ -234,11 +263,9 @@ def test_invoke_tasks(files: dict[str, str], task: str, kind: str, extra: str,
 ])
 def test_subprocess_never_hangs_on_a_fifo_or_device(files: dict[str, str],
                                                     argv: list[str]) -> None:
-    res = subprocess.run([sys.executable, "-m", "toolkit", *[a.format(**files) for a in argv]],
-                         capture_output=True, text=True, timeout=30, cwd=ROOT,
-                         env={**os.environ, "CI": "true"})
-    _judge(res.returncode, res.stdout, res.stderr)
-    assert res.returncode == 2 and "not a regular file" in res.stderr, res.stderr
+    code, out, err = _run_sub([a.format(**files) for a in argv])
+    _judge(code, out, err)
+    assert code == 2 and "not a regular file" in err, err
 
 
 @pytest.mark.parametrize("argv", [
