@@ -68,3 +68,21 @@ def test_a_manifest_field_with_control_characters_is_escaped(
     err = capsys.readouterr().err
     assert not RAW.search(err) and err.count("\n") == 1, err
     assert "\\x1b[2J\\nforged" in err
+
+
+@pytest.mark.parametrize("flag, value, why", [
+    ("--max-member-size", "-5", "a size is not negative"),
+    ("--max-total-size", "-1M", "a size is not negative"),
+    ("--max-member-size", "1e400G", "bad size"),
+    ("--max-ratio", "-3", "expected a positive number"),
+    ("--max-ratio", "nan", "expected a positive number"),
+    ("--jobs", "0", "expected 1 or more"),
+])
+def test_negative_sizes_and_budgets_are_refused(tmp_path: Path, flag: str, value: str, why: str,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    whl = make_wheel(tmp_path, "demo", "1.0", "py3-none-any", {"demo/__init__.py": ""})
+    with pytest.raises(SystemExit) as exc:
+        main(["check", str(whl), flag, value])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert why in err and "Traceback" not in err, err
