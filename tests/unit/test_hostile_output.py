@@ -82,7 +82,7 @@ def test_negative_sizes_and_budgets_are_refused(tmp_path: Path, flag: str, value
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     whl = make_wheel(tmp_path, "demo", "1.0", "py3-none-any", {"demo/__init__.py": ""})
     with pytest.raises(SystemExit) as exc:
-        main(["check", str(whl), flag, value])
+        main(["check", str(whl), f"{flag}={value}"])
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert why in err and "Traceback" not in err, err
