@@ -143,3 +143,19 @@ def test_usable_folder(tmp_path: Path) -> None:
         usable_folder(tmp_path / "f" / "sub", "work folder")
     with pytest.raises(UsageError, match="File name too long"):
         usable_folder(tmp_path / ("x" * 5000), "work folder")
+
+
+def test_hash_tree_never_opens_a_fifo(tmp_path: Path) -> None:
+    import hashlib
+
+    from toolkit.core.files import hash_tree
+
+    (tmp_path / "a.py").write_text("x")
+    plain = hashlib.sha256()
+    hash_tree(plain, tmp_path)
+    os.mkfifo(tmp_path / "pipe")
+    start = time.monotonic()
+    with_fifo = hashlib.sha256()
+    hash_tree(with_fifo, tmp_path)
+    assert time.monotonic() - start < 1.0
+    assert with_fifo.hexdigest() != plain.hexdigest()  # the FIFO is named, never read

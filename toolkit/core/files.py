@@ -43,8 +43,13 @@ def hash_tree(h: Any, root: Path, ignore: Ignore | None = None) -> None:
             path = Path(dirpath) / name
             h.update(str(path.relative_to(root)).encode() + b"\0")
             try:
-                h.update(b"->" + os.readlink(path).encode() if path.is_symlink()
-                         else path.read_bytes())
+                mode = os.lstat(path).st_mode
+                if stat.S_ISLNK(mode):
+                    h.update(b"->" + os.readlink(path).encode())
+                elif stat.S_ISREG(mode):
+                    h.update(path.read_bytes())
+                else:  # a FIFO or a device in a tree is never opened (it would block)
+                    h.update(f"<special {stat.S_IFMT(mode):o}>".encode())
             except OSError:
                 h.update(b"<unreadable>")
             h.update(b"\0")
