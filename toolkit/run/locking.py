@@ -43,10 +43,7 @@ def hold(path: Path, what: str, *, wait: float = 0.0,
         if path.is_dir():
             raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
         lock.acquire(timeout=0)
-    except OSError as err:  # a folder or a file where the lock (or its folder) should be
-        raise UsageError(f"cannot take the lock of {what}: {describe_os_error(err)}",
-                         hint="remove what is in the way, or use another --workdir") from None
-    except Timeout:
+    except Timeout:  # held by another run (a TimeoutError, so before OSError)
         if wait <= 0:
             raise Busy(f"{what} is busy: held by {_holder(path)}",
                        hint="wait for it to finish, or use another --workdir") from None
@@ -57,6 +54,9 @@ def hold(path: Path, what: str, *, wait: float = 0.0,
         except Timeout:
             raise Busy(f"{what} still busy after {wait:.0f} s: held by {_holder(path)}") \
                 from None
+    except OSError as err:  # a folder or a file where the lock (or its folder) should be
+        raise UsageError(f"cannot take the lock of {what}: {describe_os_error(err)}",
+                         hint="remove what is in the way, or use another --workdir") from None
     note = path.with_suffix(".holder")
     try:
         tmp = note.with_name(note.name + f".{os.getpid()}")

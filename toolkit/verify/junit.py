@@ -101,7 +101,11 @@ def read(path: Path) -> list[JUnitSuite]:
     if missing(path):
         raise UsageError(f"{escape(path)}: no such JUnit file (written by `pytest --junit-xml "
                          "FILE`)")
-    raw = read_bytes(path, "report")
+    try:
+        raw = read_bytes(path, "report")
+    except UsageError as exc:
+        why = exc.message.split(": ", 1)[-1]
+        raise UsageError(f"{escape(path)}: not JUnit XML: {why}") from None
     try:
         root = ET.fromstring(raw)
     except (OSError, ET.ParseError, ValueError, RecursionError) as exc:

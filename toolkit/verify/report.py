@@ -132,7 +132,10 @@ def read_nox_report(path: Path, source: str | None = None) -> list[Row]:
 
     if missing(path):
         raise _bad(path, "no such nox report (written by `nox --report FILE`)")
-    text = read_text(path, "report")
+    try:
+        text = read_text(path, "report")
+    except UsageError as exc:
+        raise _bad(path, f"not a nox report: {exc.message.split(': ', 1)[-1]}") from None
     try:
         doc = json.loads(text)
     except (ValueError, RecursionError) as exc:
