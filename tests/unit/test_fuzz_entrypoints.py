@@ -119,14 +119,14 @@ def _judge(code: object, out: str, err: str) -> None:
     assert "SECRET9" not in out + err  # credentials masked, in every form
 
 
-def _limits() -> None:  # in the child: 2 GiB of address space at most
+def _limits() -> None:  # in the child: 4 GiB of address space at most
     import resource
 
-    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
 
 
 def _run_sub(argv: list[str]) -> tuple[object, str, str]:
-    """``python -m toolkit ARGV`` in a subprocess, 30 s and 2 GiB at most: a regression
+    """``python -m toolkit ARGV`` in a subprocess, 30 s and 4 GiB at most: a regression
     that blocks on a FIFO or reads a device forever fails the test, not the machine."""
     try:
         res = subprocess.run([sys.executable, "-m", "toolkit", *argv], capture_output=True,
