@@ -69,6 +69,13 @@ class Busy(ToolkitError):
     exit_code = 6
 
 
+class KnownFailureRefused(ToolkitError):
+    """The build is a known failure (toolkit/data/known_failures.toml) and was not asked for
+    with ``--include-known-failures`` (exit 7)."""
+
+    exit_code = 7
+
+
 def describe_os_error(err: OSError) -> str:
     """An ``OSError`` as one line naming the path and the cause, e.g. ``dist/x.whl: No space
     left on device (ENOSPC)``."""
