@@ -128,3 +128,42 @@ def test_a_build_from_a_password_protected_index_reproduces(
     finally:
         server.shutdown()
         server.server_close()
+
+
+def _every_file(*roots: str) -> list[Path]:
+    return [p for root in roots for p in Path(root).rglob("*") if p.is_file()]
+
+
+@pytest.mark.parametrize("form", ["query", "scheme-less", "query-find-links"])
+def test_every_url_form_is_masked_in_every_file(sandbox: dict[str, str], form: str) -> None:  # noqa: F811
+    """The secret of each URL form never reaches a printed line or any file the build
+    writes (whatever the suffix): a query-string token (``?token=``) is masked; a scheme-less
+    ``user:pass@host/simple`` is refused (exit 2) and named masked."""
+    url = next(line.split('"')[1] for line in
+               Path(sandbox["TOOLKIT_DATA_DIR"], "rocm.toml").read_text().splitlines()
+               if line.startswith("local = "))
+    host = url.split("://", 1)[1]
+    args = ["--rocm-from", "pip", "--package", "sample", "--version", "1.0.0", "--gfx", "gfx942",
+            "--workdir", sandbox["WORK"], "--no-smoke"]
+    if form == "query":
+        args += ["--index-url", f"{url}?token={SECRET}&user=me"]
+    elif form == "query-find-links":
+        args += ["--find-links", f"{url}?{SECRET}"]
+    else:
+        args += ["--index-url", f"alice:{SECRET}@{host}"]
+    env = {**os.environ, **sandbox, "CI": "true"}
+    dry = subprocess.run([sys.executable, "-m", "nox", "-s", "build-3.11-rocm7.0", "--", *args,
+                          "--dry-run"], cwd=ROOT, env=env, capture_output=True, text=True)
+    res = subprocess.run([sys.executable, "-m", "nox", "-s", "build-3.11-rocm7.0", "--", *args],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    printed = dry.stdout + dry.stderr + res.stdout + res.stderr
+    assert SECRET not in printed
+    assert "Traceback" not in printed
+    if form == "scheme-less":
+        assert dry.returncode == 2 and res.returncode == 2, printed[-2000:]
+        assert "***@" in printed and "neither a URL nor an existing path" in printed
+    else:
+        assert "=***" in printed or "?***" in printed, printed[-3000:]
+        assert any(p.name == "manifest.json" for p in _every_file(sandbox["WORK"]))
+    for path in _every_file(sandbox["WORK"], sandbox["TOOLKIT_CACHE_DIR"]):
+        assert SECRET.encode() not in path.read_bytes(), path

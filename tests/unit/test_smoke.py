@@ -36,7 +36,10 @@ def write_manifest(workdir: Path, build_id: str, env_dir: Path, *, package: str 
                    mtime: float | None = None, **extra: Any) -> Path:
     path = workdir / "artifacts" / build_id / "manifest.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = {"build": {"id": build_id, "package": package, "version": "0.1.0", "python": "3.11",
+    # the fields the id is made of (a manifest whose id they do not make is refused)
+    _pkg, version, cp, label = build_id.rsplit("-", 3)
+    python = f"{cp[2]}.{cp[3:]}"
+    data = {"build": {"id": build_id, "package": package, "version": version, "python": python,
                       "rocm": rocm, "torch": ""},
             "recipe": recipe, "dist": dist, "targets": ["gfx90a", "gfx908"],
             "env_dir": str(env_dir), "expected_modules": ["hip_sample", "hip_sample._native"],
@@ -165,11 +168,12 @@ def test_nox_session_without_builds_of_the_pair(tmp_path: Path, capsys: pytest.C
 
 # ------------------------------------------------------------------------------ choosing
 def test_default_is_the_newest_manifest(tmp_path: Path) -> None:
-    write_manifest(tmp_path, "b-new", tmp_path / "e1", mtime=2_000_000_000)
-    write_manifest(tmp_path, "a-old", tmp_path / "e2", mtime=1_000_000_000)
-    assert resolve(tmp_path).build_id == "b-new"
-    assert resolve(tmp_path, env=str(tmp_path / "e2")).build_id == "a-old"
-    chosen = resolve(tmp_path, "a-old", str(tmp_path / "elsewhere"))
+    new, old = "hip_sample-0.2.0-cp311-rocm5.2", "hip_sample-0.1.0-cp311-rocm5.2"
+    write_manifest(tmp_path, new, tmp_path / "e1", mtime=2_000_000_000)
+    write_manifest(tmp_path, old, tmp_path / "e2", mtime=1_000_000_000)
+    assert resolve(tmp_path).build_id == new
+    assert resolve(tmp_path, env=str(tmp_path / "e2")).build_id == old
+    chosen = resolve(tmp_path, old, str(tmp_path / "elsewhere"))
     assert chosen.env_dir == (tmp_path / "elsewhere").resolve() and chosen.manifest_path
 
 

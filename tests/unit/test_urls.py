@@ -16,7 +16,7 @@ from toolkit.run.provisioning import probe_index
     ("https://h.example/simple/", "https://h.example/simple/"),
     ("https://user:p@ssSECRET@h.example/simple/", "https://***@h.example/simple/"),
     ("'https://a:b@c@d@h.example:8443/x' y", "'https://***@h.example:8443/x' y"),
-    ("https://h.example/simple/?u=a@b", "https://h.example/simple/?u=a@b"),
+    ("https://h.example/simple/?u=a@b", "https://h.example/simple/?u=***"),
     ("https://u:pw@h1/ and http://t@h2/", "https://***@h1/ and http://***@h2/"),
     ('{"url": "https://u:p%40ss@h/"}', '{"url": "https://***@h/"}'),
 ])

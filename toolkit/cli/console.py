@@ -6,6 +6,9 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from toolkit.core.text import clean
+from toolkit.core.urls import mask
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -20,13 +23,25 @@ def is_rich(stream: TextIO | None = None) -> bool:
 
 
 def console(stream: TextIO | None = None) -> Console:
-    """A rich Console: colour on a terminal, plain text (no wrapping) when piped or in CI."""
+    """A rich Console: colour on a terminal, plain text (no wrapping) when piped or in CI.
+
+    Every piece of text it renders has its control characters escaped (``clean``): a name
+    from outside in a table cell or a line cannot move the cursor or clear the screen; the
+    console's own styling is added after that."""
     from rich.console import Console
+    from rich.segment import Segment
+
+    class SafeConsole(Console):
+        def _render_buffer(self, buffer: Any) -> str:
+            safe = [s if s.control else Segment(clean(s.text), s.style, s.control)
+                    for s in buffer]
+            return str(super()._render_buffer(safe))
 
     stream = stream or sys.stdout
     if is_rich(stream):
-        return Console(file=stream)
-    return Console(file=stream, color_system=None, force_terminal=False, width=200, soft_wrap=True)
+        return SafeConsole(file=stream)
+    return SafeConsole(file=stream, color_system=None, force_terminal=False, width=200,
+                       soft_wrap=True)
 
 
 class StreamReporter:
@@ -38,14 +53,14 @@ class StreamReporter:
         self.err = err or sys.stderr
 
     def info(self, message: str) -> None:
-        print(message, file=self.stream, flush=True)
+        print(clean(mask(message)), file=self.stream, flush=True)
 
     def warning(self, message: str) -> None:
         prefix = "::warning::" if "GITHUB_ACTIONS" in os.environ else "warning: "
-        print(prefix + message, file=self.err, flush=True)
+        print(prefix + clean(mask(message)), file=self.err, flush=True)
 
     def output(self, line: str) -> None:
-        self.stream.write("    " + line)
+        self.stream.write("    " + clean(mask(line)))
         self.stream.flush()
 
     def step(self, index: int, total: int, name: str, status: str, seconds: float) -> None:

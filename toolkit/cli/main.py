@@ -11,9 +11,15 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from toolkit import __version__
-from toolkit.core.errors import ToolkitError
+from toolkit.core.errors import ToolkitError, describe_os_error
+from toolkit.core.text import clean, escape
+from toolkit.core.urls import mask
+
+# subcommands whose faults while writing are a failed build (exit 5), not bad input
+BUILDING = {"demo", "provision", "repro"}
 
 SUBCOMMAND_MODULES: tuple[str, ...] = (
     "toolkit.cli.commands.matrix",
@@ -30,8 +36,16 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
 )
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, with a bad argument named on one clean line (its value escaped)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {escape(mask(message), 1000)}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="python -m toolkit",
         description="Build, check and smoke-test ROCm PyTorch-extension wheels.",
     )
@@ -44,15 +58,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["demo"]:  # its own options, leading ones too (REMAINDER drops those)
+        args = argparse.Namespace(command="demo", rest=argv[1:],
+                                  func=importlib.import_module("toolkit.cli.commands.demo").run)
+    else:
+        args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
     try:
         return int(args.func(args))
     except ToolkitError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {clean(mask(str(err)))}", file=sys.stderr)
         return err.exit_code
+    except OSError as err:  # a fault no step turned into a ToolkitError: one line, no traceback
+        print(f"error: {describe_os_error(err)}", file=sys.stderr)
+        return 5 if getattr(args, "command", None) in BUILDING else 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

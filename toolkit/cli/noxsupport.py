@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import nox
 
 from toolkit.core.errors import ToolkitError
+from toolkit.core.text import clean
 from toolkit.core.versions import version_sort_key
 from toolkit.data.matrix import load_matrix, python_sort_key
 
@@ -61,9 +62,9 @@ def register_matrix_sessions(data_free: Sequence[str]) -> None:
     except ToolkitError as err:
         requested = requested_sessions(sys.argv[1:], nox.options.sessions)
         if requested is None or not set(requested) <= set(data_free):
-            print(f"error: {err}", file=sys.stderr)
+            print(f"error: {clean(str(err))}", file=sys.stderr)
             raise SystemExit(err.exit_code) from None
-        print(f"warning: {err} (build/smoke/lock sessions are not registered until it is fixed)",
+        print(f"warning: {clean(str(err))} (build/smoke/lock sessions are not registered until it is fixed)",
               file=sys.stderr)
         return
     for python, rocm, tags in pairs:

@@ -11,12 +11,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from toolkit.core.errors import ToolkitError
+from toolkit.core.text import clean
 
 
 def session_parser(session_name: str) -> argparse.ArgumentParser:
     from toolkit.cli.commands.plan import add_build_options
+    from toolkit.cli.main import Parser
 
-    p = argparse.ArgumentParser(prog=f"nox -s {session_name} --", exit_on_error=False)
+    p = Parser(prog=f"nox -s {session_name} --", exit_on_error=False)
     p.add_argument("--package", action="append", default=[], help="package name(s), comma list")
     p.add_argument("--version", action="append", default=[], dest="versions",
                    help="package version(s), comma list (e.g. 1.8.0)")
@@ -43,16 +45,25 @@ def session_builds(matrix: Any, python: str, rocm: str, args: argparse.Namespace
     return builds
 
 
-def _guard(session: Any, body: Callable[[], None]) -> None:
-    """User errors: one line, the error's own exit code, no traceback."""
+def _guard(session: Any, body: Callable[[], None], fault_code: int = 5) -> None:
+    """User errors: one line, the error's own exit code, no traceback. A fault no step
+    turned into a ``ToolkitError`` (an ``OSError``): one line naming path and cause, exit
+    ``fault_code``."""
+    from toolkit.core.errors import describe_os_error
+    from toolkit.core.text import escape
+    from toolkit.core.urls import mask
+
     try:
         body()
     except ToolkitError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {clean(mask(str(err)))}", file=sys.stderr)
         raise SystemExit(err.exit_code) from None
     except argparse.ArgumentError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {escape(mask(str(err)), 1000)}", file=sys.stderr)
         raise SystemExit(2) from None
+    except OSError as err:
+        print(f"error: {describe_os_error(err)}", file=sys.stderr)
+        raise SystemExit(fault_code) from None
 
 
 def build(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
@@ -94,7 +105,8 @@ def build(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
 
                 print(mask(json.dumps([p.as_json() for p in plans], indent=2)))
             else:
-                print("\n\n".join("\n".join([*plan_header(p), render(p)]) for p in plans))
+                print(clean("\n\n".join("\n".join([*plan_header(p), render(p)])
+                                          for p in plans)))
             if refused:
                 raise SystemExit(KnownFailureRefused.exit_code)
             return
@@ -139,12 +151,12 @@ def lock(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
         if args.check:
             states = lock_status(matrix, builds, opts, layout)
             for st in states:
-                print(f"{st.state:<9} {st.path}")
+                print(clean(f"{st.state:<9} {st.path}"))
             if any(st.state != "current" for st in states):
                 raise SystemExit(1)
             return
         for path in write_locks(matrix, builds, opts, layout, interpreter=find(python).path):
-            print(f"wrote {path}")
+            print(clean(f"wrote {path}"))
 
     _guard(session, body)
 

@@ -57,8 +57,10 @@ class StepFailed(ToolkitError):
 
 def unknown(what: str, value: object, valid: Iterable[str]) -> UsageError:
     """The standard "unknown X 'v'; valid: a, b, c" error."""
-    shown = ", ".join(str(v) for v in valid)
-    return UsageError(f"unknown {what} {value!r}; valid: {shown}")
+    from toolkit.core.text import escape, quoted
+
+    shown = ", ".join(escape(v) for v in valid)
+    return UsageError(f"unknown {what} {quoted(value)}; valid: {escape(shown, 2000)}")
 
 
 class Busy(ToolkitError):
@@ -72,3 +74,18 @@ class KnownFailureRefused(ToolkitError):
     with ``--include-known-failures`` (exit 7)."""
 
     exit_code = 7
+
+
+def describe_os_error(err: OSError) -> str:
+    """An ``OSError`` as one line naming the path and the cause, e.g. ``dist/x.whl: No space
+    left on device (ENOSPC)``."""
+    import errno as _errno
+
+    from toolkit.core.text import escape
+
+    cause = err.strerror or str(err) or type(err).__name__
+    code = _errno.errorcode.get(err.errno or 0)
+    if code:
+        cause += f" ({code})"
+    paths = [escape(p) for p in (err.filename, err.filename2) if p is not None]
+    return f"{' -> '.join(paths)}: {cause}" if paths else cause

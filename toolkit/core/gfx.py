@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from toolkit.core.errors import UsageError
+from toolkit.core.text import quoted
 
 _PROCESSOR = re.compile(r"^gfx[0-9]{2,4}[a-z]?$")
 _FEATURE = re.compile(r"^(sramecc|xnack)([+-])$")
@@ -39,13 +40,15 @@ def parse_target(text: str) -> TargetId:
     parts = text.strip().split(":")
     processor = parts[0]
     if not _PROCESSOR.match(processor):
-        raise UsageError(f"bad gfx target id {text!r}: expected gfxNNN[:feature±], e.g. gfx90a:xnack+")
+        raise UsageError(f"bad gfx target id {quoted(text)}: expected gfxNNN[:feature±], e.g. "
+                         "gfx90a:xnack+")
     feats: dict[str, bool] = {}
     for part in parts[1:]:
         m = _FEATURE.match(part)
         if not m or m.group(1) in feats:
             raise UsageError(
-                f"bad feature {part!r} in gfx target id {text!r}: expected sramecc+/- or xnack+/-"
+                f"bad feature {quoted(part)} in gfx target id {quoted(text)}: expected "
+                "sramecc+/- or xnack+/-"
             )
         feats[m.group(1)] = m.group(2) == "+"
     return TargetId(processor, tuple(sorted(feats.items())))

@@ -1,36 +1,88 @@
-"""Index URLs: mask credentials everywhere they are shown or written; refuse insecure ones."""
+"""Index URLs: one masking function for every writer; refuse what is not a safe location.
+
+``mask`` is what every line, log, manifest, stamp and lock goes through before it is shown
+or written. It hides, in any text:
+
+* the userinfo of ``scheme://user:pass@host`` (everything between ``://`` and the LAST ``@``
+  of the authority, so a password holding ``@`` is masked whole);
+* the userinfo of a scheme-less ``user:pass@host/...`` (pip would take it as a URL);
+* every query-string value of a URL (``?token=SECRET&x=1`` -> ``?token=***&x=***``): a
+  token in the query is as secret as one in the userinfo.
+
+``check_location`` is the one judge of an index or find-links value the user gives: an
+absolute ``https://`` or ``file://`` URL, ``http://`` on loopback (elsewhere only with
+``allow_insecure``), or an existing local path; anything else is bad input (exit 2), named
+masked.
+"""
 
 from __future__ import annotations
 
+import os
 import re
 from urllib.parse import urlsplit
 
 from toolkit.core.errors import UsageError
+from toolkit.core.text import escape
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
-# scheme://<userinfo>@host: the userinfo is everything between "://" and the LAST "@" of the
-# authority (which ends at the first "/", "?", "#", whitespace or quote), so a password that
-# itself holds "@" (user:p@ss@host) is masked whole.
-_CREDS = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<creds>[^/?#\s'\"<>]*)@")
+# what ends a URL inside a line of text (a log line, a JSON string, a quoted argv)
+_STOP = r"\s'\"<>`"
+_CREDS = re.compile(rf"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<creds>[^/?#{_STOP}]*)@")
+# user:pass@host with no scheme: a word, a colon, anything up to the last "@" before a host
+_BARE_CREDS = re.compile(
+    rf"(?<![\w.+%/:@-])(?P<creds>[\w.+%~-]+:[^/?#{_STOP}]*)@(?=[A-Za-z0-9\[])")
+# a query string in a URL: "?" after a URL-ish path, up to the end of the URL
+_QUERY = re.compile(rf"(?P<head>(?:://|@)[^?#{_STOP}]*\?)(?P<query>[^#{_STOP}]*)")
+_PAIR = re.compile(r"(?P<key>[^&;=]*)(?P<eq>=?)(?P<value>[^&;]*)")
+
+
+def _mask_query(m: re.Match[str]) -> str:
+    def pair(p: re.Match[str]) -> str:
+        if not p.group(0):
+            return ""
+        if p.group("eq"):
+            return f"{p.group('key')}=***"
+        return "***"  # a bare ?TOKEN is a secret too
+    return m.group("head") + _PAIR.sub(pair, m.group("query"))
 
 
 def mask(text: str) -> str:
-    """Replace the credentials of every URL in ``text`` with ``***``."""
-    return _CREDS.sub(lambda m: f"{m.group('scheme')}***@", text)
-
+    """Replace the credentials and query values of every URL in ``text`` with ``***``."""
+    text = _CREDS.sub(lambda m: f"{m.group('scheme')}***@", text)
+    text = _BARE_CREDS.sub("***@", text)
+    return _QUERY.sub(_mask_query, text)
 
 
 def check_index_url(url: str, *, allow_insecure: bool = False, what: str = "index URL") -> str:
     """https, file://, or http on loopback; plain http elsewhere only with allow_insecure."""
     parts = urlsplit(url)
-    if parts.scheme in {"https", "file"}:
+    if parts.scheme in {"https", "file"} and (parts.netloc or parts.scheme == "file"):
         return url
-    if parts.scheme == "http":
+    if parts.scheme == "http" and parts.hostname:
         if parts.hostname in LOOPBACK or allow_insecure:
             return url
         raise UsageError(
-            f"refusing insecure {what} {mask(url)}: plain http:// to a non-loopback host; "
-            "valid: https://..., file://..., http://127.0.0.1:PORT/...",
+            f"refusing insecure {what} {escape(mask(url))}: plain http:// to a non-loopback "
+            "host; valid: https://..., file://..., http://127.0.0.1:PORT/...",
             hint="pass --allow-insecure-index if you really mean it",
         )
-    raise UsageError(f"unsupported {what} {mask(url)}; valid: https://, file://, http:// on loopback")
+    raise UsageError(f"unsupported {what} {escape(mask(url))}; valid: an absolute https:// "
+                     "URL, file://, http:// on loopback")
+
+
+def check_location(value: str, *, allow_insecure: bool = False,
+                   what: str = "index URL") -> str:
+    """An index or find-links value: a URL ``check_index_url`` accepts, or an existing local
+    path. Anything else (``user:pass@host/simple`` without a scheme, a path that does not
+    exist) is a ``UsageError`` naming it masked."""
+    if "://" in value:
+        return check_index_url(value, allow_insecure=allow_insecure, what=what)
+    try:
+        exists = bool(value) and "\0" not in value and os.path.exists(value)
+    except (OSError, ValueError):
+        exists = False
+    if exists and not _BARE_CREDS.search(value):
+        return value
+    raise UsageError(f"{what} {escape(mask(value))} is neither a URL nor an existing path; "
+                     "valid: an absolute https:// URL (http:// only on loopback), file://, "
+                     "or a local folder or file")

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeAlias
 
 from toolkit.core.errors import DataError
+from toolkit.core.text import escape
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -92,18 +93,20 @@ _TOML_TYPES = {bool: "boolean", int: "integer", float: "float", str: "string", l
 
 def read_toml(path: Path) -> dict[str, Any]:
     """A TOML file's document; a missing or unparsable file is a ``DataError``."""
+    from toolkit.core.files import missing, read_bytes
+
+    if missing(path):
+        raise DataError(f"{escape(path)}: missing data file")
+    raw = read_bytes(path, "data file", DataError)
     try:
-        with path.open("rb") as fh:
-            doc: dict[str, Any] = tomllib.load(fh)
-            return doc
-    except FileNotFoundError:
-        raise DataError(f"{path}: missing data file") from None
+        doc: dict[str, Any] = tomllib.loads(raw.decode("utf-8"))
+        return doc
     except tomllib.TOMLDecodeError as exc:
         raise DataError(f"{path}: not valid TOML: {exc}") from None
     except UnicodeDecodeError:
         raise DataError(f"{path}: not valid TOML: not UTF-8 text") from None
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except RecursionError:
+        raise DataError(f"{escape(path)}: not valid TOML: nested too deeply") from None
 
 
 def fail(file: Path, path: str, what: str) -> NoReturn:

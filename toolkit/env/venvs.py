@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from toolkit import __version__
+from toolkit.core.errors import ToolkitError
+from toolkit.core.files import read_bytes
 from toolkit.core.urls import mask
 
 STAMP = ".toolkit-env.json"
@@ -51,8 +53,8 @@ def stamp_path(env_dir: Path) -> Path:
 
 def read_stamp(env_dir: Path) -> dict[str, Any] | None:
     try:
-        data = json.loads(stamp_path(env_dir).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(read_bytes(stamp_path(env_dir), "stamp"))
+    except (ToolkitError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
 

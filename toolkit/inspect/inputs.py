@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolkit.core.errors import UsageError
+from toolkit.core.files import missing, open_regular
+from toolkit.core.text import escape
 from toolkit.inspect.elf import is_elf
 from toolkit.inspect.errors import ElfError
 from toolkit.inspect.members import load_file, read_members
@@ -47,11 +49,11 @@ class Input:
 def open_input(raw: str | os.PathLike[str], budget: Budget | None = None) -> Input:
     """A wheel (opened, not yet read), a folder or an ELF file; anything else is a UsageError."""
     p = Path(raw)
-    if p.is_dir():
+    if os.path.isdir(p):
         return Input(p, None)
-    if not p.is_file():
-        raise UsageError(f"{p}: no such file or directory")
-    with open(p, "rb") as f:
+    if missing(p):
+        raise UsageError(f"{escape(p)}: no such file or directory")
+    with open_regular(p, "wheel") as f:  # a FIFO, a device, an oversize file: one line
         head = f.read(4)
     if head.startswith(b"PK"):
         return Input(p, WheelZip.open(p, budget))

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolkit.core.errors import ToolkitError
+from toolkit.core.files import read_bytes
 from toolkit.core.urls import mask
 
 if TYPE_CHECKING:
@@ -78,8 +80,8 @@ def read_locks(folder: str | os.PathLike[str]) -> tuple[LockRef, ...]:
     out: list[LockRef] = []
     for f in sorted(path.glob("*.txt")):
         try:
-            head = f.read_text(encoding="utf-8")[:4096]
-        except OSError:
+            head = read_bytes(f, "lock file").decode("utf-8", "replace")[:4096]
+        except ToolkitError:
             continue
         m = _INPUTS.search(head)
         out.append(LockRef(f.name, str(f.resolve()), m[1] if m else None))

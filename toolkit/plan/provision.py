@@ -33,7 +33,7 @@ from toolkit.core.steps import (
     Step,
     UseSystemRocm,
 )
-from toolkit.core.urls import check_index_url
+from toolkit.core.urls import check_location
 from toolkit.data.matrix import Build, Matrix
 from toolkit.env.buildenv import RocmPaths
 from toolkit.env.host import HostFacts
@@ -141,9 +141,10 @@ def sources_for(matrix: Matrix, build: Build, options: Options) -> Sources:
     targets = default_targets(matrix, build, options)
     provider = sdk_provider(build, options)
     sdk = build.rocm.sdk
-    for url in [options.index_url, *options.find_links]:
-        if url and "://" in url:
-            check_index_url(url, allow_insecure=options.allow_insecure_index)
+    if options.index_url is not None:
+        check_location(options.index_url, allow_insecure=options.allow_insecure_index)
+    for url in options.find_links:
+        check_location(url, allow_insecure=options.allow_insecure_index, what="find-links value")
     family: str | None = None
     sdk_index: str | None = None
     spec: str | None = None

@@ -17,8 +17,8 @@ import shlex
 import shutil
 from pathlib import Path
 
-from toolkit.core.errors import StepFailed
-from toolkit.core.files import hash_tree
+from toolkit.core.errors import StepFailed, ToolkitError
+from toolkit.core.files import hash_tree, read_bytes
 from toolkit.core.proc import run as run_proc
 from toolkit.core.steps import BuildWheel, NameWheel, Publish, Step
 from toolkit.run.context import Run, StepResult, command_environment, run_command
@@ -44,7 +44,10 @@ def build_key(step: Step, action: BuildWheel, run: Run) -> str:
     # The environment as defined: its provisioning stamp (not a listing of site-packages:
     # smoke runs add pytest there, which changes no wheel).
     stamp = Path(action.env_dir) / ".toolkit-env.json"
-    h.update(stamp.read_bytes() if stamp.exists() else b"<no stamp>")
+    try:
+        h.update(read_bytes(stamp, "stamp"))
+    except ToolkitError:  # none yet (or not a regular file): the key says so
+        h.update(b"<no stamp>")
     for earlier in run.plan.steps:
         if earlier.name == step.name:
             break
@@ -114,8 +117,12 @@ def publish(step: Step, run: Run) -> StepResult | str:
     dest.mkdir(parents=True, exist_ok=True)
     final = dest / staged.name
     tmp = dest / f".{staged.name}.{os.getpid()}.tmp"
-    shutil.copyfile(staged, tmp)
-    os.replace(tmp, final)
+    try:
+        shutil.copyfile(staged, tmp)
+        os.replace(tmp, final)
+    except OSError:  # a full or read-only disk: the earlier wheel stays, no half copy left
+        tmp.unlink(missing_ok=True)
+        raise
     for other in dest.glob("*.whl"):
         if other.name != final.name:
             other.unlink()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from toolkit.core.errors import CheckFailed, StepFailed, ToolkitError
+from toolkit.core.errors import CheckFailed, StepFailed, ToolkitError, describe_os_error
 from toolkit.core.reporter import NullReporter, Reporter
 from toolkit.core.steps import (
     BuildWheel,
@@ -82,7 +82,7 @@ HANDLERS: dict[type, Handler] = {
 
 
 def execute(plan: Plan, layout: Layout, *, reporter: Reporter | None = None,
-            on_start: Callable[[Run], None] | None = None,
+            on_start: Callable[[Run], object] | None = None,
             only: Callable[[Step], bool] | None = None,
             run_out: list[Run] | None = None, log_name: str = "build.log") -> Run:
     """Run every step in order; raise at the first failure (``run_out`` keeps the ``Run``
@@ -111,6 +111,10 @@ def execute(plan: Plan, layout: Layout, *, reporter: Reporter | None = None,
                     run.failed_step = step.name
                     reporter.step(i, total, step.name, "FAILED", time.monotonic() - start)
                     raise
+                except OSError as err:  # a full disk, a read-only dist/ ...: one line, exit 5
+                    run.failed_step = step.name
+                    reporter.step(i, total, step.name, "FAILED", time.monotonic() - start)
+                    raise StepFailed(f"step '{step.name}': {describe_os_error(err)}") from None
             secs = time.monotonic() - start
             if isinstance(outcome, str):
                 run.results.append(StepResult(step.name, step.kind, list(step.argv), {},

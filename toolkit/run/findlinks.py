@@ -13,11 +13,16 @@ What is listed and what is skipped (never a traceback, never an unescaped name):
 * listed: regular files ``*.whl`` anywhere under ``DIR`` whose name is a valid wheel file
   name (``packaging``) written in the wheel-name alphabet (``A-Z a-z 0-9 . _ + ! -``), that
   open as a zip and hold exactly one ``.dist-info/METADATA`` whose Name and Version match
-  the file name; a symlink to such a file inside ``DIR`` is listed under the link's path;
+  the file name, and that pass ``check``'s integrity rules (zip structure, member paths,
+  duplicate members, size and ratio budgets, RECORD hashes and sizes, members named like
+  libraries that are ELF: ``INTEGRITY_CHECKS``, judged by check's own readers); a symlink
+  to such a file inside ``DIR`` is listed under the link's path;
 * skipped with a reason (``Skipped``): an invalid wheel file name, a name outside that
   alphabet (pip could never select it: its tags match no interpreter), a corrupt or
   unreadable archive, a symlink that points outside ``DIR`` or nowhere, a path that is not
   UTF-8, a ``*.whl`` that is not a regular file, a symlinked folder (not followed);
+* refused (``UsageError``, nothing written): two different wheels (sha256) under one file
+  name, since pip would install either;
 * ignored silently: hidden files and folders (``.tmp-*`` is where builds stage their
   wheels before the atomic rename into ``dist/<build-id>/``) and ``DIR/index.html`` itself.
 
@@ -44,6 +49,7 @@ from packaging.version import InvalidVersion, Version
 
 from toolkit.core.errors import UsageError
 from toolkit.core.files import sha256_file
+from toolkit.core.text import escape
 from toolkit.inspect.wheelzip import WheelZip
 
 INDEX_NAME = "index.html"
@@ -87,17 +93,22 @@ class IndexResult:
 
 
 def shown(text: str) -> str:
-    """``text`` as one safe line: itself when printable, else its ``ascii()`` form (so a
-    newline or escape sequence in a file name cannot forge output or CI annotations)."""
-    return text if text.isprintable() and text.isascii() else ascii(text)
+    """``text`` as one safe line (``toolkit.core.text.escape``: a newline or escape sequence
+    in a file name cannot forge output or CI annotations; a long one is cut)."""
+    return escape(text)
 
 
 def _root(folder: str | os.PathLike[str]) -> Path:
     path = Path(folder)
     hint = "give the folder holding the wheels, e.g. dist"
-    if not path.exists():
-        raise UsageError(f"{shown(str(path))}: no such folder", hint=hint)
-    if not path.is_dir():
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise UsageError(f"{shown(str(path))}: no such folder", hint=hint) from None
+    except (OSError, ValueError) as err:
+        cause = getattr(err, "strerror", None) or str(err)
+        raise UsageError(f"{shown(str(path))}: cannot be read ({cause})", hint=hint) from None
+    if not stat.S_ISDIR(st.st_mode):
         raise UsageError(f"{shown(str(path))}: not a folder", hint=hint)
     return path.resolve()
 
@@ -131,7 +142,22 @@ def scan(folder: str | os.PathLike[str]) -> Scan:
                     notes.append(note)
     links.sort(key=lambda lk: lk.href)
     skipped.sort(key=lambda s: s.path)
+    _same_name(links)
     return Scan(root, tuple(links), tuple(skipped), tuple(notes))
+
+
+def _same_name(links: list[Link]) -> None:
+    """Two different wheels (sha256) under one file name: pip would take either; refused."""
+    by_name: dict[str, dict[str, str]] = {}
+    for link in links:
+        by_name.setdefault(link.filename, {}).setdefault(link.sha256, link.href)
+    clashes = {name: hrefs for name, hrefs in by_name.items() if len(hrefs) > 1}
+    if clashes:
+        name, hrefs = sorted(clashes.items())[0]
+        where = ", ".join(shown(h) for h in sorted(hrefs.values()))
+        raise UsageError(f"{len(hrefs)} different wheels named {shown(name)} ({where}): pip "
+                         "would install either; nothing written",
+                         hint="keep one of them (or give each its own folder's index)")
 
 
 def _entry(root: Path, path: Path, rel: str) -> Skipped | tuple[Link, str | None]:
@@ -162,6 +188,7 @@ def _entry(root: Path, path: Path, rel: str) -> Skipped | tuple[Link, str | None
         return Skipped(show, "not a regular file")
     try:
         requires, note = _requires_python(target, str(dist), version)
+        _integrity(target)
         digest = _sha256(target)
     except _Unusable as err:
         return Skipped(show, str(err))
@@ -171,6 +198,37 @@ def _entry(root: Path, path: Path, rel: str) -> Skipped | tuple[Link, str | None
 
 class _Unusable(Exception):
     """Why a wheel cannot be listed."""
+
+
+# What ``check`` judges about a wheel's integrity, and ``index`` with it: the archive (zip
+# structure, member paths, duplicates, sizes and ratio budgets), RECORD, the metadata, and
+# members named like libraries that are not ELF. (Policy, symbols and GPU code are what a
+# build's check step judges; a find-links page only refuses what is not a sound wheel.)
+INTEGRITY_CHECKS = frozenset({"archive", "record", "metadata", "elf"})
+
+
+def _integrity(path: Path) -> None:
+    """``_Unusable`` naming the first integrity error ``check`` finds in the wheel (and how
+    many there are), through check's own readers."""
+    from toolkit.inspect.inputs import Input, collect_wheel
+    from toolkit.inspect.metadata import check_metadata
+    from toolkit.inspect.report import WheelResult
+
+    try:
+        with WheelZip.open(path) as wz:
+            inp = Input(path, wz, result=WheelResult(str(path)))
+            collect_wheel(inp, wz, jobs=1)
+            check_metadata(inp.result, wz)
+    except UsageError as err:
+        why = str(err).removeprefix(f"{path}: ")
+        raise _Unusable(f"a corrupt wheel ({_one_line(why)})") from None
+    errors = [f for f in inp.result.findings
+              if f.severity == "error" and f.check in INTEGRITY_CHECKS]
+    if errors:
+        more = f" (and {len(errors) - 1} more; `python -m toolkit check` lists them)" \
+            if len(errors) > 1 else ""
+        raise _Unusable(f"fails check's integrity rules: [{errors[0].check}] "
+                        f"{_one_line(errors[0].message)}{more}")
 
 
 def _sha256(path: Path) -> str:

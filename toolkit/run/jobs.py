@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-from toolkit.core.errors import ToolkitError
+from toolkit.core.errors import ToolkitError, describe_os_error
 from toolkit.core.reporter import NullReporter, Reporter
+from toolkit.core.text import escape
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Plan, options_json
 from toolkit.run import executor
@@ -55,7 +56,7 @@ def _status(run: Run | None, name: str) -> str | None:
 
 
 @contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
+def sigterm_as_interrupt() -> Iterator[None]:
     """SIGTERM stops a build like Ctrl-C does (main thread only)."""
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -102,20 +103,24 @@ def run_one(p: Plan, layout: Layout, reporter: Reporter) -> Outcome:
     runs: list[Run] = []
     try:
         with build_locks(p, layout, reporter):
+            _recover(layout.artifacts(p.build) / "manifest.json", reporter)
             try:
                 executor.execute(p, layout, reporter=reporter, run_out=runs,
                                  on_start=_manifest_at_start)
             except ToolkitError as err:
                 o.error = str(err) + _staged_note(runs[0] if runs else None)
                 o.exit_code = err.exit_code
+            except OSError as err:  # writing the log or the manifest: the build failed
+                o.error = f"cannot write: {describe_os_error(err)}"
+                o.exit_code = 5
             except KeyboardInterrupt:
                 o.error = "interrupted"
                 o.exit_code = 130
                 if runs:
-                    _finish(runs[0], o, p, start, interrupted=True)
+                    _finish(runs[0], o, p, start, reporter, interrupted=True)
                 raise
             if runs:
-                _finish(runs[0], o, p, start)
+                _finish(runs[0], o, p, start, reporter)
     except ToolkitError as err:  # refused: a lock is held by another run
         o.error = str(err)
         o.exit_code = err.exit_code
@@ -126,7 +131,24 @@ def run_one(p: Plan, layout: Layout, reporter: Reporter) -> Outcome:
     return o
 
 
-def _finish(run: Run, o: Outcome, p: Plan, start: float, *, interrupted: bool = False) -> None:
+def _recover(path: Path, reporter: Reporter) -> None:
+    """A manifest still ``running`` while we hold the build's lock: its run ended without
+    being able to record it (the disk was full or read-only, the process was killed). Say
+    so; this run's manifest replaces it."""
+    from toolkit.run import manifest
+
+    try:
+        data = manifest.read(path)
+    except ToolkitError:
+        return
+    if data.get("outcome") == "running":
+        reporter.warning(f"{escape(path)} still says 'running': the run that wrote it ended "
+                         "without recording its outcome (a full or read-only disk, or killed); "
+                         "this run replaces it")
+
+
+def _finish(run: Run, o: Outcome, p: Plan, start: float, reporter: Reporter | None = None, *,
+            interrupted: bool = False) -> None:
     o.seconds = time.monotonic() - start
     if "WHEEL" in run.values:
         o.wheel = Path(run.values["WHEEL"]).name
@@ -136,17 +158,36 @@ def _finish(run: Run, o: Outcome, p: Plan, start: float, *, interrupted: bool = 
     o.smoke = _status(run, "smoke") or ("FAILED" if failed == "smoke" else "not run")
     if not any(s.name == "smoke" for s in p.steps):
         o.smoke = "not planned"
-    write_manifest(run, o, interrupted=interrupted)
+    try:
+        write_manifest(run, o, interrupted=interrupted)
+    except OSError as err:  # the outcome cannot be recorded: say so; the next run recovers
+        note = (f"the manifest could not record the outcome ({describe_os_error(err)}); the "
+                "next run of this build says so and replaces it")
+        if reporter is not None:
+            reporter.warning(note)
+        if o.error is None:
+            o.error, o.exit_code = note, 5
 
 
 def run_plans(plans: list[Plan], layout: Layout,
               reporter: Reporter | None = None) -> list[Outcome]:
     reporter = reporter or NullReporter()
+    check_folders(layout)
     outcomes: list[Outcome] = []
-    with _sigterm_as_interrupt():
+    with sigterm_as_interrupt():
         for p in plans:
             outcomes.append(run_one(p, layout, reporter))
     return outcomes
+
+
+def check_folders(layout: Layout) -> None:
+    """The work folder and the cache are folders we can create and write (else exit 2 in
+    one line, before any build starts): a file where a folder should be, a path too long, a
+    read-only place."""
+    from toolkit.core.files import usable_folder
+
+    usable_folder(layout.root, "work folder (--workdir)")
+    usable_folder(layout.cache, "cache folder (TOOLKIT_CACHE_DIR)")
 
 
 def exit_code(outcomes: list[Outcome]) -> int:

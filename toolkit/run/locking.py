@@ -9,6 +9,7 @@ lock when its holder dies, so an interrupted run never blocks the next one.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import socket
@@ -18,15 +19,16 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from toolkit.core.errors import Busy
+from toolkit.core.errors import Busy, ToolkitError, UsageError, describe_os_error
+from toolkit.core.files import read_bytes
 
 
 def _holder(path: Path) -> str:
     try:
-        data = json.loads(path.with_suffix(".holder").read_text(encoding="utf-8"))
+        data = json.loads(read_bytes(path.with_suffix(".holder"), "stamp"))
         since = time.strftime("%H:%M:%S", time.localtime(float(data["since"])))
         return f"pid {data['pid']} on {data['host']} ({data['what']}, since {since})"
-    except (OSError, ValueError, KeyError, TypeError):
+    except (ToolkitError, ValueError, KeyError, TypeError, RecursionError):
         return "another process"
 
 
@@ -35,11 +37,13 @@ def hold(path: Path, what: str, *, wait: float = 0.0,
          on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
     """Hold ``path`` (a ``.lock`` file) for ``what``; refuse at once (``wait`` 0) or after
     waiting ``wait`` seconds with ``Busy`` naming the holder."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(path))
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_dir():
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
         lock.acquire(timeout=0)
-    except Timeout:
+    except Timeout:  # held by another run (a TimeoutError, so before OSError)
         if wait <= 0:
             raise Busy(f"{what} is busy: held by {_holder(path)}",
                        hint="wait for it to finish, or use another --workdir") from None
@@ -50,6 +54,9 @@ def hold(path: Path, what: str, *, wait: float = 0.0,
         except Timeout:
             raise Busy(f"{what} still busy after {wait:.0f} s: held by {_holder(path)}") \
                 from None
+    except OSError as err:  # a folder or a file where the lock (or its folder) should be
+        raise UsageError(f"cannot take the lock of {what}: {describe_os_error(err)}",
+                         hint="remove what is in the way, or use another --workdir") from None
     note = path.with_suffix(".holder")
     try:
         tmp = note.with_name(note.name + f".{os.getpid()}")

@@ -26,11 +26,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.core.errors import UsageError
-from toolkit.core.files import sha256_file
+from toolkit.core.files import missing as no_file
+from toolkit.core.files import read_bytes, sha256_file
 from toolkit.core.proc import CommandFailed
 from toolkit.core.proc import run as run_command
+from toolkit.core.text import escape
 from toolkit.core.urls import mask
-from toolkit.run.manifest_schema import validate
+from toolkit.run.manifest_schema import check_values, validate
 
 if TYPE_CHECKING:
     from toolkit.data.matrix import Build
@@ -172,13 +174,14 @@ def read(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A manifest as written (a running build's too): a JSON object whose ``build`` object
     names the id, package and version. Anything else is a one-line ``UsageError``."""
     p = Path(path)
+    if no_file(p):
+        raise UsageError(f"no manifest at {escape(p)}; builds write "
+                         "artifacts/<build-id>/manifest.json")
+    raw = read_bytes(p, "manifest")
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"no manifest at {p}; builds write artifacts/<build-id>/manifest.json") \
-            from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise UsageError(f"{p}: not a readable manifest ({exc})") from None
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        raise UsageError(f"{escape(p)}: not a readable manifest ({escape(exc)})") from None
     if not isinstance(data, dict):
         raise UsageError(f"{p}: not a manifest (expected a JSON object)")
     build = data.get("build")
@@ -186,8 +189,9 @@ def read(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise UsageError(f"{p}: not a build manifest (no 'build' object)")
     missing = [k for k in _BUILD_KEYS if not isinstance(build.get(k), str) or not build[k]]
     if missing:
-        raise UsageError(f"{p}: not a build manifest (its 'build' object lacks "
+        raise UsageError(f"{escape(p)}: not a build manifest (its 'build' object lacks "
                          f"{', '.join(missing)})")
+    check_values(data, escape(p))  # ids, folders and paths: rules, never just ignored
     return data
 
 
@@ -195,5 +199,5 @@ def load(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A complete manifest of this schema version, validated (what ``repro`` re-plans from)."""
     p = Path(path)
     data = read(p)
-    validate(data, str(p))
+    validate(data, escape(p))
     return data

@@ -4,11 +4,19 @@ field and what is allowed."""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from toolkit.core.errors import UsageError
+from toolkit.core.text import escape, quoted
 
 SCHEMA_VERSION = 3
+# a build id, a package name, a version: the characters a wheel name and a folder name share
+# (no "/", no "..", no shell characters, no spaces)
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_+-]*(\.[A-Za-z0-9_+-]+)*$"
+NAME_PATTERN = r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$"
+VERSION_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9.+!_-]*$"
 
 _STR = {"type": "string"}
 _OPT_STR = {"type": ["string", "null"]}
@@ -26,10 +34,12 @@ def _obj(props: dict[str, Any], *, required: list[str] | None = None,
 SCHEMA: dict[str, Any] = _obj({
     "schema_version": {"const": SCHEMA_VERSION},
     "toolkit_version": _STR,
-    "build": _obj({"id": {"type": "string", "minLength": 1},
-                   "package": {"type": "string", "minLength": 1},
-                   "version": {"type": "string", "minLength": 1},
-                   "python": _STR, "rocm": _STR, "torch": _OPT_STR}),
+    "build": _obj({"id": {"type": "string", "pattern": ID_PATTERN},
+                   "package": {"type": "string", "pattern": NAME_PATTERN},
+                   "version": {"type": "string", "pattern": VERSION_PATTERN},
+                   "python": {"type": "string", "pattern": r"^[0-9]+\.[0-9]+t?$"},
+                   "rocm": {"type": "string", "pattern": r"^(cpu|[0-9]+(\.[0-9]+){0,3})$"},
+                   "torch": _OPT_STR}),
     "recipe": _STR,
     "dist": _STR,
     "targets": {"type": "array", "items": {"type": "string", "pattern": "^gfx[0-9a-f]+(:.*)?$"}},
@@ -72,13 +82,92 @@ def validate(data: Any, where: str) -> None:
     """``UsageError`` (exit 2) naming the first violation: its JSON path and the rule."""
     import jsonschema
 
+    check_values(data, where)
     validator = jsonschema.Draft202012Validator(SCHEMA)
     error = jsonschema.exceptions.best_match(validator.iter_errors(data))
     if error is None:
         return
     path = ".".join(str(p) for p in error.absolute_path) or "(top level)"
     if error.validator == "const" and list(error.absolute_path) == ["schema_version"]:
-        raise UsageError(f"{where}: manifest schema_version {error.instance!r}; this toolkit "
+        if not isinstance(error.instance, int) or isinstance(error.instance, bool):
+            raise UsageError(f"{where}: manifest schema_version {_value(error.instance)} is "
+                             f"{_JSON_TYPE.get(type(error.instance), 'a value')}, expected the "
+                             f"integer {SCHEMA_VERSION}")
+        raise UsageError(f"{where}: manifest schema_version {error.instance}; this toolkit "
                          f"reads {SCHEMA_VERSION}")
-    message = error.message if len(error.message) < 200 else error.message[:200] + "..."
-    raise UsageError(f"{where}: manifest field {path}: {message}")
+    if error.validator == "type":
+        raise UsageError(f"{where}: manifest field {path}: {_value(error.instance)} is "
+                         f"{_JSON_TYPE.get(type(error.instance), 'a value')}, expected "
+                         f"{_expected(error.validator_value)}")
+    raise UsageError(f"{where}: manifest field {path}: {escape(error.message)}")
+
+
+_JSON_TYPE = {str: "a string", int: "an integer", float: "a number", bool: "a boolean",
+              list: "an array", dict: "an object", type(None): "null"}
+
+
+def _expected(types: Any) -> str:
+    names = {"string": "a string", "integer": "an integer", "number": "a number",
+             "boolean": "a boolean", "array": "an array", "object": "an object", "null": "null"}
+    items = types if isinstance(types, list) else [types]
+    return " or ".join(names.get(str(t), str(t)) for t in items)
+
+
+def _value(value: Any) -> str:
+    return quoted(value) if isinstance(value, str) else escape(json.dumps(value))
+
+
+_UNSAFE_PATH = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _path_rule(value: Any, key: str, where: str, *, optional: bool = False) -> None:
+    if value is None and optional:
+        return
+    if not isinstance(value, str):
+        return  # the schema names the type
+    if not value.startswith("/") or ".." in value.split("/") or _UNSAFE_PATH.search(value):
+        raise UsageError(f"{where}: manifest field {key}: {quoted(value)} is not an absolute "
+                         "path without '..' or control characters (a tampered manifest?)")
+
+
+def check_values(data: Any, where: str) -> None:
+    """The rules a schema cannot say: the build id is the one its fields make (package,
+    version, Python tag, ROCm label) and matches the id pattern; the folders and the source
+    path a manifest records are absolute, without ``..`` or control characters. A violation
+    is a tampered manifest: ``UsageError`` (exit 2)."""
+    if not isinstance(data, dict):
+        return
+    build = data.get("build")
+    if isinstance(build, dict) and all(isinstance(build.get(k), str)
+                                       for k in ("id", "package", "version", "python", "rocm")):
+        bid = build["id"]
+        if not re.match(ID_PATTERN, bid) or ".." in bid:
+            raise UsageError(f"{where}: manifest field build.id: {quoted(bid)} is not a build id "
+                             "(letters, digits, . _ + -; e.g. apex-1.8.0-cp312-rocm7.0; a "
+                             "tampered manifest?)")
+        made = _build_id(build)
+        if made is not None and made != bid:
+            raise UsageError(f"{where}: manifest field build.id: {quoted(bid)} is not the build "
+                             f"its fields name ({quoted(made)}; a tampered manifest?)")
+    host = data.get("host")
+    if not isinstance(host, dict):
+        host = {}
+    for key in ("workdir", "env_dir"):
+        if key in data:
+            _path_rule(data[key], key, where, optional=key == "env_dir")
+        elif key in host:
+            _path_rule(host[key], f"host.{key}", where, optional=True)
+    source = data.get("source")
+    if isinstance(source, dict) and "path" in source:
+        _path_rule(source["path"], "source.path", where, optional=True)
+
+
+def _build_id(build: dict[str, Any]) -> str | None:
+    from toolkit.core.versions import rocm_label
+    from toolkit.data.matrix import python_tag
+
+    try:
+        tag = python_tag(build["python"])
+    except ValueError:
+        return None
+    return f"{build['package']}-{build['version']}-{tag}-{rocm_label(build['rocm'])}"

@@ -17,6 +17,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from toolkit.core.errors import EnvironmentProblem
+from toolkit.core.files import read_text
 from toolkit.core.steps import (
     CheckEnv,
     CreateEnv,
@@ -119,10 +120,9 @@ def _lock_text(path: str | None) -> str | None:
     if path is None:
         return None
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise EnvironmentProblem(f"cannot read lock {path}: {exc.strerror}",
-                                 hint="regenerate it, or pass --no-lock") from None
+        return read_text(path, "lock file", EnvironmentProblem)
+    except EnvironmentProblem as exc:
+        raise EnvironmentProblem(exc.message, hint="regenerate it, or pass --no-lock") from None
 
 
 def check_env(step: Step, run: Run) -> StepResult | str:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.core.errors import UsageError
+from toolkit.core.text import escape
 
 PASSED, FAILED, ERROR, SKIPPED = "passed", "failed", "error", "skipped"
 XFAILED = "xfailed"  # pytest's expected failure: <skipped type="pytest.xfail">
@@ -101,11 +102,18 @@ def _suite(el: ET.Element) -> JUnitSuite:
 
 def read(path: Path) -> list[JUnitSuite]:
     """The suites of a JUnit XML file (``<testsuites>`` or one ``<testsuite>`` at the root)."""
+    from toolkit.core.files import missing, read_bytes
+
+    if missing(path):
+        raise UsageError(f"{escape(path)}: no such JUnit file (written by `pytest --junit-xml "
+                         "FILE`)")
     try:
-        root = ET.parse(path).getroot()
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such JUnit file (written by `pytest --junit-xml FILE`)") \
-            from None
+        raw = read_bytes(path, "report")
+    except UsageError as exc:
+        why = exc.message.split(": ", 1)[-1]
+        raise UsageError(f"{escape(path)}: not JUnit XML: {why}") from None
+    try:
+        root = ET.fromstring(raw)
     except (OSError, ET.ParseError, ValueError, RecursionError) as exc:
         raise UsageError(f"{path}: not JUnit XML: {exc}") from None
     if root.tag in ("testsuite", "testsuites"):

@@ -131,11 +131,17 @@ def _bad(path: Path, what: str) -> UsageError:
 
 def read_nox_report(path: Path, source: str | None = None) -> list[Row]:
     """Rows of a ``nox --report FILE`` JSON file, one per session run."""
+    from toolkit.core.files import missing, read_text
+
+    if missing(path):
+        raise _bad(path, "no such nox report (written by `nox --report FILE`)")
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise _bad(path, "no such nox report (written by `nox --report FILE`)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        text = read_text(path, "report")
+    except UsageError as exc:
+        raise _bad(path, f"not a nox report: {exc.message.split(': ', 1)[-1]}") from None
+    try:
+        doc = json.loads(text)
+    except (ValueError, RecursionError) as exc:
         raise _bad(path, f"not a nox report (JSON from `nox --report FILE`): {exc}") from None
     sessions = doc.get("sessions") if isinstance(doc, dict) else None
     if not isinstance(sessions, list):

@@ -296,11 +296,17 @@ def reproduce(path: str, reporter: Reporter, *, step: str | None = None, dry_run
         return 0
     outcome = jobs.Outcome(plan.build.id, plan.build.package.name)
     runs: list[Run] = []
-    with jobs.build_locks(plan, layout, reporter):
-        try:
+    with jobs.build_locks(plan, layout, reporter), jobs.sigterm_as_interrupt():
+        try:  # the repro manifest says "running" at once: an earlier "ok" never stays
             run = executor.execute(plan, layout, reporter=reporter, run_out=runs,
-                                   only=lambda s: s.name in wanted,
-                                   log_name="repro.log")
+                                   only=lambda s: s.name in wanted, log_name="repro.log",
+                                   on_start=lambda r: jobs.write_manifest(
+                                       r, None, "repro-manifest.json"))
+        except KeyboardInterrupt:
+            outcome.error = "interrupted"
+            if runs:
+                jobs.write_manifest(runs[0], outcome, "repro-manifest.json", interrupted=True)
+            raise
         except Exception as err:
             outcome.error = str(err)
             if runs:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from toolkit.core.errors import DataError
 from toolkit.core.gfx import TargetId, expand, parse_target, split_tokens, unknown_processors
+from toolkit.core.text import escape as escape_text
+from toolkit.core.text import quoted
 
 if TYPE_CHECKING:
     from toolkit.inspect.report import Finding, LibraryResult, Report, WheelResult
@@ -70,12 +73,12 @@ def register(subparsers: Any) -> None:
         metavar="PATTERN",
         help="a needed library (soname glob, as auditwheel repair --exclude) to leave unchecked; repeatable",
     )
-    p.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPUs)")
+    p.add_argument("--jobs", type=_jobs, default=None, help="worker processes (default: CPUs)")
     p.add_argument("--max-member-size", type=_size, default=None, metavar="SIZE",
                    help="refuse a member declaring more inflated bytes (default 4G)")
     p.add_argument("--max-total-size", type=_size, default=None, metavar="SIZE",
                    help="refuse members past this many inflated bytes in all (default 16G)")
-    p.add_argument("--max-ratio", type=float, default=None, metavar="N",
+    p.add_argument("--max-ratio", type=_ratio, default=None, metavar="N",
                    help="refuse a member over 64M that inflates more than N:1 (default 200)")
     p.add_argument("--json", action="store_true", help="print one JSON object (every finding)")
     p.add_argument("-v", "--verbose", action="store_true",
@@ -88,11 +91,36 @@ def _size(text: str) -> int:
     units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
     t = text.strip().upper().removesuffix("B").removesuffix("I")
     try:
-        if t and t[-1] in units:
-            return int(float(t[:-1]) * units[t[-1]])
-        return int(t)
+        n = int(float(t[:-1]) * units[t[-1]]) if t and t[-1] in units else int(t)
+    except (ValueError, OverflowError):
+        raise argparse.ArgumentTypeError(f"bad size {quoted(text)}: expected e.g. 4G, 512M or "
+                                         "bytes") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"bad size {quoted(text)}: a size is not negative "
+                                         "(e.g. 4G, 512M or bytes)")
+    return n
+
+
+def _ratio(text: str) -> float:
+    """A ratio budget: a positive finite number."""
+    try:
+        n = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"bad size {text!r}: expected e.g. 4G, 512M or bytes") from None
+        n = float("nan")
+    if not math.isfinite(n) or n <= 0:
+        raise argparse.ArgumentTypeError(f"bad ratio {quoted(text)}: expected a positive number, "
+                                         "e.g. 200")
+    return n
+
+
+def _jobs(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"bad job count {quoted(text)}: expected 1 or more")
+    return n
 
 
 def expand_targets(tokens: Sequence[str], warnings: list[str] | None = None) -> list[TargetId]:
@@ -280,6 +308,6 @@ def show(report: Report, verbose: bool = False) -> None:
     for wheel in report.wheels:
         for i, line in enumerate(lines(wheel, verbose)):
             style = "bold" if i == 0 else ("red" if line.startswith(("  error", "  FAILED")) else "")
-            text = escape(line)
+            text = escape(escape_text(line, limit=max(len(line), 1)))  # names from the wheel
             out.print(f"[{style}]{text}[/{style}]" if style else text, highlight=False)
         out.print("")

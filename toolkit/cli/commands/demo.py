@@ -29,6 +29,7 @@ def demo_main(argv: Sequence[str], prog: str) -> None:
     """The demo's body, shared by ``nox -s demo`` and ``python -m toolkit demo``."""
     import dataclasses
 
+    from toolkit.cli.main import Parser
     from toolkit.cli.running import run_and_summarise
     from toolkit.data.matrix import load_matrix
     from toolkit.env.host import SystemRocm, discover
@@ -37,7 +38,7 @@ def demo_main(argv: Sequence[str], prog: str) -> None:
     from toolkit.plan.planner import plan
     from toolkit.plan.recipes.sample import DEMO_TARGETS, EXAMPLE, demo_build, detect_hip
 
-    p = argparse.ArgumentParser(prog=prog, exit_on_error=False,
+    p = Parser(prog=prog, exit_on_error=False,
                                 description="Build, check and smoke-test the bundled sample.")
     p.add_argument("--gfx", action="append", default=[], help="default: gfx90a,gfx908")
     p.add_argument("--dry-run", action="store_true", help="print the plan, run nothing")
@@ -62,7 +63,9 @@ def demo_main(argv: Sequence[str], prog: str) -> None:
     layout = Layout.default(args.workdir)
     the_plan = plan(matrix, build, opts, host, layout, toolkit_python=sys.executable)
     if args.dry_run:
-        print(the_plan.to_json() if args.json else render(the_plan))
+        from toolkit.core.text import clean
+
+        print(the_plan.to_json() if args.json else clean(render(the_plan)))
         return
     if hip:
         print(f"demo: HIP {hip[1]} compiler found under {hip[0]}: building GPU code")

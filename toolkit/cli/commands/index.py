@@ -1,9 +1,10 @@
 """`python -m toolkit index DIR`: write ``DIR/index.html``, a find-links page of its wheels.
 
 ``pip install --find-links DIR/index.html NAME`` (or the page's http:// URL) then installs
-from it, verifying each wheel's sha256. A wheel that cannot be listed (corrupt, badly
-named, a symlink out of DIR) is one warning line and left off; ``--strict`` makes that an
-error (exit 2, the page is not written). An unchanged page is not rewritten.
+from it, verifying each wheel's sha256. A wheel that cannot be listed (corrupt, failing
+check's integrity rules, badly named, a symlink out of DIR) is one warning line and left
+off; ``--strict`` makes that an error (exit 2, the page is not written). Two different
+wheels under one file name are refused (exit 2). An unchanged page is not rewritten.
 """
 
 from __future__ import annotations

@@ -61,11 +61,12 @@ def options_from(args: argparse.Namespace) -> tuple[object, object]:
         raise UsageError(f"unknown naming {args.naming!r}; valid: toolkit, upstream")
     if args.rocm_from not in (None, "pip", "system"):
         raise UsageError(f"unknown ROCm SDK provider {args.rocm_from!r}; valid: pip, system")
-    from toolkit.core.urls import check_index_url
+    from toolkit.core.urls import check_location
 
-    for url in [args.index_url, *args.find_links]:
-        if url and "://" in url:
-            check_index_url(url, allow_insecure=args.allow_insecure_index)
+    if args.index_url is not None:
+        check_location(args.index_url, allow_insecure=args.allow_insecure_index)
+    for url in args.find_links:
+        check_location(url, allow_insecure=args.allow_insecure_index, what="find-links value")
     gfx = matrix.expand_gfx(args.gfx) if args.gfx else ()
     opts = Options(gfx=gfx, rocm_from=args.rocm_from, index_url=args.index_url,
                    find_links=tuple(args.find_links), family=args.family, source=args.source,
@@ -102,5 +103,7 @@ def run(args: argparse.Namespace) -> int:
     failing = known_for_plan(p)
     if failing and not args.include_known_failures:
         raise refuse(build.id, failing)
-    print(p.to_json() if args.json else "\n".join([*plan_header(p), render(p)]))
+    from toolkit.core.text import clean
+
+    print(p.to_json() if args.json else clean("\n".join([*plan_header(p), render(p)])))
     return 0

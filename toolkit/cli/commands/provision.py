@@ -16,6 +16,8 @@ import sys
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from toolkit.core.text import clean
+
 if TYPE_CHECKING:
     from toolkit.data.matrix import Build, Matrix
     from toolkit.plan.layout import Layout
@@ -84,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     layout = Layout.default(args.workdir)
     if args.dry_run:
         p = provisioning_plan(matrix, build, opts, layout, find_interpreter=False)
-        print(mask(p.to_json() if args.json else render(p)))
+        print(mask(p.to_json()) if args.json else clean(mask(render(p))))
         return 0
     result = provision(matrix, build, opts, layout)
     env_dir = str(layout.env_dir(build))
