@@ -16,7 +16,8 @@ from toolkit.inspect.elf import Image, NeedRanges, parse_elf, read_elf_bytes
 from toolkit.inspect.errors import ElfError
 from toolkit.inspect.offload import parse_fatbin
 
-FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# example counts, deadline and randomness come from the profile (tests/conftest.py)
+FUZZ = settings(suppress_health_check=[HealthCheck.too_slow])
 
 
 def _small_elf() -> bytes:
@@ -115,7 +116,7 @@ def wheel_bytes(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     return make_wheel(d, "demo", "1.0", "py3-none-linux_x86_64", {"demo/_x.so": ELF}).read_bytes()
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(
     edits=st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(0, 255)), max_size=6),
     cut=st.one_of(st.none(), st.integers(0, 1 << 20)),
