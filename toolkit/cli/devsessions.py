@@ -35,7 +35,7 @@ FLAKE_RUNS = 5
 # error, usage error, nothing collected) means the run itself did not happen as asked
 _PYTEST_RAN = (0, 1)
 _HEADER = re.compile(r"^(?P<prefix>.*?)(?:Failing test case|Falsifying example): "
-                     r"(?P<rest>\w+\(.*)$")
+                     r"(?P<rest>\w+\(.*)$", re.MULTILINE)
 
 
 # ---------------------------------------------------------------------------- @example lines
@@ -50,8 +50,9 @@ class Failing:
 
 
 def _blocks(text: str) -> list[str]:
-    """Every ``test_name(...)`` call Hypothesis printed in ``text`` (pytest prefixes each line
-    of an exception, e.g. ``E       ``; the header line's prefix is taken off every line)."""
+    """Every complete ``test_name(...)`` call Hypothesis printed in ``text`` (pytest prefixes
+    each line of an exception, e.g. ``E       ``; the header line's prefix is taken off every
+    line). A call cut short (pytest shortens some messages) is left out."""
     lines = text.splitlines()
     out: list[str] = []
     for i, line in enumerate(lines):
@@ -66,7 +67,8 @@ def _blocks(text: str) -> list[str]:
             call.append(nxt)
             depth += _depth(nxt)
             j += 1
-        out.append("\n".join(call))
+        if depth == 0:
+            out.append("\n".join(call))
     return out
 
 
@@ -119,23 +121,45 @@ def given_names(source: str, function: str) -> set[str] | None:
     return None
 
 
+def _arguments(call: str) -> list[str] | None:
+    """The top-level arguments of ``name(a=1, b=[2, 3])`` as printed, one string each (comments
+    dropped); None when the brackets do not balance."""
+    inner = call.strip()
+    start = inner.find("(")
+    if start < 0 or not inner.endswith(")"):
+        return None
+    args: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for line in inner[start + 1:-1].splitlines():
+        piece = line.strip()
+        if not piece or (piece.startswith("#") and depth == 0):
+            continue
+        current.append(line)
+        depth += _depth(line)
+        if depth == 0:
+            text = "\n".join(current).strip()
+            args.append(text[:-1] if text.endswith(",") else text)
+            current = []
+    if depth != 0 or current:
+        return None
+    return args
+
+
 def to_example(call: str, given: set[str] | None) -> str | None:
-    """``test(a=1, fixture=2)`` as printed -> ``@example(\\n    a=1,\\n)`` (only ``given``'s
-    arguments when known); None when what Hypothesis printed is not Python."""
+    """``test(a=1, fixture=<obj>)`` as printed -> ``@example(\n    a=1,\n)``, with only
+    ``given``'s arguments when known (a fixture's value need not be Python); None when the
+    remaining arguments are not Python (Hypothesis printed an object's repr)."""
+    args = _arguments(call)
+    if args is None:
+        return None
+    kept = [a for a in args if given is None or a.split("=", 1)[0].strip() in given]
+    text = "@example(\n" + "".join(f"    {a},\n" for a in kept) + ")"
     try:
-        expr = ast.parse(call.strip(), mode="eval").body
+        ast.parse(text.removeprefix("@"), mode="eval")
     except SyntaxError:
         return None
-    if not isinstance(expr, ast.Call):
-        return None
-    src = call.strip()
-    parts = [ast.get_source_segment(src, a) for a in expr.args]
-    parts += [ast.get_source_segment(src, k) for k in expr.keywords
-              if given is None or k.arg in given]
-    if any(p is None for p in parts):
-        return None
-    body = "".join(f"    {p},\n" for p in parts)
-    return f"@example(\n{body})"
+    return text
 
 
 def _test_file(classname: str, root: Path) -> Path:
@@ -152,7 +176,8 @@ def failing_examples(junit: Path, root: Path) -> list[Failing]:
         raise UsageError(f"{junit}: not a readable JUnit file: {exc}") from None
     out: list[Failing] = []
     for tc in tree.getroot().iter("testcase"):
-        texts = [f"{el.get('message') or ''}\n{el.text or ''}"
+        # the element's text is pytest's full report; its message may be cut short
+        texts = [el.text if el.text and _HEADER.search(el.text) else el.get("message") or ""
                  for tag in ("failure", "error") for el in tc.findall(tag)]
         if not texts:
             continue
