@@ -136,3 +136,18 @@ def test_interrupt_during_build_then_recover(clone: tuple[Path, dict[str, str]],
     assert code == 0, out[-3000:]
     assert manifest(repo)["outcome"] == "ok"
     assert len(wheels(repo)) == 1
+
+
+def test_sigterm_to_the_toolkit_alone_stops_the_whole_build(
+        clone: tuple[Path, dict[str, str]], gate: Gate) -> None:
+    """`kill PID`, a supervisor or a CI step timeout signals the toolkit's process only: the
+    build backend and its compilers must stop with it, not keep writing into the build folder
+    after the run ended and its lock was released."""
+    repo, env = clone
+    proc = demo(repo, gate.env(env), "--no-smoke", "--rebuild", start_new_session=True)
+    compile_pid = int(gate.wait_reached(proc).split()[0])
+    os.kill(proc.pid, signal.SIGTERM)
+    code, out = finish(proc)
+    assert code == 130, out[-3000:]
+    assert manifest(repo)["outcome"] == "interrupted"
+    assert gate.wait_gone(compile_pid), f"the compile (pid {compile_pid}) outlived the toolkit"
