@@ -1,7 +1,8 @@
-"""nox sessions: build-/smoke-/lock-<py>-rocm<rocm> for every matrix pair, plus tests, lint, demo.
+"""nox sessions: build-/smoke-/lock-<py>-rocm<rocm> for every matrix pair, plus tests, lint, demo,
+fuzz and flakes.
 
-Bodies live in ``toolkit.cli.sessions``; options after ``--`` are listed by
-``nox -s build-3.12-rocm7.0 -- --help``.
+Bodies live in ``toolkit.cli.sessions`` (fuzz, flakes: ``toolkit.cli.devsessions``); options
+after ``--`` are listed by ``nox -s build-3.12-rocm7.0 -- --help``.
 """
 
 from __future__ import annotations
