@@ -1,7 +1,8 @@
-"""nox sessions: build-/smoke-/lock-<py>-rocm<rocm> for every matrix pair, plus tests, lint, demo.
+"""nox sessions: build-/smoke-/lock-<py>-rocm<rocm> for every matrix pair, plus tests, lint, demo,
+fuzz and flakes.
 
-Bodies live in ``toolkit.cli.sessions``; options after ``--`` are listed by
-``nox -s build-3.12-rocm7.0 -- --help``.
+Bodies live in ``toolkit.cli.sessions`` (fuzz, flakes: ``toolkit.cli.devsessions``); options
+after ``--`` are listed by ``nox -s build-3.12-rocm7.0 -- --help``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ nox.options.sessions = ["lint", "tests"]
 
 # From the matrix data. Broken data: `tests` and `lint` still run; `nox -l` and anything else
 # print the data error in one line and exit 3.
-noxsupport.register_matrix_sessions(data_free=("tests", "lint"))
+noxsupport.register_matrix_sessions(data_free=("tests", "lint", "fuzz", "flakes"))
 
 
 @nox.session(python=False)
@@ -53,3 +54,19 @@ def demo(session: nox.Session) -> None:
     from toolkit.cli import sessions
 
     sessions.demo(session, session.posargs)
+
+
+@nox.session(python=False, default=False)
+def fuzz(session: nox.Session) -> None:
+    """Property tests at random with many examples; failing ones printed as @example lines."""
+    from toolkit.cli import devsessions
+
+    devsessions.fuzz(session, session.posargs)
+
+
+@nox.session(python=False, default=False)
+def flakes(session: nox.Session) -> None:
+    """The integration tests 5 times in a row (cold and warm ccache); tests that changed outcome."""
+    from toolkit.cli import devsessions
+
+    devsessions.flakes(session, session.posargs)

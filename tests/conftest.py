@@ -4,12 +4,37 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, Phase, settings
+
+from tests.fixtures.gate import Gate
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "toolkit" / "data"
+
+# Hypothesis profiles. Property tests leave max_examples, deadline and randomness to these
+# (a test's own @settings only suppresses health checks it needs).
+# - ci (CI=true): the same examples on every run (derandomize; no example database, whose
+#   contents differ from clone to clone), a bounded count, and a deadline that only a real
+#   blow-up misses on 2 busy cores; the too_slow health check measures the machine's load,
+#   not the code, so it is off.
+# - dev (otherwise): random exploration, the local example database replays past failures.
+# - fuzz (`nox -s fuzz`): random, many examples, every phase including explain; failures
+#   print their reproduction blob, and the session turns them into @example lines.
+settings.register_profile(
+    "ci", derandomize=True, database=None, max_examples=200, deadline=timedelta(seconds=5),
+    suppress_health_check=[HealthCheck.too_slow], print_blob=True)
+settings.register_profile("dev", max_examples=100, deadline=timedelta(seconds=2), print_blob=True)
+settings.register_profile(
+    "fuzz", derandomize=False, max_examples=int(os.environ.get("TOOLKIT_FUZZ_EXAMPLES", "5000")),
+    deadline=None, phases=list(Phase), suppress_health_check=[HealthCheck.too_slow],
+    print_blob=True, report_multiple_bugs=True)
+# `--hypothesis-profile NAME` (Hypothesis's pytest plugin) loads another after this
+settings.load_profile("ci" if os.environ.get("CI", "").lower() in ("true", "1") else "dev")
 
 
 @pytest.fixture
@@ -25,6 +50,14 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     """Never touch the user's cache from tests unless a test points it somewhere on purpose."""
     if "TOOLKIT_CACHE_DIR" not in os.environ:
         monkeypatch.setenv("TOOLKIT_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "toolkit-cache"))
+
+
+@pytest.fixture
+def gate(tmp_path: Path) -> Iterator[Gate]:
+    """A build that waits for the test (see ``tests.fixtures.gate``)."""
+    g = Gate(tmp_path / "gate")
+    yield g
+    g.close()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

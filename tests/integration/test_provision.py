@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -58,16 +57,14 @@ def test_per_family_provision_then_reuse(sandbox: dict[str, str]) -> None:  # no
     stamp = json.loads((env / STAMP).read_text())
     assert stamp["values"]["ROCM_ROOT"] == root
     assert stamp["values"]["TORCH_VERSION"] == "2.8.0+rocm7.0"
-    # nothing changed: every provisioning step is skipped, well under a second of work
-    start = time.monotonic()
+    # nothing changed: every provisioning step is skipped (what it costs is measured by
+    # benchmarks/bench_provision.py, never by a clock in a test: on a busy machine that flakes)
     again = provision(sandbox, "sample-1.0.0-cp312-rocm7.0", "--json")
-    elapsed = time.monotonic() - start
     assert again.returncode == 0, again.stderr
     result = json.loads(again.stdout)
     ran = [s["name"] for s in result["steps"] if not s["skipped"]]
     assert ran == ["check-env"]  # it decides the reuse; every other step is skipped
     assert result["values"]["ROCM_ROOT"] == root
-    assert elapsed < 5
 
 
 def test_multi_arch_provision(sandbox: dict[str, str]) -> None:  # noqa: F811
@@ -124,14 +121,13 @@ def test_unknown_provider(sandbox: dict[str, str]) -> None:  # noqa: F811
 
 
 def test_unreachable_index_fails_fast_masked(sandbox: dict[str, str]) -> None:  # noqa: F811
-    start = time.monotonic()
     proc = provision(sandbox, "sample-1.0.0-cp312-rocm7.0",
                      "--index-url", "http://ci:hunter2@127.0.0.1:9/v2/")
-    assert time.monotonic() - start < 30
     assert proc.returncode == 4
     line = one_error_line(proc)
     assert "cannot reach ROCm SDK index http://***@127.0.0.1:9/v2/gfx94X-dcgpu/" in line
     assert "hunter2" not in proc.stderr + proc.stdout
+    # fast: refused at the probe, before any environment was created (not timed by a clock)
     assert not env_dir(sandbox, "3.12-rocm7.0-torch2.8").exists()
 
 

@@ -9,7 +9,9 @@ credentials in URLs masked; callers that expect a non-zero exit pass ``check=Fal
 from __future__ import annotations
 
 import collections
+import contextlib
 import os
+import signal
 import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -92,6 +94,12 @@ def run(argv: Sequence[str], *, cwd: str | os.PathLike[str] | None = None,
     return result
 
 
+def _signal_group(proc: subprocess.Popen[str], sig: signal.Signals) -> None:
+    """Signal the process group ``stream`` started ``proc`` in (gone already: nothing to do)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, sig)
+
+
 def stream(argv: Sequence[str], *, on_line: Callable[[str], None],
            cwd: str | os.PathLike[str] | Path | None = None,
            env: Mapping[str, str] | None = None,
@@ -99,14 +107,17 @@ def stream(argv: Sequence[str], *, on_line: Callable[[str], None],
     """Run ``argv`` with stdout and stderr merged, handing each (masked) line to ``on_line``.
 
     Raises ``CommandFailed`` (with the output tail) when it cannot start, exceeds ``timeout``
-    or exits non-zero; returns 0 otherwise. Ctrl-C stops the child before propagating.
+    or exits non-zero; returns 0 otherwise. The child runs in a process group of its own; an
+    interrupt (Ctrl-C, or SIGTERM turned into one) or the timeout stops that whole group (the
+    child and everything it started: build backends, compilers) before propagating, so
+    nothing keeps writing into a build folder after the run ended.
     """
     args = [str(a) for a in argv]
     tail: collections.deque[str] = collections.deque(maxlen=TAIL_LINES)
     try:
         proc = subprocess.Popen(args, cwd=cwd, env=dict(env) if env is not None else None,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                errors="replace", start_new_session=False)
+                                errors="replace", start_new_session=True)
     except FileNotFoundError:
         raise CommandFailed(args, None, reason="command not found") from None
     except OSError as exc:
@@ -119,19 +130,19 @@ def stream(argv: Sequence[str], *, on_line: Callable[[str], None],
             tail.append(line.rstrip("\n"))
             on_line(line)
             if deadline is not None and time.monotonic() > deadline:
-                proc.kill()
+                _signal_group(proc, signal.SIGKILL)
                 proc.wait()
                 raise CommandFailed(args, None, list(tail),
                                     reason=f"timed out after {timeout:g} s")
         code = proc.wait()
     except BaseException:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        # the whole group: a build's backend and compilers must not outlive an interrupt
+        _signal_group(proc, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            _signal_group(proc, signal.SIGKILL)
+            proc.wait()
         raise
     if code != 0:
         raise CommandFailed(args, code, list(tail))
