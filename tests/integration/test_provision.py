@@ -152,7 +152,7 @@ def test_unreachable_index_fails_fast_masked(sandbox: dict[str, str]) -> None:  
 
 
 def test_index_without_the_family(sandbox: dict[str, str]) -> None:  # noqa: F811
-    proc = provision(sandbox, "sample-1.0.0-cp312-rocm7.0", "--gfx", "gfx1200")
+    proc = provision(sandbox, "sample-1.0.0-cp312-rocm7.0", "--gfx", "gfx1201")
     assert proc.returncode == 4
     line = one_error_line(proc)
     assert "/v2/gfx120X-all/ has no 'rocm' project" in line
