@@ -200,14 +200,14 @@ def test_apex_18_hides_gpus_from_rocminfo_and_jit_only_is_an_option() -> None:
     step = make("apex-1.8.0-cp312-rocm7.0").step("build-wheel")
     assert step.env["ROCR_VISIBLE_DEVICES"] == ""
     assert step.env["APEX_BUILD_CPP_OPS"] == step.env["APEX_BUILD_CUDA_OPS"] == "1"
-    p = make("apex-1.8.0-cp312-rocm7.0", apex_ops="jit")
+    p = make("apex-1.8.0-cp312-rocm7.0", recipe_options=("apex-ops=jit",))
     step = p.step("build-wheel")
     assert "APEX_BUILD_CPP_OPS" not in step.env and "ROCR_VISIBLE_DEVICES" not in step.env
     assert "-C--build-option=--cpp_ext" in step.argv  # as upstream CI and TheRock pass it
     assert "--gfx" not in p.step("check").argv  # a JIT-only wheel carries no GPU code
     assert "ROCR_VISIBLE_DEVICES" not in make("apex-1.7.0-cp312-rocm6.4").step("build-wheel").env
     with pytest.raises(UsageError, match="unknown apex ops mode 'some'; valid: prebuilt, jit"):
-        make("apex-1.8.0-cp312-rocm7.0", apex_ops="some")
+        make("apex-1.8.0-cp312-rocm7.0", recipe_options=("apex-ops=some",))
 
 
 def test_preflight_says_which_apex_refuses() -> None:
