@@ -24,6 +24,7 @@ from toolkit.plan.recipes import load_matrix
 HOST = HostFacts(cores=8, mem_available_gib=32.0)
 LAYOUT = Layout(Path("/w"), Path("/c"))
 MULTI_ARCH_INDEX = "https://rocm.nightlies.amd.com/whl-multi-arch/"
+NEXT_INDEX = "https://nightly.repo.amd.com/rocm/whl-next/"
 
 
 def _with_builds(data: Path) -> Path:
@@ -144,7 +145,8 @@ def test_multi_arch_releases_are_theirs_and_per_family_ones_legacy() -> None:
         if rel.sdk.provider == "pip":
             assert rel.sdk.legacy == (rel.sdk.layout == "per-family")
             if rel.sdk.layout == "multi-arch":
-                assert rel.sdk.index_url == MULTI_ARCH_INDEX
+                # RELEASES.md's index; the repo.amd.com aggregate one since 4d76ea1a1
+                assert rel.sdk.index_url in (MULTI_ARCH_INDEX, NEXT_INDEX)
                 assert all(t.kind != "therock" or t.device_extras for t in rel.torch.values())
     # version.json: 10.1.0 at 89553ce37, TheRock's newest SDK
     assert m.rocm["10.1"].sdk.layout == "multi-arch"
