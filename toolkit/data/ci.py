@@ -92,6 +92,8 @@ class CiEntry:
             "session": b.session,
             "family": self.family,
             "families": self.family,
+            # --family for the SDK: a legacy per-family index only (multi-arch refuses it)
+            "sdk_family": self.family if b.rocm.sdk.layout == "per-family" else "",
             "gfx": ",".join(self.gfx),
             "runner": self.runner,
             "test_runner": self.test_runner.label,
@@ -187,10 +189,14 @@ def github_matrix(
     if rule.python == "newest":
         keep = _newest_pythons(pool)
         pool = [b for b in pool if (b.package.name, b.version, b.rocm.version, b.python) in keep]
-    targets = matrix.family_targets
     entries: list[CiEntry] = []
     for b in pool:
+        # a family within the release's era: its members that release's compilers build
+        # (a requested family that era does not know is no entry for that release)
+        targets = matrix.release_families(b.rocm)
         for fam in wanted or [b.rocm.default_family]:
+            if fam not in targets:
+                continue
             failing = known.for_build(matrix.known_failures, b, targets[fam])
             if failing and not include_known_failures:
                 continue

@@ -56,7 +56,7 @@ PLATFORMS = ("linux", "windows")
 BUILD_PLATFORM = "linux"
 # the plan steps a failure may be expected at (toolkit.plan.planner's step names)
 STEPS = ("check-env", "probe-indexes", "create-env", "install-rocm-sdk", "rocm-sdk-test",
-         "pin-torch", "install-torch", "mark-env-ready", "get-sources", "get-submodules",
+         "pin-torch", "install-torch", "rocm-sdk-init", "mark-env-ready", "get-sources", "get-submodules",
          "install-requirements", "provide-tbb", "preflight", "build-wheel", "expect-wheel",
          "name-wheel", "check", "install-wheel", "smoke")
 XFAIL, XPASS, FAILED, NOT_REACHED = "xfail", "xpass", "failed", "not reached"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.core.errors import DataError, UsageError, unknown
 from toolkit.core.versions import rocm_label, version_sort_key
+from toolkit.data.gpus import GpuEra, GpuFamily, family_names, load_gpus
 from toolkit.data.schema import check, fail, read_toml
-from toolkit.data.specs import CI, GPUS, PACKAGE, RECIPES, RESERVED_FILES, ROCM
+from toolkit.data.specs import CI, PACKAGE, RESERVED_FILES, ROCM
 
 if TYPE_CHECKING:
     from toolkit.data.known import KnownFailure
@@ -34,16 +35,10 @@ DATA_DIR = Path(__file__).parent
 
 # ----------------------------------------------------------------------------- data classes
 @dataclass(frozen=True)
-class GpuFamily:
-    name: str
-    targets: tuple[str, ...]
-    aliases: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
 class SdkSource:
     provider: str  # "pip" | "system"
     layout: str | None = None  # pip only: "per-family" | "multi-arch"
+    legacy: bool = False  # pip only: TheRock's legacy per-family releases (may be deleted)
     index_url: str | None = None  # pip only
     spec: str | None = None  # pip only: requirement, e.g. rocm[libraries,devel]>1.0,<7.1
     version: str | None = None  # system only: the install expected, e.g. 6.4.3
@@ -60,6 +55,9 @@ class TorchSource:
     index_url: str | None = None
     find_links: str | None = None
     per_family: bool = False  # index_url gets "<family>/" appended (TheRock layout)
+    # TheRock's multi-arch index: a host wheel plus device packages chosen by torch's
+    # device-<gfx> extras; it pins the SDK it was built with
+    device_extras: bool = False
     note: str | None = None
     evidence: str = ""
 
@@ -75,6 +73,7 @@ class RocmRelease:
     # differ from today's names in gpus.toml; empty: gpus.toml's families
     families: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
     families_evidence: str = ""
+    era: GpuEra | None = None  # the gfx ids its compilers build (None: not recorded)
 
 
 @dataclass(frozen=True)
@@ -177,7 +176,7 @@ class Matrix:
     packages: Mapping[str, Package]
     rocm: Mapping[str, RocmRelease]
     families: Mapping[str, GpuFamily]
-    extra_targets: tuple[str, ...]
+    eras: Mapping[str, GpuEra]
     source: Path
     builds: tuple[Build, ...] = field(default=())
     # known_failures.toml (toolkit.data.known): builds upstream says fail, with the evidence
@@ -198,8 +197,29 @@ class Matrix:
         seen: dict[str, None] = {}
         for fam in self.families.values():
             seen.update(dict.fromkeys(fam.targets))
-        seen.update(dict.fromkeys(self.extra_targets))
+        for era in self.eras.values():
+            seen.update(dict.fromkeys(era.all_targets))
         return tuple(seen)
+
+    @property
+    def extra_targets(self) -> tuple[str, ...]:
+        """gfx ids no family lists (compilers of some era accept them)."""
+        listed = {t for fam in self.families.values() for t in fam.targets}
+        return tuple(t for t in self.known_targets if t not in listed)
+
+    def release_families(self, release: RocmRelease) -> dict[str, tuple[str, ...]]:
+        """Family names (and aliases) valid for ``release``: each with its members that the
+        release's compilers build (a family's members only grew over time); without a
+        recorded era, every family as gpus.toml lists it."""
+        if release.era is None:
+            return self.family_targets
+        built = set(release.era.targets)
+        out: dict[str, tuple[str, ...]] = {}
+        for name, members in self.family_targets.items():
+            kept = tuple(t for t in members if t in built)
+            if kept:
+                out[name] = kept
+        return out
 
     def expand_gfx(self, tokens: Iterable[str]) -> tuple[str, ...]:
         from toolkit.core.gfx import expand
@@ -299,38 +319,26 @@ def _url(table: Mapping[str, Any], key: str, indexes: Mapping[str, str]) -> str 
     return None
 
 
-def _load_families(file: Path) -> tuple[dict[str, GpuFamily], tuple[str, ...]]:
-    doc = read_toml(file)
-    check(GPUS, doc, file)
-    families: dict[str, GpuFamily] = {}
-    seen: set[str] = set()
-    for name, table in doc["families"].items():
-        aliases = tuple(table.get("aliases", ()))
-        for n in (name, *aliases):
-            if n in seen:
-                fail(file, f'families."{name}"', f"family name {n!r} is defined twice")
-            seen.add(n)
-        families[name] = GpuFamily(name, tuple(table["targets"]), aliases)
-    return families, tuple(doc.get("extra_targets", ()))
-
-
-def _family_names(families: Mapping[str, GpuFamily]) -> list[str]:
-    return sorted({n for f in families.values() for n in (f.name, *f.aliases)})
-
-
-def _load_rocm(file: Path, families: Mapping[str, GpuFamily]) -> dict[str, RocmRelease]:
+def _load_rocm(file: Path, families: Mapping[str, GpuFamily],
+               eras: Mapping[str, GpuEra]) -> dict[str, RocmRelease]:
     doc = read_toml(file)
     indexes = doc.get("indexes")
     names = sorted(indexes) if isinstance(indexes, dict) else []
-    check(ROCM, doc, file, {"families": _family_names(families), "indexes": names})
+    check(ROCM, doc, file, {"families": family_names(families), "indexes": names,
+                            "eras": sorted(eras)})
     urls = {k: str(_url(doc["indexes"], k, {})) for k in names}
     releases: dict[str, RocmRelease] = {}
     for version, rel in doc["releases"].items():
         where = f'releases."{version}"'
         s = rel["sdk"]
         if s["provider"] == "pip":
-            sdk = SdkSource("pip", layout=s["layout"], index_url=_url(s, "index_url", urls),
+            sdk = SdkSource("pip", layout=s["layout"], legacy=bool(s.get("legacy", False)),
+                            index_url=_url(s, "index_url", urls),
                             spec=s["spec"], note=s.get("note"), evidence=s["evidence"])
+            if sdk.legacy != (sdk.layout == "per-family"):
+                fail(file, f"{where}.sdk.legacy", "TheRock's per-family releases are legacy and "
+                     "its multi-arch ones are not: per-family needs legacy = true, multi-arch "
+                     "takes no legacy (ROCm/TheRock docs/packaging/legacy_per_family_releases.md)")
         else:
             sdk = SdkSource("system", version=s["version"], note=s.get("note"),
                             evidence=s["evidence"])
@@ -353,23 +361,36 @@ def _load_rocm(file: Path, families: Mapping[str, GpuFamily]) -> dict[str, RocmR
             torches[tv] = TorchSource(
                 tv, version, t["kind"], t["spec"], idx, _url(t, "find_links", urls),
                 per_family=(t["kind"] == "therock" and sdk.layout != "multi-arch"),
+                device_extras=(t["kind"] == "therock" and sdk.layout == "multi-arch"),
                 note=t.get("note"), evidence=t["evidence"],
             )
         releases[version] = RocmRelease(
             version, rel["hip"], rel["default_family"], sdk, MappingProxyType(torches),
-            MappingProxyType(served), rel["families"]["evidence"] if served else "")
+            MappingProxyType(served), rel["families"]["evidence"] if served else "",
+            eras[rel["gpus"]])
+        era = eras[rel["gpus"]]
+        fam = families.get(rel["default_family"]) or next(
+            f for f in families.values() if rel["default_family"] in f.aliases)
+        if not served and not set(fam.targets) & set(era.targets):
+            fail(file, f"{where}.default_family", f"{rel['default_family']!r} has no member "
+                 f"in the {era.name} era's targets ({', '.join(era.targets)})")
     return releases
 
 
-def _load_package(file: Path, rocm: Mapping[str, RocmRelease]) -> Package:
+Recipes = tuple[tuple[str, tuple[str, ...]], ...]  # (recipe, its build styles), hashable
+
+
+def _load_package(file: Path, rocm: Mapping[str, RocmRelease], recipes: Recipes | None) -> Package:
     doc = read_toml(file)
     header = doc.get("package")
     recipe = header.get("recipe") if isinstance(header, dict) else None
-    check(PACKAGE, doc, file, {
-        "name": [file.stem],
-        "rocm": sorted(rocm, key=version_sort_key),
-        "build_styles": RECIPES.get(recipe, ()) if isinstance(recipe, str) else (),
-    })
+    refs: dict[str, Sequence[str]] = {"name": [file.stem],
+                                      "rocm": sorted(rocm, key=version_sort_key)}
+    if recipes is not None:
+        styles = dict(recipes)
+        refs["recipes"] = list(styles)
+        refs["build_styles"] = styles.get(recipe, ()) if isinstance(recipe, str) else ()
+    check(PACKAGE, doc, file, refs)
     pkg = doc["package"]
     versions: list[PackageVersion] = []
     for i, vt in enumerate(doc["versions"]):
@@ -392,19 +413,19 @@ def _load_package(file: Path, rocm: Mapping[str, RocmRelease]) -> Package:
 
 
 @cache
-def _load(data_dir: Path) -> Matrix:
-    families, extra = _load_families(data_dir / "gpus.toml")
-    rocm = _load_rocm(data_dir / "rocm.toml", families)
+def _load(data_dir: Path, recipes: Recipes | None) -> Matrix:
+    families, eras = load_gpus(data_dir / "gpus.toml")
+    rocm = _load_rocm(data_dir / "rocm.toml", families, eras)
     packages: dict[str, Package] = {}
     for path in sorted(data_dir.glob("*.toml")):
         if path.name not in RESERVED_FILES:  # every other file is one package (name = stem)
-            packages[path.stem] = _load_package(path, rocm)
+            packages[path.stem] = _load_package(path, rocm, recipes)
     if not packages:
         raise DataError(f"{data_dir}: no package file; add <name>.toml with [package] and "
                         "[[versions]] (beside gpus.toml and rocm.toml)")
     ci = data_dir / "ci.toml"
     if ci.is_file():  # its rules across files are checked by toolkit.data.ci.load_ci
-        check(CI, read_toml(ci), ci, {"families": _family_names(families)})
+        check(CI, read_toml(ci), ci, {"families": family_names(families)})
     builds = tuple(
         Build(p, pv, py, rocm[r])
         for p in packages.values()
@@ -413,7 +434,7 @@ def _load(data_dir: Path) -> Matrix:
         for py in pv.python
     )
     matrix = Matrix(MappingProxyType(packages), MappingProxyType(rocm),
-                    MappingProxyType(families), extra, data_dir, builds)
+                    MappingProxyType(families), MappingProxyType(eras), data_dir, builds)
     return _with_known_failures(matrix)
 
 
@@ -432,9 +453,14 @@ def data_dir() -> Path:
     return Path(os.environ.get("TOOLKIT_DATA_DIR") or DATA_DIR).resolve()
 
 
-def load_matrix(path: str | os.PathLike[str] | None = None) -> Matrix:
-    """The validated matrix (cached per folder)."""
+def load_matrix(path: str | os.PathLike[str] | None = None, *,
+                recipes: Mapping[str, Sequence[str]] | None = None) -> Matrix:
+    """The validated matrix (cached per folder). ``recipes`` (recipe -> build styles) are the
+    closed sets of the package files' ``recipe`` and ``build_style``: the plan layer's
+    registry passes them (``toolkit.plan.recipes.load_matrix``); without them those two
+    fields are not checked here (planning a build still refuses an unknown recipe)."""
     folder = Path(path).resolve() if path is not None else data_dir()
     if not folder.is_dir():
         raise DataError(f"{folder}: matrix data folder does not exist")
-    return _load(folder)
+    key = None if recipes is None else tuple((k, tuple(v)) for k, v in sorted(recipes.items()))
+    return _load(folder, key)

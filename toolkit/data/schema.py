@@ -4,6 +4,7 @@ A spec describes one TOML value:
 
 - ``Text``: a non-empty string; optionally one of a closed set (``choices``, fixed or a ``Ref``
   resolved per file), matching a pattern, or passing a ``check``;
+- ``Flag``: a boolean (``true`` / ``false``);
 - ``Texts``: a non-empty array of distinct strings, each a ``Text``;
 - ``Table``: a table with a fixed set of keys (every other key is an error), each required
   unless listed in ``optional``; a ``one_of`` group needs exactly one of its keys, an
@@ -38,9 +39,12 @@ else:  # pragma: no cover
 
 @dataclass(frozen=True)
 class Ref:
-    """A closed set known only per file (ROCm releases, GPU families): ``refs[name]``."""
+    """A closed set known only per file (ROCm releases, GPU families): ``refs[name]``.
+    ``given_by_caller``: a set the caller may leave out (then the value is not checked
+    against one): recipe names and build styles, known to the plan layer's registry."""
 
     name: str
+    given_by_caller: bool = False
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,11 @@ class Text:
     like: str = ""  # what the pattern means, for the message: "X.Y[.Z]"
     check: Callable[[str], str | None] | None = None  # returns what is wrong, or None
     note: str = ""  # why the choices are these, appended to "valid: ..."
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A TOML boolean."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +93,7 @@ class Tagged:
     variants: Mapping[str, Table] = field(default_factory=dict)
 
 
-Spec: TypeAlias = "Text | Texts | Table | Map | Array | Tagged"
+Spec: TypeAlias = "Text | Flag | Texts | Table | Map | Array | Tagged"
 Refs: TypeAlias = Mapping[str, Sequence[str]]
 
 _TOML_TYPES = {bool: "boolean", int: "integer", float: "float", str: "string", list: "array",
@@ -118,6 +127,8 @@ def describe(spec: Spec) -> str:
     """What a value of ``spec`` is, for "missing (... is required)" and "must be ..."."""
     if isinstance(spec, Text):
         return "a non-empty string"
+    if isinstance(spec, Flag):
+        return "true or false"
     if isinstance(spec, Texts):
         return "a non-empty array of strings"
     if isinstance(spec, Array):
@@ -142,12 +153,17 @@ class _Checker:
 
     def choices(self, spec: Text) -> tuple[str, ...] | None:
         if isinstance(spec.choices, Ref):
+            if spec.choices.given_by_caller and spec.choices.name not in self.refs:
+                return None
             return tuple(self.refs[spec.choices.name])
         return spec.choices
 
     def value(self, spec: Spec, value: Any, path: str) -> None:
         if isinstance(spec, Text):
             self.text(spec, value, path)
+        elif isinstance(spec, Flag):
+            if not isinstance(value, bool):
+                fail(self.file, path, f"must be {describe(spec)}, got {_got(value)}")
         elif isinstance(spec, Texts):
             self.texts(spec, value, path)
         elif isinstance(spec, Table):

@@ -4,24 +4,19 @@ Files: ``gpus.toml`` (GPU families), ``rocm.toml`` (ROCm releases), ``ci.toml`` 
 rules and runners) and every other ``*.toml``: one package (``[package]`` and ``[[versions]]``),
 named after its file (``apex.toml`` holds ``package.name = "apex"``).
 
-Refs resolved per file: ``families`` (names and aliases from gpus.toml), ``indexes`` (rocm.toml's
-``[indexes]``), ``rocm`` (releases), ``name`` (the package file's stem), ``build_styles`` (those
+Refs resolved per file: ``families`` (names and aliases from gpus.toml), ``eras`` (its
+release eras), ``indexes`` (rocm.toml's ``[indexes]``), ``rocm`` (releases), ``name`` (the
+package file's stem); given by the caller (the plan layer's recipe registry,
+``toolkit.plan.recipes.load_matrix``): ``recipes`` (their names) and ``build_styles`` (those
 of the package's recipe).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from toolkit.data.schema import Array, Map, Ref, Table, Tagged, Text, Texts
+from toolkit.data.schema import Array, Flag, Map, Ref, Table, Tagged, Text, Texts
 
 PYTHONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.13t", "3.14", "3.14t")
 SDK_LAYOUTS = ("per-family", "multi-arch")
-# recipe (toolkit.plan.recipes) -> the build styles it understands, in the order they appeared
-RECIPES: Mapping[str, tuple[str, ...]] = {
-    "apex": ("ext-flags", "jit-prebuild"),
-    "fbgemm_gpu": ("package-variant", "build-variant"),
-}
 # GitHub events a CI rule may be written for (the workflow passes ${{ github.event_name }}).
 EVENTS = ("pull_request", "push", "schedule", "workflow_dispatch", "merge_group", "release")
 PYTHON_RULES = ("newest", "all")
@@ -61,23 +56,25 @@ _VER = Text(pattern=VERSION, like="X.Y[.Z]")
 _URL = Text(check=_index_url)
 _GFX = Text(check=_gfx_id)
 
-GPUS = Table(
-    {
-        "extra_targets": Texts(_GFX),
-        "families": Map(Table({"targets": Texts(_GFX), "aliases": Texts()}, optional=("aliases",)),
-                        non_empty=True, what="GPU family ([families.<name>])"),
-    },
-    optional=("extra_targets",),
-)
+# `eras`: which gfx ids the compilers of a release era build (rocm.toml: `gpus = "<era>"`)
+_ERA = Table({"evidence": Text(), "targets": Texts(_GFX), "extra_targets": Texts(_GFX)},
+             optional=("extra_targets",))
+GPUS = Table({
+    "families": Map(Table({"targets": Texts(_GFX), "aliases": Texts()}, optional=("aliases",)),
+                    non_empty=True, what="GPU family ([families.<name>])"),
+    "eras": Map(_ERA, key=Text(pattern=r"[A-Za-z0-9][A-Za-z0-9_.-]*", like="a name"),
+                non_empty=True, what="release era ([eras.<name>])"),
+})
 
 _INDEX = Text(choices=Ref("indexes"))
 # `evidence`: where upstream says so ("<owner>/<repo>@<commit> <file>"); `note`: what a user
 # should know (why a system install, why AMD's own torch build), shown by `invoke matrix`.
 _EVIDENCE = Text()
 _SDK = Tagged("provider", {
-    "pip": Table({"layout": Text(choices=SDK_LAYOUTS), "index": _INDEX, "index_url": _URL,
-                  "spec": _TEXT, "note": _TEXT, "evidence": _EVIDENCE},
-                 optional=("note",), one_of=(("index", "index_url"),)),
+    # legacy: TheRock's per-family releases (no new ones; old ones may be deleted)
+    "pip": Table({"layout": Text(choices=SDK_LAYOUTS), "legacy": Flag(), "index": _INDEX,
+                  "index_url": _URL, "spec": _TEXT, "note": _TEXT, "evidence": _EVIDENCE},
+                 optional=("note", "legacy"), one_of=(("index", "index_url"),)),
     "system": Table({"version": _VER, "note": _TEXT, "evidence": _EVIDENCE}, optional=("note",)),
 })
 _TORCH = Tagged("kind", {
@@ -105,6 +102,7 @@ ROCM = Table(
         "indexes": Map(_URL, key=Text(pattern=r"[A-Za-z0-9][A-Za-z0-9_.-]*", like="a name")),
         "releases": Map(
             Table({
+                "gpus": Text(choices=Ref("eras"), note="the release eras of gpus.toml"),
                 "hip": Text(pattern=MINOR, like="X.Y"),
                 "default_family": Text(choices=Ref("families")),
                 "sdk": _SDK,
@@ -121,7 +119,8 @@ ROCM = Table(
 PACKAGE = Table({
     "package": Table(
         {"name": Text(choices=Ref("name"), note="a package file is named after its package"),
-         "dist": _TEXT, "repo": _TEXT, "recipe": Text(choices=tuple(RECIPES)), "subdir": _TEXT},
+         "dist": _TEXT, "repo": _TEXT, "recipe": Text(choices=Ref("recipes", given_by_caller=True),
+                                   note="the recipes of toolkit.plan.recipes.REGISTRY"), "subdir": _TEXT},
         optional=("subdir",),
     ),
     "versions": Array(Table({
@@ -130,7 +129,8 @@ PACKAGE = Table({
         "torch": _VER,
         "rocm": Texts(Text(choices=Ref("rocm"))),
         "python": Texts(Text(choices=PYTHONS)),
-        "build_style": Text(choices=Ref("build_styles"), note="the build styles of its recipe"),
+        "build_style": Text(choices=Ref("build_styles", given_by_caller=True),
+                            note="the build styles of its recipe"),
         "evidence": _EVIDENCE,
         # gfx targets without --gfx, by the first ROCm major they apply from ("6", "7")
         "default_targets": Map(Texts(_GFX), key=Text(pattern=r"[0-9]+", like="a ROCm major like 7"),
