@@ -9,7 +9,8 @@
   with (``external-builds/pytorch/README.md``, every version of it: the newest word wins).
 - ROCm releases: apex documents none. A version past the seed table takes those upstream
   PyTorch published its torch for (pytorch/test-infra, see ``pytorch.py``); the seed table's
-  versions (evidence "seed table") keep theirs.
+  versions (evidence "seed table") keep theirs. Likewise the Pythons: those PyTorch published
+  that torch for.
 - Recipe facts (jit-prebuild versions): the ops ``op_builder/*.py`` declare (``NAME = ...``)
   must be the recipe's expected modules; a difference needs a recipe review.
 
@@ -82,6 +83,13 @@ def _rocm_for(ctx: Context, torch: str) -> tuple[tuple[str, ...], str] | None:
     return tuple(r for r in rel.rocm if r in ctx.matrix.rocm), rel.evidence
 
 
+def _python_for(ctx: Context, torch: str) -> tuple[str, ...]:
+    from toolkit.data.specs import PYTHONS
+
+    rel = ctx.derived.get("pytorch", {}).get(torch)
+    return tuple(p for p in rel.python if p in PYTHONS) if rel is not None else ()
+
+
 def check(ctx: Context) -> list[Fact]:
     from toolkit.plan.recipes import recipe_for
 
@@ -121,6 +129,11 @@ def check(ctx: Context) -> list[Fact]:
                 facts.append(Fact("drift", f"apex {version} ROCm releases", ", ".join(v.rocm),
                                   ", ".join(derived[0]), derived[1],
                                   (Edit(file, ("versions", i, "rocm"), list(derived[0])),)))
+            pythons = _python_for(ctx, v.torch_minor)
+            if derived and pythons and tuple(v.python) != pythons:
+                facts.append(Fact("drift", f"apex {version} Python", ", ".join(v.python),
+                                  ", ".join(pythons), derived[1],
+                                  (Edit(file, ("versions", i, "python"), list(pythons)),)))
         if v.build_style == "jit-prebuild":
             ops = _ops(repo, head)
             expected = {m.removeprefix("apex.")

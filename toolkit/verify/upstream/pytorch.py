@@ -2,7 +2,8 @@
 
 ``tools/scripts/generate_binary_build_matrix.py`` names the stable torch release
 (``CURRENT_STABLE_VERSION``) and the ROCm versions of each channel (``ROCM_ARCHES_DICT``).
-A release's pairs are ``ROCM_ARCHES_DICT["release"]`` at its *stable commit*: the first
+A release's pairs are ``ROCM_ARCHES_DICT["release"]`` (its Pythons
+``PYTHON_ARCHES_DICT["release"]``) at its *stable commit*: the first
 commit whose ``CURRENT_STABLE_VERSION`` is ``X.Y.0`` (later edits within a release, e.g. a
 ROCm added then reverted, are not what was published). A newer ``CURRENT_CANDIDATE_VERSION``
 is a candidate: a note, never a pair. The wheels live at
@@ -34,6 +35,7 @@ _STABLE = re.compile(r'^CURRENT_STABLE_VERSION\s*=\s*"([0-9.]+)"', re.M)
 class Release:
     torch: str  # "2.13"
     rocm: tuple[str, ...]
+    python: tuple[str, ...]  # PYTHON_ARCHES_DICT["release"]: the Pythons it was published for
     commit: str
     evidence: str
 
@@ -76,10 +78,13 @@ def releases(repo: Repo, oldest: str) -> tuple[list[Release], Fact | None]:
         seen.add(torch)
         if version_sort_key(torch) < version_sort_key(oldest):
             continue
-        rocm = _rocm(_assignments(text or ""), "release")
+        values = _assignments(text or "")
+        rocm = _rocm(values, "release")
+        pythons = values.get("PYTHON_ARCHES_DICT")
+        python = tuple(pythons.get("release", ())) if isinstance(pythons, dict) else ()
         if rocm:
             ev = (f"{repo.evidence(commit, SCRIPT)} ({torch}.0: rocm {', '.join(rocm)})")
-            out.append(Release(torch, rocm, commit, ev))
+            out.append(Release(torch, rocm, python, commit, ev))
     note = None
     head = texts[-1] if texts else None
     if head:
