@@ -5,7 +5,7 @@ local index: package ``sample`` for Python 3.11/3.12 with
 
 - ROCm 7.0 (pip SDK, per-family index): torch 2.8 (double, hip 7.0), 2.7 (double, hip 6.4:
   a HIP mismatch), 2.13 (the real CPU torch wheel, hip None);
-- ROCm 7.1 (pip SDK, multi-arch index): torch 2.8 (double, hip 7.1);
+- ROCm 7.1 (pip SDK, multi-arch index): torch 2.8 (split double, hip 7.1);
 - ROCm 5.2 (system SDK: Debian's hipcc): torch 2.8 (double 2.8.0+rocm5.2, hip 5.2).
 """
 
@@ -30,10 +30,12 @@ local = "{url}v2/"
 local-multi = "{url}multi/"
 
 [releases."7.0"]
+gpus = "therock-7.0"
 hip = "7.0"
 default_family = "gfx94X-dcgpu"
 sdk.provider = "pip"
 sdk.layout = "per-family"
+sdk.legacy = true
 sdk.index = "local"
 sdk.spec = "rocm[libraries,devel]>1.0,>=7.0.0a0,<7.1"
 sdk.evidence = "TEST DOUBLE: the local index"
@@ -42,6 +44,7 @@ torch."2.8" = {{ kind = "therock", index = "local", spec = "torch==2.8.0", evide
 torch."2.13" = {{ kind = "therock", index = "local", spec = "torch==2.13.0", evidence = "TEST DOUBLE" }}
 
 [releases."7.1"]
+gpus = "therock-7.15"
 hip = "7.1"
 default_family = "gfx94X-dcgpu"
 sdk.provider = "pip"
@@ -52,6 +55,7 @@ sdk.evidence = "TEST DOUBLE: the local index"
 torch."2.8" = {{ kind = "therock", index = "local-multi", spec = "torch==2.8.0", evidence = "TEST DOUBLE" }}
 
 [releases."5.2"]
+gpus = "rocm-6"
 hip = "5.2"
 default_family = "gfx90a"
 sdk = {{ provider = "system", version = "5.2.0", evidence = "TEST DOUBLE: Debian's hipcc" }}

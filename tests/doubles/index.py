@@ -5,13 +5,14 @@ Layout served (both of TheRock's layouts in one tree)::
     /v2/<family>/<project>/      per-family (legacy): rocm, rocm-sdk-core, rocm-sdk-devel,
                                  rocm-sdk-libraries-<family>, torch
     /multi/<project>/            multi-arch: rocm, rocm-sdk-core, rocm-sdk-devel,
-                                 rocm-sdk-libraries, rocm-sdk-device-<gfx>, torch
+                                 rocm-sdk-libraries, rocm-sdk-device-<gfx>, torch (split:
+                                 host wheel + amd-torch-device-<gfx>)
     /files/<file>                the artifacts (links carry #sha256=...)
 
 Per-family: 7.0.0a20260101 for gfx94X-dcgpu and gfx90a (no other family: a request for one
 is a 404, like TheRock's index for a family it does not build). Multi-arch: 7.1.0a20260101 for
 gfx942 and gfx90a. Torch doubles: 2.8.0+rocm7.0 (hip 7.0), 2.7.0+rocm6.4 (hip 6.4 -> mismatch
-on 7.0), 2.8.0+rocm7.1 (hip 7.1); the real CPU torch wheel from /opt/wheels when present.
+on 7.0), 2.8.0+rocm7.1 (hip 7.1, split into a host wheel and device packages); the real CPU torch wheel from /opt/wheels when present.
 """
 
 from __future__ import annotations
@@ -96,7 +97,8 @@ def build_tree(root: Path, *, real_torch: bool = True) -> dict[str, list[Path]]:
             except OSError:
                 link.symlink_to(CPU_TORCH)
         torch70.append(link)
-    torch71 = [sdk.write_torch(files, "2.8.0+rocm7.1", "7.1.25010")]
+    torch71 = sdk.write_split_torch(files, "2.8.0+rocm7.1", "7.1.25010", devices=DEVICES,
+                                    sdk_version=MULTI_ARCH_VERSION)
     layout: dict[str, list[Path]] = {}
     for fam in FAMILIES:
         own = [f for f in per_family

@@ -15,6 +15,10 @@ Packages, named as TheRock names them, every Summary starting with "TEST DOUBLE"
   (per-family) or ``rocm-sdk-libraries`` + ``rocm-sdk-device-<gfx>`` (multi-arch).
 - ``rocm 0.1.0``: the PyPI placeholder that ``>1.0`` must skip.
 - ``torch`` X.Y.Z+rocmA.B reporting ``torch.version.hip``.
+- a split ``torch`` as TheRock's multi-arch index has it (ROCm/TheRock@89553ce37 RELEASES.md):
+  a host wheel with ``device-<gfx>``/``device-all`` extras, each pulling an
+  ``amd-torch-device-<gfx>`` package that depends on ``rocm-sdk-device-<gfx>``; the host wheel
+  pins ``rocm[libraries]==<the SDK it was built with>``.
 """
 
 from __future__ import annotations
@@ -411,3 +415,28 @@ def write_torch(out_dir: Path, version: str, hip: str | None) -> Path:
                             "git_version = 'testdouble'\n",
         "torch/lib/README": "TEST DOUBLE: no libraries\n",
     }, summary="TEST DOUBLE of a ROCm PyTorch build", tag="py3-none-any")
+
+
+def write_split_torch(out_dir: Path, version: str, hip: str, *, devices: Iterable[str],
+                      sdk_version: str) -> list[Path]:
+    """TheRock's multi-arch torch: the host wheel and one ``amd-torch-device-<gfx>`` each."""
+    devs = list(devices)
+    requires = [f"rocm[libraries]=={sdk_version}"]
+    for gfx in devs:
+        requires.append(f'amd-torch-device-{gfx}=={version} ; extra == "device-{gfx}"')
+        requires.append(f'amd-torch-device-{gfx}=={version} ; extra == "device-all"')
+    host = write_wheel(out_dir, "torch", version, {
+        "torch/__init__.py": f'"""TEST DOUBLE of TheRock\'s multi-arch torch (host wheel)."""\n'
+                             f"from torch import version\n__version__ = {version!r}\n",
+        "torch/version.py": f"__version__ = {version!r}\nhip = {hip!r}\ncuda = None\n"
+                            "git_version = 'testdouble'\n",
+        "torch/lib/README": "TEST DOUBLE: no libraries\n",
+    }, summary="TEST DOUBLE of TheRock's multi-arch torch (host code)", requires=requires,
+        extras=["device-all", *(f"device-{g}" for g in devs)])
+    out = [host]
+    for gfx in devs:
+        out.append(write_wheel(out_dir, f"amd-torch-device-{gfx}", version, {
+            f"_amd_torch_device_{gfx}/__init__.py": f"# TEST DOUBLE: torch kernels for {gfx}\n"},
+            summary=f"TEST DOUBLE of TheRock's amd-torch-device-{gfx}",
+            requires=[f"rocm-sdk-device-{gfx}=={sdk_version}"]))
+    return out

@@ -80,6 +80,22 @@ def test_multi_arch_provision(sandbox: dict[str, str]) -> None:  # noqa: F811
     site = next(env.glob("lib/python3.12/site-packages"))
     assert (site / "_rocm_sdk_device_gfx942").is_dir() and (site / "_rocm_sdk_device_gfx90a").is_dir()
     assert "rocm-sdk-test" in proc.stderr
+    # TheRock's split torch: the host wheel plus one device package per requested target,
+    # the SDK release kept (torch pins rocm[libraries]==<its SDK>)
+    assert (site / "_amd_torch_device_gfx942").is_dir() and (site / "_amd_torch_device_gfx90a").is_dir()
+    assert rocm_sdk(env, "version") == "7.1.0a20260101"
+    assert "rocm-sdk-init" in proc.stderr
+
+
+def test_multi_arch_refuses_family_and_unbuildable_targets(sandbox: dict[str, str]) -> None:  # noqa: F811
+    proc = provision(sandbox, "sample-1.0.0-cp312-rocm7.1", "--family", "gfx94X-dcgpu")
+    assert proc.returncode == 2
+    line = one_error_line(proc)
+    assert "--family gfx94X-dcgpu" in line and "multi-arch" in line and "--gfx" in line
+    # gfx1013: the compilers accept it, but no rocm-sdk-device package exists for it
+    proc = provision(sandbox, "sample-1.0.0-cp312-rocm7.1", "--gfx", "gfx1013")
+    assert proc.returncode == 2
+    assert "no rocm-sdk-device package for gfx1013" in one_error_line(proc)
 
 
 def test_changed_family_rebuilds_with_fresh_rocm_build(sandbox: dict[str, str]) -> None:  # noqa: F811
@@ -136,7 +152,7 @@ def test_unreachable_index_fails_fast_masked(sandbox: dict[str, str]) -> None:  
 
 
 def test_index_without_the_family(sandbox: dict[str, str]) -> None:  # noqa: F811
-    proc = provision(sandbox, "sample-1.0.0-cp312-rocm7.0", "--gfx", "gfx1200")
+    proc = provision(sandbox, "sample-1.0.0-cp312-rocm7.0", "--gfx", "gfx1201")
     assert proc.returncode == 4
     line = one_error_line(proc)
     assert "/v2/gfx120X-all/ has no 'rocm' project" in line

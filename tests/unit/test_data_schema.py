@@ -4,6 +4,7 @@ outside its closed set, with one line naming the file, the key path and what is 
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,11 @@ import pytest
 from toolkit.core.errors import DataError
 from toolkit.data.ci import load_ci
 from toolkit.data.matrix import load_matrix
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
 from toolkit.data.schema import Array, Map, Ref, Table, Tagged, Text, Texts, check
 
 
@@ -46,7 +52,7 @@ ENUMS = [
     ("apex.toml", 'python = ["3.8",', 'python = ["3.7",', "versions[0].python",
      "3.8, 3.9, 3.10, 3.11, 3.12, 3.13, 3.13t, 3.14, 3.14t"),
     ("apex.toml", 'rocm = ["6.0", "6.1"]', 'rocm = ["6.0", "6.01"]', "versions[0].rocm",
-     "6.0, 6.1, 6.2, 6.2.4, 6.3, 6.4, 7.0, 7.1"),
+     "rocm.toml:releases"),
     ("rocm.toml", 'provider = "system", version = "6.0.2"', 'provider = "sytem", version = "6.0.2"',
      'releases."6.0".sdk.provider', "pip, system"),
     ("rocm.toml", 'layout = "per-family"', 'layout = "per_family"', 'releases."7.0".sdk.layout',
@@ -54,11 +60,12 @@ ENUMS = [
     ("rocm.toml", 'torch."2.4" = { kind = "pytorch"', 'torch."2.4" = { kind = "upstream"',
      'releases."6.0".torch."2.4".kind', "pytorch, amd, therock"),
     ("rocm.toml", 'index = "therock-nightly", spec = "rocm', 'index = "nightly", spec = "rocm',
-     'releases."7.0".sdk.index', "therock-dev, therock-multi-arch, therock-nightly"),
+     'releases."7.0".sdk.index', "rocm.toml:indexes"),
     ("rocm.toml", 'index = "therock-nightly", spec = "rocm', 'index = "therock", spec = "rocm',
-     'releases."7.0".sdk.index', "therock-dev, therock-multi-arch, therock-nightly"),
+     'releases."7.0".sdk.index', "rocm.toml:indexes"),
     ("rocm.toml", 'default_family = "gfx90X-dcgpu"', 'default_family = "gfx90x-dcgpu"',
-     'releases."6.0".default_family', "gfx101X-dgpu, gfx103X-all, gfx110X-all, gfx110X-dgpu"),
+     'releases."6.0".default_family', "gpus.toml:families"),
+    ("rocm.toml", 'gpus = "rocm-6"', 'gpus = "rocm6"', 'releases."6.0".gpus', "gpus.toml:eras"),
     ("ci.toml", 'python = "newest"', 'python = "latest"', 'triggers."pull_request".python',
      "newest, all"),
     ("ci.toml", 'families = "default"', 'families = "defaults"', 'triggers."pull_request".families',
@@ -66,8 +73,19 @@ ENUMS = [
     ("ci.toml", "[triggers.schedule]", "[triggers.cron]", 'triggers."cron"',
      "pull_request, push, schedule, workflow_dispatch, merge_group, release"),
     ("ci.toml", 'families = ["gfx950-dcgpu"]', 'families = ["gfx950"]',
-     'runners.test."mi355".families', "gfx101X-dgpu, gfx103X-all"),
+     'runners.test."mi355".families', "gpus.toml:families"),
 ]
+
+
+def _declared(data: Path, where: str) -> set[str]:
+    """The closed set a data file declares, read with tomllib (not through the toolkit):
+    ``rocm.toml:releases`` (release keys), ``rocm.toml:indexes``, ``gpus.toml:families``
+    (names and aliases), ``gpus.toml:eras``."""
+    file, table = where.split(":")
+    doc = tomllib.loads((data / file).read_text())
+    if where == "gpus.toml:families":
+        return {n for name, f in doc["families"].items() for n in (name, *f.get("aliases", []))}
+    return set(doc[table])
 
 
 @pytest.mark.parametrize(("file", "old", "new", "path", "allowed"), ENUMS,
@@ -80,7 +98,11 @@ def test_every_closed_set_rejects_a_misspelling_and_names_the_allowed(
         set(re.findall(r"\[triggers\.(\w+)\]", new))
     msg = _error(data_copy)
     assert f"{file}: {path}: {bad!r} is not allowed; valid: " in msg, msg
-    assert allowed in msg.split("valid: ", 1)[1], msg
+    listed = msg.split("valid: ", 1)[1]
+    if ".toml:" in allowed:  # a set the data declares: exactly it, in any order
+        assert set(listed.split(" (")[0].split(", ")) == _declared(data_copy, allowed), msg
+    else:
+        assert allowed in listed, msg
 
 
 def test_misspelled_build_style_no_longer_switches_apex_to_the_other_flags(data_copy: Path) -> None:
@@ -100,13 +122,14 @@ UNKNOWN = [
      "version, ref, torch, rocm, python, build_style, evidence, default_targets, submodules, tbb"),
     ("rocm.toml", "[indexes]", 'mirror = "x"\n[indexes]', "mirror", "indexes, releases"),
     ("rocm.toml", 'hip = "6.0"', 'hip = "6.0"\ndefault-family = "gfx90a"',
-     'releases."6.0".default-family', "hip, default_family, sdk, families, torch"),
+     'releases."6.0".default-family', "gpus, hip, default_family, sdk, families, torch"),
     ("rocm.toml", 'provider = "system", version = "6.0.2"',
      'provider = "system", version = "6.0.2", layout = "per-family"',
      'releases."6.0".sdk.layout', "provider, version, note, evidence"),
-    ("rocm.toml", 'layout = "per-family", index = "therock-nightly"',
-     'layout = "per-family", index = "therock-nightly", verison = "7"',
-     'releases."7.0".sdk.verison', "provider, layout, index, index_url, spec, note, evidence"),
+    ("rocm.toml", 'legacy = true, index = "therock-nightly"',
+     'legacy = true, index = "therock-nightly", verison = "7"',
+     'releases."7.0".sdk.verison',
+     "provider, layout, legacy, index, index_url, spec, note, evidence"),
     ("rocm.toml", 'kind = "pytorch", index_url', 'kind = "pytorch", find_links = "https://x/", index_url',
      'releases."6.0".torch."2.4".find_links', "kind, index_url, spec, note, evidence"),
     ("rocm.toml", 'served."gfx1151" = ["gfx1151"]', 'served."gfx1151" = ["gfx1151"]\nserves = 1',
@@ -115,7 +138,9 @@ UNKNOWN = [
      "versions[2].tbb.version", "provider, spec"),
     ("gpus.toml", 'targets = ["gfx942"]', 'targets = ["gfx942"]\nalias = ["mi300"]',
      'families."gfx94X-dcgpu".alias', "targets, aliases"),
-    ("gpus.toml", "extra_targets = [", "extra_target = [", "extra_target", "extra_targets, families"),
+    ("gpus.toml", "extra_targets = [", "extra_target = [", 'eras."rocm-6".extra_target',
+     "evidence, targets, extra_targets"),
+    ("gpus.toml", '[eras."rocm-6"]', '[era."rocm-6"]', "era", "families, eras"),
     ("ci.toml", 'families = "default"', 'families = "default"\nfamily = "x"',
      'triggers."pull_request".family', "python, families"),
     ("ci.toml", 'build = "linux-x86_64-cpu"', 'build = "linux-x86_64-cpu"\ngpu = "x"',
@@ -178,8 +203,14 @@ BROKEN = [
      "needs at least one of find_links, index_url (none given)"),
     ("gpus.toml", 'targets = ["gfx942"]', 'targets = "gfx942"', 'families."gfx94X-dcgpu".targets',
      "must be a non-empty array of strings, got string 'gfx942'"),
-    ("gpus.toml", 'aliases = ["gfx110X-dgpu"]', 'aliases = ["gfx120X-all"]', 'families."gfx120X-all"',
+    ("gpus.toml", 'aliases = ["gfx94X-all"]', 'aliases = ["gfx120X-all"]', 'families."gfx120X-all"',
      "family name 'gfx120X-all' is defined twice"),
+    ("rocm.toml", 'layout = "per-family", legacy = true,', 'layout = "per-family", legacy = 1,',
+     'releases."7.0".sdk.legacy', "must be true or false, got integer 1"),
+    ("rocm.toml", 'layout = "per-family", legacy = true,', 'layout = "per-family",',
+     'releases."7.0".sdk.legacy', "TheRock's per-family releases are legacy"),
+    ("gpus.toml", 'extra_targets = ["gfx1013"]', 'extra_targets = ["gfx1013", "gfx942"]',
+     'eras."rocm-6".extra_targets', "gfx942 also in targets"),
     ("ci.toml", 'build = "linux-x86_64-cpu"', "build = true", "runners.build",
      "must be a non-empty string, got boolean True"),
 ]

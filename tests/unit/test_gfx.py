@@ -38,7 +38,10 @@ def test_expand_families_ids_and_separators() -> None:
     m = load_matrix()
     assert m.expand_gfx(["gfx94X-dcgpu"]) == ("gfx942",)
     assert m.expand_gfx(["gfx90a,gfx908;gfx90a"]) == ("gfx90a", "gfx908")
-    assert m.expand_gfx(["gfx110X-dgpu"]) == ("gfx1100", "gfx1101", "gfx1102", "gfx1103")
+    # ROCm/TheRock@89553ce37 cmake/therock_amdgpu_targets.cmake: gfx1103 is in gfx110X-all and
+    # gfx110X-igpu, not in gfx110X-dgpu
+    assert m.expand_gfx(["gfx110X-dgpu"]) == ("gfx1100", "gfx1101", "gfx1102")
+    assert m.expand_gfx(["gfx110X-all"]) == ("gfx1100", "gfx1101", "gfx1102", "gfx1103")
     assert m.expand_gfx(["gfx90a:xnack+"]) == ("gfx90a:xnack+",)
 
 

@@ -38,9 +38,24 @@ class GpuFamily:
 
 
 @dataclass(frozen=True)
+class GpuEra:
+    """The gfx ids the compilers of a release era build (gpus.toml ``[eras.<name>]``)."""
+
+    name: str
+    targets: tuple[str, ...]  # TheRock's target list then (a device package each, multi-arch)
+    extra_targets: tuple[str, ...] = ()  # the compilers accept them; no family lists them
+    evidence: str = ""
+
+    @property
+    def all_targets(self) -> tuple[str, ...]:
+        return (*self.targets, *self.extra_targets)
+
+
+@dataclass(frozen=True)
 class SdkSource:
     provider: str  # "pip" | "system"
     layout: str | None = None  # pip only: "per-family" | "multi-arch"
+    legacy: bool = False  # pip only: TheRock's legacy per-family releases (may be deleted)
     index_url: str | None = None  # pip only
     spec: str | None = None  # pip only: requirement, e.g. rocm[libraries,devel]>1.0,<7.1
     version: str | None = None  # system only: the install expected, e.g. 6.4.3
@@ -57,6 +72,9 @@ class TorchSource:
     index_url: str | None = None
     find_links: str | None = None
     per_family: bool = False  # index_url gets "<family>/" appended (TheRock layout)
+    # TheRock's multi-arch index: a host wheel plus device packages chosen by torch's
+    # device-<gfx> extras; it pins the SDK it was built with
+    device_extras: bool = False
     note: str | None = None
     evidence: str = ""
 
@@ -72,6 +90,7 @@ class RocmRelease:
     # differ from today's names in gpus.toml; empty: gpus.toml's families
     families: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
     families_evidence: str = ""
+    era: GpuEra | None = None  # the gfx ids its compilers build (None: not recorded)
 
 
 @dataclass(frozen=True)
@@ -174,7 +193,7 @@ class Matrix:
     packages: Mapping[str, Package]
     rocm: Mapping[str, RocmRelease]
     families: Mapping[str, GpuFamily]
-    extra_targets: tuple[str, ...]
+    eras: Mapping[str, GpuEra]
     source: Path
     builds: tuple[Build, ...] = field(default=())
 
@@ -193,8 +212,29 @@ class Matrix:
         seen: dict[str, None] = {}
         for fam in self.families.values():
             seen.update(dict.fromkeys(fam.targets))
-        seen.update(dict.fromkeys(self.extra_targets))
+        for era in self.eras.values():
+            seen.update(dict.fromkeys(era.all_targets))
         return tuple(seen)
+
+    @property
+    def extra_targets(self) -> tuple[str, ...]:
+        """gfx ids no family lists (compilers of some era accept them)."""
+        listed = {t for fam in self.families.values() for t in fam.targets}
+        return tuple(t for t in self.known_targets if t not in listed)
+
+    def release_families(self, release: RocmRelease) -> dict[str, tuple[str, ...]]:
+        """Family names (and aliases) valid for ``release``: each with its members that the
+        release's compilers build (a family's members only grew over time); without a
+        recorded era, every family as gpus.toml lists it."""
+        if release.era is None:
+            return self.family_targets
+        built = set(release.era.targets)
+        out: dict[str, tuple[str, ...]] = {}
+        for name, members in self.family_targets.items():
+            kept = tuple(t for t in members if t in built)
+            if kept:
+                out[name] = kept
+        return out
 
     def expand_gfx(self, tokens: Iterable[str]) -> tuple[str, ...]:
         from toolkit.core.gfx import expand
@@ -294,7 +334,7 @@ def _url(table: Mapping[str, Any], key: str, indexes: Mapping[str, str]) -> str 
     return None
 
 
-def _load_families(file: Path) -> tuple[dict[str, GpuFamily], tuple[str, ...]]:
+def _load_families(file: Path) -> tuple[dict[str, GpuFamily], dict[str, GpuEra]]:
     doc = read_toml(file)
     check(GPUS, doc, file)
     families: dict[str, GpuFamily] = {}
@@ -306,26 +346,41 @@ def _load_families(file: Path) -> tuple[dict[str, GpuFamily], tuple[str, ...]]:
                 fail(file, f'families."{name}"', f"family name {n!r} is defined twice")
             seen.add(n)
         families[name] = GpuFamily(name, tuple(table["targets"]), aliases)
-    return families, tuple(doc.get("extra_targets", ()))
+    eras = {name: GpuEra(name, tuple(t["targets"]), tuple(t.get("extra_targets", ())),
+                         t["evidence"]) for name, t in doc["eras"].items()}
+    for era in eras.values():
+        both = set(era.targets) & set(era.extra_targets)
+        if both:
+            fail(file, f'eras."{era.name}".extra_targets',
+                 f"{', '.join(sorted(both))} also in targets (extra targets are the ones no "
+                 "family lists)")
+    return families, eras
 
 
 def _family_names(families: Mapping[str, GpuFamily]) -> list[str]:
     return sorted({n for f in families.values() for n in (f.name, *f.aliases)})
 
 
-def _load_rocm(file: Path, families: Mapping[str, GpuFamily]) -> dict[str, RocmRelease]:
+def _load_rocm(file: Path, families: Mapping[str, GpuFamily],
+               eras: Mapping[str, GpuEra]) -> dict[str, RocmRelease]:
     doc = read_toml(file)
     indexes = doc.get("indexes")
     names = sorted(indexes) if isinstance(indexes, dict) else []
-    check(ROCM, doc, file, {"families": _family_names(families), "indexes": names})
+    check(ROCM, doc, file, {"families": _family_names(families), "indexes": names,
+                            "eras": sorted(eras)})
     urls = {k: str(_url(doc["indexes"], k, {})) for k in names}
     releases: dict[str, RocmRelease] = {}
     for version, rel in doc["releases"].items():
         where = f'releases."{version}"'
         s = rel["sdk"]
         if s["provider"] == "pip":
-            sdk = SdkSource("pip", layout=s["layout"], index_url=_url(s, "index_url", urls),
+            sdk = SdkSource("pip", layout=s["layout"], legacy=bool(s.get("legacy", False)),
+                            index_url=_url(s, "index_url", urls),
                             spec=s["spec"], note=s.get("note"), evidence=s["evidence"])
+            if sdk.legacy != (sdk.layout == "per-family"):
+                fail(file, f"{where}.sdk.legacy", "TheRock's per-family releases are legacy and "
+                     "its multi-arch ones are not: per-family needs legacy = true, multi-arch "
+                     "takes no legacy (ROCm/TheRock docs/packaging/legacy_per_family_releases.md)")
         else:
             sdk = SdkSource("system", version=s["version"], note=s.get("note"),
                             evidence=s["evidence"])
@@ -348,11 +403,19 @@ def _load_rocm(file: Path, families: Mapping[str, GpuFamily]) -> dict[str, RocmR
             torches[tv] = TorchSource(
                 tv, version, t["kind"], t["spec"], idx, _url(t, "find_links", urls),
                 per_family=(t["kind"] == "therock" and sdk.layout != "multi-arch"),
+                device_extras=(t["kind"] == "therock" and sdk.layout == "multi-arch"),
                 note=t.get("note"), evidence=t["evidence"],
             )
         releases[version] = RocmRelease(
             version, rel["hip"], rel["default_family"], sdk, MappingProxyType(torches),
-            MappingProxyType(served), rel["families"]["evidence"] if served else "")
+            MappingProxyType(served), rel["families"]["evidence"] if served else "",
+            eras[rel["gpus"]])
+        era = eras[rel["gpus"]]
+        fam = families.get(rel["default_family"]) or next(
+            f for f in families.values() if rel["default_family"] in f.aliases)
+        if not served and not set(fam.targets) & set(era.targets):
+            fail(file, f"{where}.default_family", f"{rel['default_family']!r} has no member "
+                 f"in the {era.name} era's targets ({', '.join(era.targets)})")
     return releases
 
 
@@ -388,8 +451,8 @@ def _load_package(file: Path, rocm: Mapping[str, RocmRelease]) -> Package:
 
 @cache
 def _load(data_dir: Path) -> Matrix:
-    families, extra = _load_families(data_dir / "gpus.toml")
-    rocm = _load_rocm(data_dir / "rocm.toml", families)
+    families, eras = _load_families(data_dir / "gpus.toml")
+    rocm = _load_rocm(data_dir / "rocm.toml", families, eras)
     packages: dict[str, Package] = {}
     for path in sorted(data_dir.glob("*.toml")):
         if path.name not in RESERVED_FILES:  # every other file is one package (name = stem)
@@ -408,7 +471,7 @@ def _load(data_dir: Path) -> Matrix:
         for py in pv.python
     )
     return Matrix(MappingProxyType(packages), MappingProxyType(rocm),
-                  MappingProxyType(families), extra, data_dir, builds)
+                  MappingProxyType(families), MappingProxyType(eras), data_dir, builds)
 
 
 def data_dir() -> Path:

@@ -4,6 +4,7 @@ A spec describes one TOML value:
 
 - ``Text``: a non-empty string; optionally one of a closed set (``choices``, fixed or a ``Ref``
   resolved per file), matching a pattern, or passing a ``check``;
+- ``Flag``: a boolean (``true`` / ``false``);
 - ``Texts``: a non-empty array of distinct strings, each a ``Text``;
 - ``Table``: a table with a fixed set of keys (every other key is an error), each required
   unless listed in ``optional``; a ``one_of`` group needs exactly one of its keys, an
@@ -52,6 +53,11 @@ class Text:
 
 
 @dataclass(frozen=True)
+class Flag:
+    """A TOML boolean."""
+
+
+@dataclass(frozen=True)
 class Texts:
     item: Text = Text()
 
@@ -83,7 +89,7 @@ class Tagged:
     variants: Mapping[str, Table] = field(default_factory=dict)
 
 
-Spec: TypeAlias = "Text | Texts | Table | Map | Array | Tagged"
+Spec: TypeAlias = "Text | Flag | Texts | Table | Map | Array | Tagged"
 Refs: TypeAlias = Mapping[str, Sequence[str]]
 
 _TOML_TYPES = {bool: "boolean", int: "integer", float: "float", str: "string", list: "array",
@@ -115,6 +121,8 @@ def describe(spec: Spec) -> str:
     """What a value of ``spec`` is, for "missing (... is required)" and "must be ..."."""
     if isinstance(spec, Text):
         return "a non-empty string"
+    if isinstance(spec, Flag):
+        return "true or false"
     if isinstance(spec, Texts):
         return "a non-empty array of strings"
     if isinstance(spec, Array):
@@ -145,6 +153,9 @@ class _Checker:
     def value(self, spec: Spec, value: Any, path: str) -> None:
         if isinstance(spec, Text):
             self.text(spec, value, path)
+        elif isinstance(spec, Flag):
+            if not isinstance(value, bool):
+                fail(self.file, path, f"must be {describe(spec)}, got {_got(value)}")
         elif isinstance(spec, Texts):
             self.texts(spec, value, path)
         elif isinstance(spec, Table):

@@ -4,7 +4,7 @@ Files: ``gpus.toml`` (GPU families), ``rocm.toml`` (ROCm releases), ``ci.toml`` 
 rules and runners) and every other ``*.toml``: one package (``[package]`` and ``[[versions]]``),
 named after its file (``apex.toml`` holds ``package.name = "apex"``).
 
-Refs resolved per file: ``families`` (names and aliases from gpus.toml), ``indexes`` (rocm.toml's
+Refs resolved per file: ``families`` (names and aliases from gpus.toml), ``eras`` (its release eras), ``indexes`` (rocm.toml's
 ``[indexes]``), ``rocm`` (releases), ``name`` (the package file's stem), ``build_styles`` (those
 of the package's recipe).
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from toolkit.data.schema import Array, Map, Ref, Table, Tagged, Text, Texts
+from toolkit.data.schema import Array, Flag, Map, Ref, Table, Tagged, Text, Texts
 
 PYTHONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.13t", "3.14", "3.14t")
 SDK_LAYOUTS = ("per-family", "multi-arch")
@@ -60,23 +60,25 @@ _VER = Text(pattern=VERSION, like="X.Y[.Z]")
 _URL = Text(check=_index_url)
 _GFX = Text(check=_gfx_id)
 
-GPUS = Table(
-    {
-        "extra_targets": Texts(_GFX),
-        "families": Map(Table({"targets": Texts(_GFX), "aliases": Texts()}, optional=("aliases",)),
-                        non_empty=True, what="GPU family ([families.<name>])"),
-    },
-    optional=("extra_targets",),
-)
+# `eras`: which gfx ids the compilers of a release era build (rocm.toml: `gpus = "<era>"`)
+_ERA = Table({"evidence": Text(), "targets": Texts(_GFX), "extra_targets": Texts(_GFX)},
+             optional=("extra_targets",))
+GPUS = Table({
+    "families": Map(Table({"targets": Texts(_GFX), "aliases": Texts()}, optional=("aliases",)),
+                    non_empty=True, what="GPU family ([families.<name>])"),
+    "eras": Map(_ERA, key=Text(pattern=r"[A-Za-z0-9][A-Za-z0-9_.-]*", like="a name"),
+                non_empty=True, what="release era ([eras.<name>])"),
+})
 
 _INDEX = Text(choices=Ref("indexes"))
 # `evidence`: where upstream says so ("<owner>/<repo>@<commit> <file>"); `note`: what a user
 # should know (why a system install, why AMD's own torch build), shown by `invoke matrix`.
 _EVIDENCE = Text()
 _SDK = Tagged("provider", {
-    "pip": Table({"layout": Text(choices=SDK_LAYOUTS), "index": _INDEX, "index_url": _URL,
-                  "spec": _TEXT, "note": _TEXT, "evidence": _EVIDENCE},
-                 optional=("note",), one_of=(("index", "index_url"),)),
+    # legacy: TheRock's per-family releases (no new ones; old ones may be deleted)
+    "pip": Table({"layout": Text(choices=SDK_LAYOUTS), "legacy": Flag(), "index": _INDEX,
+                  "index_url": _URL, "spec": _TEXT, "note": _TEXT, "evidence": _EVIDENCE},
+                 optional=("note", "legacy"), one_of=(("index", "index_url"),)),
     "system": Table({"version": _VER, "note": _TEXT, "evidence": _EVIDENCE}, optional=("note",)),
 })
 _TORCH = Tagged("kind", {
@@ -104,6 +106,7 @@ ROCM = Table(
         "indexes": Map(_URL, key=Text(pattern=r"[A-Za-z0-9][A-Za-z0-9_.-]*", like="a name")),
         "releases": Map(
             Table({
+                "gpus": Text(choices=Ref("eras"), note="the release eras of gpus.toml"),
                 "hip": Text(pattern=MINOR, like="X.Y"),
                 "default_family": Text(choices=Ref("families")),
                 "sdk": _SDK,

@@ -15,12 +15,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
 from toolkit.core.errors import UsageError
+from toolkit.core.gfx import sort_key
 from toolkit.core.steps import (
     CheckEnv,
     Command,
@@ -42,7 +44,14 @@ from toolkit.plan.locks import find_lock, inputs_hash, lock_name
 from toolkit.plan.model import Options
 
 TOOLS_PATH = "{TOOLS_PATH}:{PATH}"
+INIT_WHY = ("TheRock: after device wheels are installed, `rocm-sdk init` links their device "
+            "files into the devel tree (the compilers do not rescan on their own; "
+            "ROCm/TheRock@89553ce37 RELEASES.md, docs/packaging/python_packaging.md)")
 PYPI = "https://pypi.org/simple/"
+
+
+def sort_targets(targets: Sequence[str]) -> list[str]:
+    return sorted(targets, key=sort_key)
 
 
 def sdk_provider(build: Build, options: Options) -> str:
@@ -53,9 +62,48 @@ def sdk_provider(build: Build, options: Options) -> str:
 
 
 def served_families(matrix: Matrix, build: Build) -> dict[str, tuple[str, ...]]:
-    """The families the release's per-family index served (its own era's names, from
-    rocm.toml, else today's from gpus.toml)."""
-    return dict(build.rocm.families) or dict(matrix.family_targets)
+    """The families the release's per-family index served (rocm.toml), else the families of
+    the release's era: each with its members the era's compilers build (gpus.toml)."""
+    return dict(build.rocm.families) or matrix.release_families(build.rocm)
+
+
+def buildable(build: Build, targets: Sequence[str]) -> tuple[str, ...]:
+    """``targets`` when the release's compilers build every one (its era in gpus.toml);
+    otherwise a ``UsageError`` (exit 2) naming the others and listing the valid ids."""
+    era = build.rocm.era
+    if era is None:
+        return tuple(targets)
+    bad = [t for t in targets if t.split(":")[0] not in era.all_targets]
+    if bad:
+        raise UsageError(
+            f"ROCm {build.rocm.version}'s compilers do not build {', '.join(bad)} (release era "
+            f"{era.name}, gpus.toml); valid: {', '.join(sort_targets(era.all_targets))}",
+            hint="pick targets with --gfx, or a ROCm release whose era builds them")
+    return tuple(targets)
+
+
+def device_extras(build: Build, targets: Sequence[str]) -> tuple[str, ...]:
+    """``device-<gfx>`` extras of a multi-arch index, one per processor (features such as
+    ``:xnack+`` stripped); a target without a rocm-sdk-device package is a ``UsageError``."""
+    procs = tuple(dict.fromkeys(t.split(":")[0] for t in targets))
+    era = build.rocm.era
+    if era is not None:
+        missing = [p for p in procs if p not in era.targets]
+        if missing:
+            raise UsageError(
+                f"ROCm {build.rocm.version}'s multi-arch index has no rocm-sdk-device package "
+                f"for {', '.join(missing)}; valid: {', '.join(sort_targets(era.targets))}")
+    return tuple(f"device-{p}" for p in procs)
+
+
+def with_extras(requirement: str, extras: Sequence[str]) -> str:
+    """``rocm[libraries,devel]>1.0`` + ``device-gfx942`` -> ``rocm[libraries,devel,device-gfx942]>1.0``."""
+    m = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[([^\]]*)\])?(.*)$", requirement, re.S)
+    if m is None:
+        raise UsageError(f"not a requirement: {requirement!r}")
+    have = [e.strip() for e in (m[2] or "").split(",") if e.strip()]
+    merged = list(dict.fromkeys([*have, *extras]))
+    return f"{m[1]}[{','.join(merged)}]{m[3]}" if merged else f"{m[1]}{m[3]}"
 
 
 def choose_family(matrix: Matrix, build: Build, targets: Sequence[str], wanted: str | None) -> str:
@@ -96,6 +144,9 @@ class Sources:
     torch_spec: str
     torch_args: tuple[str, ...]  # --index-url/--extra-index-url/--find-links for torch
     system_version: str | None = None
+    # installed with torch: the SDK requirement when torch pins the SDK it was built with
+    # (TheRock's multi-arch torch), so the resolver keeps the release's SDK
+    torch_pins: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -103,6 +154,7 @@ class Sources:
             "sdk_index": self.sdk_index, "sdk_spec": self.sdk_spec,
             "find_links": list(self.find_links), "torch_spec": self.torch_spec,
             "torch_args": list(self.torch_args), "system_version": self.system_version,
+            "torch_pins": list(self.torch_pins),
         }
 
     def index_args(self) -> tuple[str, ...]:
@@ -125,9 +177,10 @@ class Sources:
 
 def default_targets(matrix: Matrix, build: Build, options: Options) -> tuple[str, ...]:
     """``--gfx``, else the package version's own defaults for this ROCm (as upstream builds
-    it), else the release's default family."""
-    return (options.gfx or build.pkg_version.targets_for(build.rocm.version)
-            or served_families(matrix, build)[build.rocm.default_family])
+    it), else the release's default family; every one must be one the release's compilers
+    build (``buildable``)."""
+    return buildable(build, options.gfx or build.pkg_version.targets_for(build.rocm.version)
+                     or served_families(matrix, build)[build.rocm.default_family])
 
 
 def _partial(matrix: Matrix, build: Build, options: Options, family: str) -> str:
@@ -157,8 +210,12 @@ def sources_for(matrix: Matrix, build: Build, options: Options) -> Sources:
                              "give --index-url or use --rocm-from system")
         layout = sdk.layout or "per-family"
         if layout == "multi-arch":
-            extras = ",".join(dict.fromkeys(f"device-{t.split(':')[0]}" for t in targets))
-            spec = spec.replace("rocm[libraries,devel]", f"rocm[libraries,devel,{extras}]")
+            if options.family:
+                raise UsageError(
+                    f"--family {options.family}: ROCm {build.rocm.version}'s SDK is multi-arch "
+                    "(one index for every GPU, device code chosen per gfx id), not per-family",
+                    hint="use --gfx (a gfx id or family name, e.g. --gfx gfx942)")
+            spec = with_extras(spec, device_extras(build, targets))
             sdk_index = index if index.endswith("/") else index + "/"
         else:
             family = choose_family(matrix, build, targets, options.family)
@@ -178,9 +235,13 @@ def sources_for(matrix: Matrix, build: Build, options: Options) -> Sources:
             torch_args += ["--extra-index-url", PYPI]
     if src.find_links:
         torch_args += ["--find-links", src.find_links]
+    torch_spec, pins = src.spec, ()
+    if src.device_extras:  # split torch: host wheel + amd-torch-device-<gfx> per target
+        torch_spec = with_extras(src.spec, device_extras(build, targets))
+        pins = (spec,) if provider == "pip" and spec else ()
     return Sources(provider, layout, family, sdk_index, spec, tuple(options.find_links),
-                   src.spec, tuple(torch_args),
-                   sdk.version if provider == "system" else None)
+                   torch_spec, tuple(torch_args),
+                   sdk.version if provider == "system" else None, pins)
 
 
 def uv_index_args(pip_args: Sequence[str]) -> tuple[str, ...]:
@@ -291,16 +352,24 @@ def provision_steps(
                              src.torch_spec), env=MappingProxyType(dict(tools))),
                     reuse_env=True,
                 ))
-            torch_argv = (*uv_install, *uv_index_args(src.torch_args), src.torch_spec)
+            torch_argv = (*uv_install, *uv_index_args(src.torch_args), src.torch_spec,
+                          *src.torch_pins)
         steps.append(Step(
             "install-torch",
             f"install torch {build.pkg_version.torch} for ROCm {build.rocm.version} "
             f"({build.torch_source.kind} build"
+            + ("; split: a host wheel plus the device packages of "
+               + ", ".join(device_extras(build, default_targets(matrix, build, options)))
+               + ", with the SDK it pins" if build.torch_source.device_extras else "")
             + (f"; {build.torch_source.note}" if build.torch_source.note else "") + ")",
             InstallTorch(Command(torch_argv, env=MappingProxyType(dict(tools))), env_python,
                          build.rocm.hip, build.rocm.version, options.allow_rocm_mismatch),
             reuse_env=True,
         ))
+
+    if src.provider == "pip" and src.layout == "multi-arch":
+        steps.append(Step("rocm-sdk-init", INIT_WHY,
+                          Command((env_python, "-m", "rocm_sdk", "init")), reuse_env=True))
 
     definition = hashlib.sha256(json.dumps(
         [build.python, interp, *(s.as_json() for s in steps)], sort_keys=True).encode()
