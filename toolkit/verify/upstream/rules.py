@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.data.matrix import load_matrix
-from toolkit.verify.upstream import apex, fbgemm, pytorch
+from toolkit.verify.upstream import apex, fbgemm, pytorch, therock
 from toolkit.verify.upstream.model import Context, Fact
 from toolkit.verify.upstream.repos import from_cache, from_folder, require_git
 
@@ -30,6 +30,7 @@ RULES: tuple[RuleSpec, ...] = (
     RuleSpec("pytorch", (pytorch.SLUG,), pytorch.check),
     RuleSpec("apex", (apex.SLUG, apex.THEROCK), apex.check),
     RuleSpec("fbgemm_gpu", (fbgemm.SLUG,), fbgemm.check),
+    RuleSpec("therock", (therock.SLUG,), therock.check),
 )
 
 
