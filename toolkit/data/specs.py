@@ -25,6 +25,7 @@ RECIPES: Mapping[str, tuple[str, ...]] = {
 # GitHub events a CI rule may be written for (the workflow passes ${{ github.event_name }}).
 EVENTS = ("pull_request", "push", "schedule", "workflow_dispatch", "merge_group", "release")
 PYTHON_RULES = ("newest", "all")
+VERSION_RULES = ("newest", "all")  # ci.toml triggers.<event>.versions
 FAMILY_RULES = ("default", "requested")
 RESERVED_FILES = ("gpus.toml", "rocm.toml", "ci.toml")  # every other *.toml is a package
 
@@ -147,7 +148,8 @@ PACKAGE = Table({
 
 CI = Table({
     "triggers": Map(
-        Table({"python": Text(choices=PYTHON_RULES), "families": Text(choices=FAMILY_RULES)}),
+        Table({"python": Text(choices=PYTHON_RULES), "families": Text(choices=FAMILY_RULES),
+               "versions": Text(choices=VERSION_RULES)}, optional=("versions",)),
         key=Text(choices=EVENTS), non_empty=True,
         what=f"trigger rule; add at least one of: {', '.join(EVENTS)}",
     ),

@@ -70,8 +70,8 @@ def _preflight_why(version: PackageVersion) -> str:
                 "check_rocm_torch_binary_vs_bare_metal)")
     if _minor(version) == (1, 7):
         return "apex refuses to build otherwise (setup.py check_rocm_torch_binary_vs_bare_metal)"
-    return (f"apex {version.version} no longer checks (since 1.8): a mismatch would build "
-            "against the wrong HIP")
+    major, minor = _minor(version)
+    return f"apex {major}.{minor} no longer checks: a mismatch would build against the wrong HIP"
 
 
 class ApexRecipe:
