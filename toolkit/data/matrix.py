@@ -484,3 +484,9 @@ def load_matrix(path: str | os.PathLike[str] | None = None) -> Matrix:
     if not folder.is_dir():
         raise DataError(f"{folder}: matrix data folder does not exist")
     return _load(folder)
+
+
+def forget_loaded() -> None:
+    """Drop the cached matrices: the next ``load_matrix`` reads the files again (after
+    ``upstream --write`` changed them)."""
+    _load.cache_clear()

@@ -48,7 +48,7 @@ def torch_pairs(ctx: Context) -> dict[str, tuple[str, str]]:
             pairs[version] = (minor(torch), apex.evidence(str(head), "README.md"))
     if therock is not None:
         commits = therock.log("HEAD", THEROCK_DOC)
-        for commit, text in zip(commits, therock.read_many([(c, THEROCK_DOC) for c in commits])):
+        for commit, text in zip(commits, therock.read_many([(c, THEROCK_DOC) for c in commits]), strict=True):
             for torch, rest in _THEROCK_ROW.findall(text or ""):
                 for version in _THEROCK_APEX.findall(rest):
                     pairs[version] = (torch, therock.evidence(commit, THEROCK_DOC))
@@ -98,7 +98,7 @@ def check(ctx: Context) -> list[Fact]:
     file = "apex.toml"
     heads = branches(repo)
     pairs = torch_pairs(ctx)
-    texts = dict(zip(heads, repo.read_many([(c, "version.txt") for c in heads.values()])))
+    texts = dict(zip(heads, repo.read_many([(c, "version.txt") for c in heads.values()]), strict=True))
     oldest = min((v.version for v in package.versions), key=versions_key)
     facts: list[Fact] = []
     listed = {v.version: (i, v) for i, v in enumerate(package.versions)}
@@ -123,13 +123,14 @@ def check(ctx: Context) -> list[Fact]:
             torch, tev = pairs[version]
             facts.append(Fact("drift", f"apex {version} torch", v.torch, torch, tev,
                               (Edit(file, ("versions", i, "torch"), torch),)))
-        if "seed table" not in v.evidence:
-            derived = _rocm_for(ctx, v.torch_minor)
+        if "seed table" not in v.evidence:  # from the torch upstream pairs it with
+            torch_of = pairs[version][0] if version in pairs else v.torch_minor
+            derived = _rocm_for(ctx, torch_of)
             if derived and derived[0] and set(derived[0]) != set(v.rocm):
                 facts.append(Fact("drift", f"apex {version} ROCm releases", ", ".join(v.rocm),
                                   ", ".join(derived[0]), derived[1],
                                   (Edit(file, ("versions", i, "rocm"), list(derived[0])),)))
-            pythons = _python_for(ctx, v.torch_minor)
+            pythons = _python_for(ctx, torch_of)
             if derived and pythons and tuple(v.python) != pythons:
                 facts.append(Fact("drift", f"apex {version} Python", ", ".join(v.python),
                                   ", ".join(pythons), derived[1],

@@ -37,12 +37,18 @@ def tags(repo: Repo) -> dict[str, str]:
 
 
 def compat_table(text: str) -> dict[str, str]:
+    target: ast.expr
+    value: ast.expr | None
     for node in ast.parse(text).body:
-        target = node.target if isinstance(node, ast.AnnAssign) else (
-            node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None)
+        if isinstance(node, ast.AnnAssign):
+            target, value = node.target, node.value
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        else:
+            continue
         if isinstance(target, ast.Name) and target.id == "_fbgemm_torch_compat_table" \
-                and node.value is not None:
-            table = ast.literal_eval(node.value)
+                and value is not None:
+            table = ast.literal_eval(value)
             return {str(k): str(v) for k, v in table.items()}
     return {}
 
@@ -71,7 +77,7 @@ def check(ctx: Context) -> list[Fact]:
     newest_tag = max(found, key=versions_key)
     table = compat_table(repo.show(found[newest_tag], INIT) or "")
     table_ev = repo.evidence(found[newest_tag], INIT)
-    cis = dict(zip(found, repo.read_many([(c, CI) for c in found.values()])))
+    cis = dict(zip(found, repo.read_many([(c, CI) for c in found.values()]), strict=True))
     oldest = min((v.version for v in package.versions), key=versions_key)
     listed = {v.version: (i, v) for i, v in enumerate(package.versions)}
     facts: list[Fact] = []

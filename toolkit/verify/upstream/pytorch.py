@@ -70,7 +70,7 @@ def releases(repo: Repo, oldest: str) -> tuple[list[Release], Fact | None]:
     texts = repo.read_many([(c, SCRIPT) for c in commits])
     seen: set[str] = set()
     out: list[Release] = []
-    for commit, text in zip(commits, texts):
+    for commit, text in zip(commits, texts, strict=True):
         m = _STABLE.search(text or "")
         if not m or not m.group(1).endswith(".0") or minor(m.group(1)) in seen:
             continue

@@ -40,7 +40,7 @@ def sdk_stream(repo: Repo) -> dict[str, str]:
     """X.Y -> the first commit whose version.json says X.Y.*"""
     commits = repo.log("HEAD", VERSION_FILE)
     stream: dict[str, str] = {}
-    for commit, text in zip(commits, repo.read_many([(c, VERSION_FILE) for c in commits])):
+    for commit, text in zip(commits, repo.read_many([(c, VERSION_FILE) for c in commits]), strict=True):
         version = _version(text)
         if version:
             stream.setdefault(minor(version), commit)

@@ -67,6 +67,9 @@ def apply(data_dir: Path, edits: Iterable[Edit]) -> list[str]:
         except DataError as exc:
             raise DataError(f"--write would leave invalid data, nothing written: {exc}") from None
         _replace(data_dir, staged, sorted(by_file))
+    from toolkit.data.matrix import forget_loaded
+
+    forget_loaded()
     return sorted(by_file)
 
 
