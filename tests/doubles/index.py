@@ -12,7 +12,8 @@ Layout served (both of TheRock's layouts in one tree)::
 Per-family: 7.0.0a20260101 for gfx94X-dcgpu and gfx90a (no other family: a request for one
 is a 404, like TheRock's index for a family it does not build). Multi-arch: 7.1.0a20260101 for
 gfx942 and gfx90a. Torch doubles: 2.8.0+rocm7.0 (hip 7.0), 2.7.0+rocm6.4 (hip 6.4 -> mismatch
-on 7.0), 2.8.0+rocm7.1 (hip 7.1, split into a host wheel and device packages); the real CPU torch wheel from /opt/wheels when present.
+on 7.0), 2.8.0+rocm7.1 (hip 7.1, split into a host wheel and device packages); the real CPU
+torch wheel from /opt/wheels when present.
 """
 
 from __future__ import annotations

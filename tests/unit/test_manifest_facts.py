@@ -10,7 +10,7 @@ from toolkit.run.manifest import recipe_facts
 def test_apex_jit_only_wheel_expects_no_compiled_op() -> None:
     build = load_matrix().build("apex-1.8.0-cp312-rocm7.0")
     prebuilt = recipe_facts(build, ("gfx942",), Options())
-    jit = recipe_facts(build, ("gfx942",), Options(apex_ops="jit"))
+    jit = recipe_facts(build, ("gfx942",), Options(recipe_options=("apex-ops=jit",)))
     # apex 1.8 prebuilt: the ops live under apex.<name> (26 of them from 1.5 on)
     assert "apex.fused_layer_norm_cuda" in prebuilt["expected_modules"]
     assert len(prebuilt["expected_modules"]) == 26
@@ -18,5 +18,5 @@ def test_apex_jit_only_wheel_expects_no_compiled_op() -> None:
     assert jit["expected_modules"] == ["apex"]
     # 1.7 has no JIT mode: the option changes nothing there
     old = load_matrix().build("apex-1.7.0-cp312-rocm6.4")
-    assert recipe_facts(old, (), Options(apex_ops="jit"))["expected_modules"] == \
+    assert recipe_facts(old, (), Options(recipe_options=("apex-ops=jit",)))["expected_modules"] == \
         recipe_facts(old, (), Options())["expected_modules"]

@@ -56,10 +56,44 @@ def test_every_side_effect_is_in_the_dry_run() -> None:
         assert what in text, what
 
 
-def test_plan_is_pure_and_deterministic() -> None:
-    a = make("apex-1.7.0-cp310-rocm6.3", gfx=("gfx90a",))
-    b = make("apex-1.7.0-cp310-rocm6.3", gfx=("gfx90a",))
-    assert a == b and a.to_json() == b.to_json()
+def _forbid_io(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every way plan() could touch the machine raises: files, folders, processes, sockets;
+    the process environment holds values that would show if it were read."""
+    import builtins
+    import io
+    import os
+    import socket
+    import subprocess
+
+    def forbidden(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"plan() did I/O: {args[:1]}")
+
+    for mod, name in ((builtins, "open"), (io, "open"), (os, "stat"), (os, "lstat"), (os, "scandir"),
+                      (os, "listdir"), (os, "access"), (os, "open"), (subprocess, "Popen"),
+                      (socket, "socket")):
+        monkeypatch.setattr(mod, name, forbidden)
+    for var in ("PATH", "HOME", "ROCM_PATH", "PYTORCH_ROCM_ARCH", "TOOLKIT_ROCM_INDEX_URL",
+                "TOOLKIT_ROCM_FAMILY", "TOOLKIT_CACHE_DIR", "UV_CACHE_DIR"):
+        monkeypatch.setenv(var, f"/from-the-environment/{var}")
+
+
+@pytest.mark.parametrize("build_id", ["apex-1.7.0-cp310-rocm6.3", "fbgemm_gpu-1.5.0-cp313-rocm7.0"])
+def test_plan_is_pure(build_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No I/O and nothing from the environment: the plan is what its inputs say (the
+    targets given, the layout's folders, the placeholders execution fills)."""
+    m = load_matrix()
+    build = m.build(build_id)
+    make(build_id, gfx=("gfx90a",))  # function-level imports happen once, outside the guard
+    _forbid_io(monkeypatch)
+    p = plan(m, build, Options(gfx=("gfx90a",)), HOST, LAYOUT)
+    text = p.to_json()
+    monkeypatch.undo()
+    assert "/from-the-environment/" not in text
+    step = p.step("build-wheel")
+    assert step.env["PYTORCH_ROCM_ARCH"] == "gfx90a"
+    assert step.cwd is not None and step.cwd.startswith(f"/w/build/{build_id}/src")
+    assert step.argv[0] == f"/c/envs/{build.python}-rocm{build.rocm.version}-torch" \
+        f"{build.pkg_version.torch_minor}/bin/python"
 
 
 def test_build_env_carries_arch_and_rocm_paths() -> None:
@@ -200,14 +234,14 @@ def test_apex_18_hides_gpus_from_rocminfo_and_jit_only_is_an_option() -> None:
     step = make("apex-1.8.0-cp312-rocm7.0").step("build-wheel")
     assert step.env["ROCR_VISIBLE_DEVICES"] == ""
     assert step.env["APEX_BUILD_CPP_OPS"] == step.env["APEX_BUILD_CUDA_OPS"] == "1"
-    p = make("apex-1.8.0-cp312-rocm7.0", apex_ops="jit")
+    p = make("apex-1.8.0-cp312-rocm7.0", recipe_options=("apex-ops=jit",))
     step = p.step("build-wheel")
     assert "APEX_BUILD_CPP_OPS" not in step.env and "ROCR_VISIBLE_DEVICES" not in step.env
     assert "-C--build-option=--cpp_ext" in step.argv  # as upstream CI and TheRock pass it
     assert "--gfx" not in p.step("check").argv  # a JIT-only wheel carries no GPU code
     assert "ROCR_VISIBLE_DEVICES" not in make("apex-1.7.0-cp312-rocm6.4").step("build-wheel").env
-    with pytest.raises(UsageError, match="unknown apex ops mode 'some'; valid: prebuilt, jit"):
-        make("apex-1.8.0-cp312-rocm7.0", apex_ops="some")
+    with pytest.raises(UsageError, match="unknown apex-ops value 'some'; valid: prebuilt, jit"):
+        make("apex-1.8.0-cp312-rocm7.0", recipe_options=("apex-ops=some",))
 
 
 def test_preflight_says_which_apex_refuses() -> None:

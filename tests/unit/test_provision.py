@@ -156,12 +156,10 @@ def test_lock_current_stale_and_opt_out() -> None:
     assert "-r" not in steps["install-torch"].argv
 
 
-def test_plan_is_pure_and_renders_masked() -> None:
+def test_plan_renders_credentials_masked() -> None:
     from toolkit.plan.model import render
 
     p1 = plan(MATRIX, _build(), Options(index_url="https://tok:secret@idx.example/v2/"), HOST, LAYOUT)
-    p2 = plan(MATRIX, _build(), Options(index_url="https://tok:secret@idx.example/v2/"), HOST, LAYOUT)
-    assert p1 == p2
     shown = render(p1)
     assert "secret" not in shown and "secret" not in p1.to_json()
     assert "https://***@idx.example/v2/" in shown

@@ -101,8 +101,10 @@ def _matrix_values(entry: dict[str, str]) -> dict[str, str]:
 
 
 def _entries(trigger: str) -> list[dict[str, str]]:
-    """What the toolkit's library selects for ``trigger`` (its rules are tested in
-    test_ci_matrix.py against hand statements)."""
+    """What the library selects for ``trigger`` (the workflow must run exactly that)."""
+    from toolkit.data.ci import github_json, github_matrix, load_ci
+    from toolkit.plan.recipes import load_matrix
+
     matrix = load_matrix()
     entries: list[dict[str, str]] = github_json(
         github_matrix(matrix, load_ci(matrix), trigger))["include"]

@@ -130,7 +130,7 @@ def test_apex_18_jit_only_matches_upstream_ci(upstream: dict[str, Upstream], tmp
     build = MATRIX.build("apex-1.8.0-cp312-rocm7.0")
     ci = upstream["apex"].show(build.pkg_version.ref, ".github/workflows/rocm-ci.yml")
     assert "-C--build-option=--cpp_ext -C--build-option=--cuda_ext" in ci
-    _p, run = _apex(upstream, build, tmp_path, apex_ops="jit")
+    _p, run = _apex(upstream, build, tmp_path, recipe_options=("apex-ops=jit",))
     call = run.setup()
     assert call["ext_modules"] == []
     assert "--cpp_ext" not in call["argv"] and "--cuda_ext" not in call["argv"]

@@ -22,7 +22,8 @@ import nox
 
 from toolkit.core.errors import ToolkitError
 from toolkit.core.versions import version_sort_key
-from toolkit.data.matrix import load_matrix, python_sort_key
+from toolkit.data.matrix import python_sort_key
+from toolkit.plan.recipes import load_matrix
 
 KINDS = ("build", "smoke", "lock")
 DOCS = {

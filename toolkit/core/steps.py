@@ -15,15 +15,17 @@ from __future__ import annotations
 import dataclasses
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from toolkit.core.command import EMPTY as EMPTY
+from toolkit.core.command import Command as Command
+from toolkit.core.command import quote_argv as _q
 from toolkit.core.steps_more import ExpectWheel as ExpectWheel
 from toolkit.core.steps_more import FetchSubmodules as FetchSubmodules
+from toolkit.core.steps_more import ProvideLibrary as ProvideLibrary
 from toolkit.core.steps_more import Submodule as Submodule
-
-EMPTY: Mapping[str, str] = MappingProxyType({})
 
 PLACEHOLDER_HELP = {
     "{ROCM_ROOT}": "python -m rocm_sdk path --root (learned by install-rocm-sdk)",
@@ -37,31 +39,9 @@ PLACEHOLDER_HELP = {
     "{LDSHARED}": "the env interpreter's LDSHARED minus absolute -Wl,-rpath flags (build-wheel)",
     "{TOOLS_PATH}": "the folders of the interpreter and uv (learned by check-env)",
     "{INTERPRETER}": "the Python interpreter found for the build (learned by check-env)",
-    "{TBB_LIB_DIR}": "the folder holding libtbb.so (learned by provide-tbb)",
+    "{<NAME>_LIB_DIR}": "the folder holding lib<name>.so (learned by a ProvideLibrary step)",
     "{PATH}": "the inherited PATH",
 }
-
-
-def _q(argv: tuple[str, ...] | list[str]) -> str:
-    return " ".join(shlex.quote(a) for a in argv)
-
-
-@dataclass(frozen=True)
-class Command:
-    """Run ``argv`` (never through a shell) with ``env`` on top of the inherited environment."""
-
-    argv: tuple[str, ...]
-    env: Mapping[str, str] = field(default_factory=lambda: EMPTY)
-    unset: tuple[str, ...] = ()
-    cwd: str | None = None
-    echo: bool = False  # also show the output on the console (smoke results)
-    timeout: float | None = None
-
-    def command(self) -> Command:
-        return self
-
-    def explain(self) -> list[str]:
-        return []
 
 
 @dataclass(frozen=True)
@@ -232,24 +212,6 @@ class CopySources:
 
 
 @dataclass(frozen=True)
-class ProvideTbb:
-    """libtbb (library and headers) for the build: ``install`` it (PyPI), then check it."""
-
-    install: Command | None
-    source: str  # "pypi <spec>" or "system"
-    lib_dirs: tuple[str, ...]
-    include_dirs: tuple[str, ...]
-
-    def command(self) -> Command | None:
-        return self.install
-
-    def explain(self) -> list[str]:
-        return [f"then libtbb.so must be in one of {', '.join(self.lib_dirs)} and tbb/tbb.h "
-                f"in one of {', '.join(self.include_dirs)} (else fail before the build); "
-                "learn TBB_LIB_DIR"]
-
-
-@dataclass(frozen=True)
 class BuildWheel:
     """Build the wheel into ``wheelhouse`` with ``build``, unless nothing it depends on changed.
 
@@ -361,7 +323,7 @@ class Publish:
 
 
 Action = (Command | CheckEnv | ProbeIndexes | CreateEnv | InstallSdk | UseSystemRocm | InstallTorch
-          | MarkEnvReady | FetchSources | FetchSubmodules | CopySources | ProvideTbb | BuildWheel
+          | MarkEnvReady | FetchSources | FetchSubmodules | CopySources | ProvideLibrary | BuildWheel
           | ExpectWheel | NameWheel | CheckWheel | Smoke | Publish)
 
 KIND: dict[type, str] = {
@@ -369,7 +331,7 @@ KIND: dict[type, str] = {
     CreateEnv: "create-env",
     InstallSdk: "install-sdk", UseSystemRocm: "use-system-rocm", InstallTorch: "install-torch",
     MarkEnvReady: "mark-env-ready", FetchSources: "fetch-sources", CopySources: "copy-sources",
-    FetchSubmodules: "fetch-submodules", ProvideTbb: "provide-tbb", ExpectWheel: "expect-wheel",
+    FetchSubmodules: "fetch-submodules", ProvideLibrary: "provide-library", ExpectWheel: "expect-wheel",
     BuildWheel: "build-wheel", NameWheel: "name-wheel", CheckWheel: "check", Smoke: "smoke",
     Publish: "publish",
 }

@@ -1,14 +1,15 @@
 """Typed actions of the sources and the wheel's identity (see ``toolkit.core.steps``): the
-submodules a build needs, each from a cached mirror, and the name and version the built
-wheel must have before it is renamed."""
+submodules a build needs, each from a cached mirror, a library the build links (provided and
+checked before it), and the name and version the built wheel must have before it is renamed."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from toolkit.core.steps import Command
+from toolkit.core.command import Command
+
+LIB_DIR = re.compile(r"\{[A-Z0-9]+_LIB_DIR\}")  # placeholders ProvideLibrary steps learn
 
 
 def mirror_name(url: str) -> str:
@@ -58,3 +59,33 @@ class ExpectWheel:
 
     def explain(self) -> list[str]:
         return [f"the one wheel in {self.wheelhouse} must be {self.dist} {self.version}"]
+
+
+@dataclass(frozen=True)
+class ProvideLibrary:
+    """A library the build links (shared object and headers): ``install`` it, then check it
+    is there before the build starts and learn ``<NAME>_LIB_DIR`` (``{TBB_LIB_DIR}``)."""
+
+    install: Command | None
+    source: str  # where it comes from: "pypi tbb-devel==2022.2.0", "system"
+    name: str  # "tbb": libtbb.so, placeholder {TBB_LIB_DIR}
+    headers: tuple[str, ...]  # any one of them must exist: "tbb/tbb.h", "oneapi/tbb.h"
+    lib_dirs: tuple[str, ...]
+    include_dirs: tuple[str, ...]
+    why: str = ""  # why the build needs it, for the failure message
+
+    @property
+    def library(self) -> str:
+        return f"lib{self.name}.so"
+
+    @property
+    def placeholder(self) -> str:
+        return f"{{{self.name.upper()}_LIB_DIR}}"
+
+    def command(self) -> Command | None:
+        return self.install
+
+    def explain(self) -> list[str]:
+        return [f"then {self.library} must be in one of {', '.join(self.lib_dirs)} and "
+                f"{' or '.join(self.headers)} in one of {', '.join(self.include_dirs)} (else "
+                f"fail before the build); learn {self.placeholder.strip('{}')}"]

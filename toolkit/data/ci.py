@@ -194,12 +194,15 @@ def github_matrix(
     if rule.python == "newest":
         keep = _newest_pythons(pool)
         pool = [b for b in pool if (b.package.name, b.version, b.rocm.version, b.python) in keep]
-    targets = matrix.family_targets
     entries: list[CiEntry] = []
     for b in pool:
+        # a family within the release's era: its members that release's compilers build
+        # (a requested family that era does not know is no entry for that release)
+        targets = matrix.release_families(b.rocm)
         for fam in wanted or [b.rocm.default_family]:
-            entries.append(CiEntry(b, fam, targets[fam], config.build_runner,
-                                   config.runner_for(fam)))
+            if fam in targets:
+                entries.append(CiEntry(b, fam, targets[fam], config.build_runner,
+                                       config.runner_for(fam)))
     return entries
 
 

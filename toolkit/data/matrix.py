@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -24,7 +24,7 @@ from typing import Any
 from toolkit.core.errors import DataError, UsageError, unknown
 from toolkit.core.versions import rocm_label, version_sort_key
 from toolkit.data.schema import check, fail, read_toml
-from toolkit.data.specs import CI, GPUS, PACKAGE, RECIPES, RESERVED_FILES, ROCM
+from toolkit.data.specs import CI, GPUS, PACKAGE, RESERVED_FILES, ROCM
 
 DATA_DIR = Path(__file__).parent
 
@@ -419,15 +419,20 @@ def _load_rocm(file: Path, families: Mapping[str, GpuFamily],
     return releases
 
 
-def _load_package(file: Path, rocm: Mapping[str, RocmRelease]) -> Package:
+Recipes = tuple[tuple[str, tuple[str, ...]], ...]  # (recipe, its build styles), hashable
+
+
+def _load_package(file: Path, rocm: Mapping[str, RocmRelease], recipes: Recipes | None) -> Package:
     doc = read_toml(file)
     header = doc.get("package")
     recipe = header.get("recipe") if isinstance(header, dict) else None
-    check(PACKAGE, doc, file, {
-        "name": [file.stem],
-        "rocm": sorted(rocm, key=version_sort_key),
-        "build_styles": RECIPES.get(recipe, ()) if isinstance(recipe, str) else (),
-    })
+    refs: dict[str, Sequence[str]] = {"name": [file.stem],
+                                      "rocm": sorted(rocm, key=version_sort_key)}
+    if recipes is not None:
+        styles = dict(recipes)
+        refs["recipes"] = list(styles)
+        refs["build_styles"] = styles.get(recipe, ()) if isinstance(recipe, str) else ()
+    check(PACKAGE, doc, file, refs)
     pkg = doc["package"]
     versions: list[PackageVersion] = []
     for i, vt in enumerate(doc["versions"]):
@@ -450,13 +455,13 @@ def _load_package(file: Path, rocm: Mapping[str, RocmRelease]) -> Package:
 
 
 @cache
-def _load(data_dir: Path) -> Matrix:
+def _load(data_dir: Path, recipes: Recipes | None) -> Matrix:
     families, eras = _load_families(data_dir / "gpus.toml")
     rocm = _load_rocm(data_dir / "rocm.toml", families, eras)
     packages: dict[str, Package] = {}
     for path in sorted(data_dir.glob("*.toml")):
         if path.name not in RESERVED_FILES:  # every other file is one package (name = stem)
-            packages[path.stem] = _load_package(path, rocm)
+            packages[path.stem] = _load_package(path, rocm, recipes)
     if not packages:
         raise DataError(f"{data_dir}: no package file; add <name>.toml with [package] and "
                         "[[versions]] (beside gpus.toml and rocm.toml)")
@@ -478,12 +483,17 @@ def data_dir() -> Path:
     return Path(os.environ.get("TOOLKIT_DATA_DIR") or DATA_DIR).resolve()
 
 
-def load_matrix(path: str | os.PathLike[str] | None = None) -> Matrix:
-    """The validated matrix (cached per folder)."""
+def load_matrix(path: str | os.PathLike[str] | None = None, *,
+                recipes: Mapping[str, Sequence[str]] | None = None) -> Matrix:
+    """The validated matrix (cached per folder). ``recipes`` (recipe -> build styles) are the
+    closed sets of the package files' ``recipe`` and ``build_style``: the plan layer's
+    registry passes them (``toolkit.plan.recipes.load_matrix``); without them those two
+    fields are not checked here (planning a build still refuses an unknown recipe)."""
     folder = Path(path).resolve() if path is not None else data_dir()
     if not folder.is_dir():
         raise DataError(f"{folder}: matrix data folder does not exist")
-    return _load(folder)
+    key = None if recipes is None else tuple((k, tuple(v)) for k, v in sorted(recipes.items()))
+    return _load(folder, key)
 
 
 def forget_loaded() -> None:

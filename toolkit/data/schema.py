@@ -38,9 +38,12 @@ else:  # pragma: no cover
 
 @dataclass(frozen=True)
 class Ref:
-    """A closed set known only per file (ROCm releases, GPU families): ``refs[name]``."""
+    """A closed set known only per file (ROCm releases, GPU families): ``refs[name]``.
+    ``given_by_caller``: a set the caller may leave out (then the value is not checked
+    against one): recipe names and build styles, known to the plan layer's registry."""
 
     name: str
+    given_by_caller: bool = False
 
 
 @dataclass(frozen=True)
@@ -147,6 +150,8 @@ class _Checker:
 
     def choices(self, spec: Text) -> tuple[str, ...] | None:
         if isinstance(spec.choices, Ref):
+            if spec.choices.given_by_caller and spec.choices.name not in self.refs:
+                return None
             return tuple(self.refs[spec.choices.name])
         return spec.choices
 

@@ -4,24 +4,19 @@ Files: ``gpus.toml`` (GPU families), ``rocm.toml`` (ROCm releases), ``ci.toml`` 
 rules and runners) and every other ``*.toml``: one package (``[package]`` and ``[[versions]]``),
 named after its file (``apex.toml`` holds ``package.name = "apex"``).
 
-Refs resolved per file: ``families`` (names and aliases from gpus.toml), ``eras`` (its release eras), ``indexes`` (rocm.toml's
-``[indexes]``), ``rocm`` (releases), ``name`` (the package file's stem), ``build_styles`` (those
+Refs resolved per file: ``families`` (names and aliases from gpus.toml), ``eras`` (its
+release eras), ``indexes`` (rocm.toml's ``[indexes]``), ``rocm`` (releases), ``name`` (the
+package file's stem); given by the caller (the plan layer's recipe registry,
+``toolkit.plan.recipes.load_matrix``): ``recipes`` (their names) and ``build_styles`` (those
 of the package's recipe).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from toolkit.data.schema import Array, Flag, Map, Ref, Table, Tagged, Text, Texts
 
 PYTHONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.13t", "3.14", "3.14t")
 SDK_LAYOUTS = ("per-family", "multi-arch")
-# recipe (toolkit.plan.recipes) -> the build styles it understands, in the order they appeared
-RECIPES: Mapping[str, tuple[str, ...]] = {
-    "apex": ("ext-flags", "jit-prebuild"),
-    "fbgemm_gpu": ("package-variant", "build-variant"),
-}
 # GitHub events a CI rule may be written for (the workflow passes ${{ github.event_name }}).
 EVENTS = ("pull_request", "push", "schedule", "workflow_dispatch", "merge_group", "release")
 PYTHON_RULES = ("newest", "all")
@@ -124,7 +119,8 @@ ROCM = Table(
 PACKAGE = Table({
     "package": Table(
         {"name": Text(choices=Ref("name"), note="a package file is named after its package"),
-         "dist": _TEXT, "repo": _TEXT, "recipe": Text(choices=tuple(RECIPES)), "subdir": _TEXT},
+         "dist": _TEXT, "repo": _TEXT, "recipe": Text(choices=Ref("recipes", given_by_caller=True),
+                                   note="the recipes of toolkit.plan.recipes.REGISTRY"), "subdir": _TEXT},
         optional=("subdir",),
     ),
     "versions": Array(Table({
@@ -133,7 +129,8 @@ PACKAGE = Table({
         "torch": _VER,
         "rocm": Texts(Text(choices=Ref("rocm"))),
         "python": Texts(Text(choices=PYTHONS)),
-        "build_style": Text(choices=Ref("build_styles"), note="the build styles of its recipe"),
+        "build_style": Text(choices=Ref("build_styles", given_by_caller=True),
+                            note="the build styles of its recipe"),
         "evidence": _EVIDENCE,
         # gfx targets without --gfx, by the first ROCm major they apply from ("6", "7")
         "default_targets": Map(Texts(_GFX), key=Text(pattern=r"[0-9]+", like="a ROCm major like 7"),

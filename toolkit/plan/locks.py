@@ -28,13 +28,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from toolkit.core.urls import mask
-
-if TYPE_CHECKING:
-    from toolkit.data.matrix import Build, Matrix
-    from toolkit.plan.provision import Sources
+from toolkit.data.matrix import Build, Matrix
+from toolkit.plan.sources import Sources
 
 LOCK_FORMAT = 1
 _INPUTS = re.compile(r"^# toolkit-lock-inputs: ([0-9a-f]{64})\s*$", re.M)

@@ -7,19 +7,17 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from toolkit.core.errors import UsageError
-from toolkit.core.steps import PLACEHOLDER_HELP, BuildWheel, Command, Step
+from toolkit.core.steps import PLACEHOLDER_HELP, BuildWheel, Command, ProvideLibrary, Step
 from toolkit.core.urls import mask
 from toolkit.core.versions import rocm_label
 from toolkit.data.matrix import Build
 from toolkit.env.buildenv import RocmPaths
 from toolkit.env.host import HostFacts
 from toolkit.plan.layout import Layout
-
-if TYPE_CHECKING:
-    from toolkit.plan.locks import LockRef
+from toolkit.plan.locks import LockRef
 
 
 @dataclass(frozen=True)
@@ -36,7 +34,8 @@ class Options:
     allow_insecure_index: bool = False  # plain http:// to a non-loopback index
     allow_rocm_mismatch: bool = False  # system ROCm version differs from the session's
     rocm_sdk_test: bool = False  # run `rocm-sdk test` after installing the pip SDK
-    apex_ops: str = "prebuilt"  # apex 1.8: "prebuilt" (every op in the wheel) | "jit" (upstream's)
+    # the recipes' own options, "name=value" ("apex-ops=jit"; toolkit.plan.recipes.base.option)
+    recipe_options: tuple[str, ...] = ()
     rebuild: bool = False  # build the wheel even when its build key is unchanged
     locks: tuple[LockRef, ...] = ()  # lock files found by the caller (toolkit.plan.locks.read_locks)
 
@@ -53,6 +52,10 @@ def options_from_json(data: Any) -> Options:
         raise UsageError("recorded options: expected a JSON object")
     known = {f.name: f for f in dataclasses.fields(Options) if f.name != "locks"}
     values: dict[str, Any] = {}
+    data = dict(data)
+    if "apex_ops" in data:  # recorded before recipe options existed
+        old = data.pop("apex_ops")
+        data.setdefault("recipe_options", [f"apex-ops={old}"] if isinstance(old, str) else [])
     for key, value in data.items():
         if key not in known:
             raise UsageError(f"recorded options: unknown field {key!r}; valid: "
@@ -102,14 +105,19 @@ def render(p: Plan) -> str:
     """Human-readable plan: each step's description and what it does, shell-quoted."""
     lines = [f"# plan for {p.build.id}  (targets: {', '.join(p.targets)})"]
     used: set[str] = set()
+    helps = dict(PLACEHOLDER_HELP)
+    for step in p.steps:
+        if isinstance(step.action, ProvideLibrary):
+            helps[step.action.placeholder] = (f"the folder holding {step.action.library} "
+                                              f"(learned by {step.name})")
     for i, step in enumerate(p.steps, 1):
         lines.append(f"\n[{i}/{len(p.steps)}] {step.name} ({step.kind}): {step.description}")
         lines.extend(step.render())
         text = step.text()
-        used.update(ph for ph in PLACEHOLDER_HELP if ph in text)
+        used.update(ph for ph in helps if ph in text)
     if used:
         lines.append("\n# placeholders filled while running:")
-        lines.extend(f"#   {ph} = {PLACEHOLDER_HELP[ph]}" for ph in PLACEHOLDER_HELP if ph in used)
+        lines.extend(f"#   {ph} = {helps[ph]}" for ph in helps if ph in used)
     return mask("\n".join(lines))
 
 

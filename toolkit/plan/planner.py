@@ -19,6 +19,7 @@ from toolkit.core.steps import (
     FetchSources,
     FetchSubmodules,
     NameWheel,
+    ProvideLibrary,
     Publish,
     Smoke,
     Step,
@@ -75,8 +76,6 @@ def plan(
     recipe = recipe_for(build.package.recipe)
     targets = default_targets(matrix, build, options)
     steps, rocm_paths, family = provision_steps(matrix, build, options, host, layout)
-    if build.rocm.sdk.provider == "none":  # CPU variant: no ROCm at all
-        steps = [s for s in steps if s.name != "install-rocm-sdk"]
     steps.extend(_sources_steps(build, options, layout))
 
     base_env = build_env(
@@ -116,8 +115,8 @@ def plan(
         CheckWheel(toolkit_python, "{WHEEL}", str(layout.artifacts(build)),
                    gfx=tuple(targets) if recipe.carries_gpu_code(build, options) else (),
                    with_libs=(*(("{TORCH_LIB}",) if recipe.needs_torch else ()),
-                              *(("{TBB_LIB_DIR}",) if any(s.name == "provide-tbb" for s in steps)
-                                else ())),
+                              *(s.action.placeholder for s in steps
+                                if isinstance(s.action, ProvideLibrary))),
                    require_symbols=recipe.required_symbols(build.pkg_version)),
     ))
     if options.smoke:

@@ -17,9 +17,7 @@ import json
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
 
 from toolkit.core.errors import UsageError
 from toolkit.core.gfx import sort_key
@@ -42,6 +40,7 @@ from toolkit.env.host import HostFacts
 from toolkit.plan.layout import Layout
 from toolkit.plan.locks import find_lock, inputs_hash, lock_name
 from toolkit.plan.model import Options
+from toolkit.plan.sources import Sources
 
 TOOLS_PATH = "{TOOLS_PATH}:{PATH}"
 INIT_WHY = ("TheRock: after device wheels are installed, `rocm-sdk init` links their device "
@@ -131,50 +130,6 @@ def choose_family(matrix: Matrix, build: Build, targets: Sequence[str], wanted: 
     return best
 
 
-@dataclass(frozen=True)
-class Sources:
-    """Where one environment's SDK and torch come from (the inputs of its lock)."""
-
-    provider: str  # "pip" | "system"
-    layout: str | None  # "per-family" | "multi-arch" (pip)
-    family: str | None  # per-family index: the family (also ROCM_SDK_TARGET_FAMILY)
-    sdk_index: str | None
-    sdk_spec: str | None  # e.g. rocm[libraries,devel]>1.0,>=7.0.0a0,<7.1
-    find_links: tuple[str, ...]
-    torch_spec: str
-    torch_args: tuple[str, ...]  # --index-url/--extra-index-url/--find-links for torch
-    system_version: str | None = None
-    # installed with torch: the SDK requirement when torch pins the SDK it was built with
-    # (TheRock's multi-arch torch), so the resolver keeps the release's SDK
-    torch_pins: tuple[str, ...] = ()
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "provider": self.provider, "layout": self.layout, "family": self.family,
-            "sdk_index": self.sdk_index, "sdk_spec": self.sdk_spec,
-            "find_links": list(self.find_links), "torch_spec": self.torch_spec,
-            "torch_args": list(self.torch_args), "system_version": self.system_version,
-            "torch_pins": list(self.torch_pins),
-        }
-
-    def index_args(self) -> tuple[str, ...]:
-        """Index options covering both the SDK and torch (for installs from a lock)."""
-        out: list[str] = []
-        urls: list[str] = [self.sdk_index] if self.sdk_index else []
-        links = list(self.find_links)
-        args = list(self.torch_args)
-        for opt, val in zip(args[::2], args[1::2], strict=False):
-            if opt == "--find-links":
-                links.append(val)
-            else:
-                urls.append(val)
-        for n, url in enumerate(dict.fromkeys(urls)):
-            out += ["--index-url" if n == 0 else "--extra-index-url", url]
-        for link in dict.fromkeys(links):
-            out += ["--find-links", link]
-        return tuple(out)
-
-
 def default_targets(matrix: Matrix, build: Build, options: Options) -> tuple[str, ...]:
     """``--gfx``, else the package version's own defaults for this ROCm (as upstream builds
     it), else the release's default family; every one must be one the release's compilers
@@ -235,7 +190,7 @@ def sources_for(matrix: Matrix, build: Build, options: Options) -> Sources:
             torch_args += ["--extra-index-url", PYPI]
     if src.find_links:
         torch_args += ["--find-links", src.find_links]
-    torch_spec, pins = src.spec, ()
+    torch_spec, pins = src.spec, tuple[str, ...]()
     if src.device_extras:  # split torch: host wheel + amd-torch-device-<gfx> per target
         torch_spec = with_extras(src.spec, device_extras(build, targets))
         pins = (spec,) if provider == "pip" and spec else ()
@@ -317,6 +272,8 @@ def provision_steps(
         if options.rocm_sdk_test:
             steps.append(Step("rocm-sdk-test", "TheRock's own SDK self-test (`rocm-sdk test`)",
                               Command((env_python, "-m", "rocm_sdk", "test")), reuse_env=True))
+    elif build.rocm.sdk.provider == "none":  # a CPU variant (the sample): no ROCm at all
+        rocm_paths = RocmPaths.system(host.system_rocm.root if host.system_rocm else "/opt/rocm")
     else:
         expected = src.system_version or build.rocm.version
         # the root the caller discovered (HostFacts.system_rocm), else the conventional

@@ -17,11 +17,13 @@ from toolkit.core.errors import StepFailed
 from toolkit.core.proc import CommandFailed, stream
 from toolkit.core.reporter import NullReporter, Reporter
 from toolkit.core.steps import PLACEHOLDER_HELP, Command, Step
+from toolkit.core.steps_more import LIB_DIR
 from toolkit.core.urls import mask
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Plan
 
-_UNFILLED = re.compile("|".join(re.escape(p) for p in PLACEHOLDER_HELP))
+_UNFILLED = re.compile("|".join([*(re.escape(p) for p in PLACEHOLDER_HELP if "<" not in p),
+                                  LIB_DIR.pattern]))
 
 
 @dataclass

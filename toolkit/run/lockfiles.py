@@ -20,7 +20,8 @@ from toolkit.env.interpreters import find_uv
 from toolkit.plan.layout import Layout
 from toolkit.plan.locks import find_lock, header, inputs_hash, lock_name, read_locks, requirements_in
 from toolkit.plan.model import Options
-from toolkit.plan.provision import Sources, sources_for
+from toolkit.plan.provision import sources_for
+from toolkit.plan.sources import Sources
 
 
 def _tools_env(layout: Layout, interpreter: str, python: str) -> Path:

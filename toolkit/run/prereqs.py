@@ -1,4 +1,4 @@
-"""Executing provide-tbb (a library the build links, checked before the build starts) and
+"""Executing ProvideLibrary (a library the build links, checked before the build starts) and
 expect-wheel (the built wheel is the distribution and version the recipe expects)."""
 
 from __future__ import annotations
@@ -9,28 +9,28 @@ from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel
 from packaging.version import InvalidVersion
 
 from toolkit.core.errors import StepFailed
-from toolkit.core.steps import ExpectWheel, ProvideTbb, Step
+from toolkit.core.steps import ExpectWheel, ProvideLibrary, Step
 from toolkit.run.context import Run, StepResult, run_command
 
-HEADERS = ("tbb/tbb.h", "oneapi/tbb.h")
 
-
-def provide_tbb(step: Step, run: Run) -> StepResult | str:
+def provide_library(step: Step, run: Run) -> StepResult | str:
     action = step.action
-    assert isinstance(action, ProvideTbb)
+    assert isinstance(action, ProvideLibrary)
     result = (run_command(step, action.install, run) if action.install is not None
               else StepResult(step.name, step.kind, [], {}, returncode=0))
     lib_dirs = [Path(run.resolve(d)) for d in action.lib_dirs]
     inc_dirs = [Path(run.resolve(d)) for d in action.include_dirs]
-    lib = next((d for d in lib_dirs if (d / "libtbb.so").exists()), None)
+    lib = next((d for d in lib_dirs if (d / action.library).exists()), None)
+    why = f"; {action.why}" if action.why else ""
     if lib is None:
-        raise StepFailed(f"libtbb.so ({action.source}) is in none of "
-                         f"{', '.join(map(str, lib_dirs))}; fbgemm_gpu links -ltbb outside Nova")
-    if not any((d / h).is_file() for d in inc_dirs for h in HEADERS):
-        raise StepFailed(f"the tbb headers ({action.source}: {' or '.join(HEADERS)}) are in "
-                         f"none of {', '.join(map(str, inc_dirs))}")
-    run.values["TBB_LIB_DIR"] = str(lib)
-    run.note(f"# libtbb.so found in {lib}")
+        raise StepFailed(f"{action.library} ({action.source}) is in none of "
+                         f"{', '.join(map(str, lib_dirs))}{why}")
+    if not any((d / h).is_file() for d in inc_dirs for h in action.headers):
+        raise StepFailed(f"the {action.name} headers ({action.source}: "
+                         f"{' or '.join(action.headers)}) are in none of "
+                         f"{', '.join(map(str, inc_dirs))}")
+    run.values[action.placeholder.strip("{}")] = str(lib)
+    run.note(f"# {action.library} found in {lib}")
     return result
 
 

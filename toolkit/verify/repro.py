@@ -29,9 +29,10 @@ from typing import Any
 from toolkit.core.errors import CheckFailed, EnvironmentProblem, UsageError
 from toolkit.core.reporter import Reporter
 from toolkit.core.urls import mask
-from toolkit.data.matrix import Build, load_matrix
+from toolkit.data.matrix import Build
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Options, Plan
+from toolkit.plan.recipes import load_matrix, standalone_build
 
 # values that depend on the host, not on the build: never a reason to refuse
 _HOST_ENV = {"MAX_JOBS", "CMAKE_C_COMPILER_LAUNCHER", "CMAKE_CXX_COMPILER_LAUNCHER",
@@ -55,13 +56,7 @@ def _major_minor(version: str | None) -> str | None:
 
 def _build(data: Mapping[str, Any]) -> Build:
     info = data["build"]
-    if data.get("recipe") == "sample":
-        from toolkit.plan.recipes.sample import demo_build
-
-        root = data["sdk"].get("root")
-        hip = (root, info["rocm"]) if info["rocm"] != "cpu" else None
-        return demo_build(info["python"], hip)
-    return load_matrix().build(info["id"])
+    return standalone_build(str(info["id"]), data) or load_matrix().build(info["id"])
 
 
 def with_credentials(url: str | None, environ: Mapping[str, str]) -> str | None:

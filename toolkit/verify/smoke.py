@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -153,20 +152,12 @@ def resolve(workdir: Path, build_id: str | None = None, env: str | None = None) 
 
 
 def build_for_id(build_id: str) -> Build | None:
-    """The build a build id names: a matrix build, or the demo's sample build; else None."""
-    from toolkit.data.matrix import load_matrix
+    """The build a build id names: a matrix build, or one a recipe makes outside the matrix
+    (the demo's sample build); else None."""
+    from toolkit.plan.recipes import load_matrix, standalone_build
 
     build = next((b for b in load_matrix().builds if b.id == build_id), None)
-    if build is None and build_id.startswith("hip_sample-"):
-        from toolkit.plan.recipes.sample import demo_build, detect_hip
-
-        m = re.search(r"-cp([0-9])([0-9]+)(t?)-", build_id)
-        if m:
-            python = f"{m.group(1)}.{m.group(2)}{m.group(3)}"
-            hip = detect_hip() if not build_id.endswith("-cpu") else None
-            cand = demo_build(python, hip)
-            build = cand if cand.id == build_id else None
-    return build
+    return build if build is not None else standalone_build(build_id)
 
 
 def manifest_for_id(build_id: str, env_dir: Path | None,
@@ -185,8 +176,7 @@ def manifest_for_id(build_id: str, env_dir: Path | None,
 
 def smoke_facts(manifest: dict[str, Any]) -> dict[str, Any]:
     """What the suite needs that only the host knows (recipes and the matrix)."""
-    from toolkit.data.matrix import load_matrix
-    from toolkit.plan.recipes import recipe_for
+    from toolkit.plan.recipes import load_matrix, recipe_for
 
     b = manifest["build"]
     recipe = recipe_for(str(manifest.get("recipe") or b.get("package")))
@@ -210,7 +200,7 @@ def smoke_facts(manifest: dict[str, Any]) -> dict[str, Any]:
 def check_targets(tokens: Sequence[str]) -> tuple[str, ...]:
     """Expand gfx ids and families; unknown ones are a ``UsageError`` naming the valid ids."""
     from toolkit.core.gfx import split_tokens
-    from toolkit.data.matrix import load_matrix
+    from toolkit.plan.recipes import load_matrix
 
     words = split_tokens(tokens)
     if not words:

@@ -99,7 +99,7 @@ def expand_targets(tokens: Sequence[str], warnings: list[str] | None = None) -> 
     if not tokens:
         return []
     words = split_tokens(tokens)
-    from toolkit.data.matrix import load_matrix
+    from toolkit.plan.recipes import load_matrix
 
     try:
         matrix = load_matrix()

@@ -30,11 +30,11 @@ def demo_main(argv: Sequence[str], prog: str) -> None:
     import dataclasses
 
     from toolkit.cli.running import run_and_summarise
-    from toolkit.data.matrix import load_matrix
     from toolkit.env.host import SystemRocm, discover
     from toolkit.plan.layout import Layout
     from toolkit.plan.model import Options, render
     from toolkit.plan.planner import plan
+    from toolkit.plan.recipes import load_matrix
     from toolkit.plan.recipes.sample import DEMO_TARGETS, EXAMPLE, demo_build, detect_hip
 
     p = argparse.ArgumentParser(prog=prog, exit_on_error=False,

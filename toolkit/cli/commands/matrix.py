@@ -10,7 +10,8 @@ from collections.abc import Sequence
 
 from toolkit.core.steps import ExpectWheel
 from toolkit.core.versions import version_sort_key
-from toolkit.data.matrix import Build, Matrix, load_matrix, python_sort_key
+from toolkit.data.matrix import Build, Matrix, python_sort_key
+from toolkit.plan.recipes import load_matrix
 
 FORMATS = ("table", "json", "github")
 
@@ -128,18 +129,15 @@ def _build_rows(m: Matrix, b: Build, evidence: str) -> list[tuple[str, str, str]
     from toolkit.plan.layout import Layout
     from toolkit.plan.model import Options
     from toolkit.plan.planner import plan
+    from toolkit.plan.recipes import recipe_for
 
     p = plan(m, b, Options(), HostFacts(), Layout(Path("/work"), Path("/cache")))
     step = p.step("build-wheel")
     opts = [a.split("=", 1)[1] for a in step.argv if a.startswith(("-C", "--config-setting"))]
+    recipe = recipe_for(b.package.recipe)
     env = [f"{k}={v!r}" if v == "" else f"{k}={v}" for k, v in step.env.items()
-           if k.startswith(("APEX_", "BUILD_", "ROCR_", "LIBRARY_PATH", "CMAKE_LIBRARY_PATH",
-                            "DESIRED_CUDA"))]
-    extra: list[tuple[str, str, str]] = []
-    if "ROCR_VISIBLE_DEVICES" in step.env:
-        extra.append(("", "", "evidence: op_builder/builder.py get_rocm_gpu_arch (rocminfo's first "
-                     "gfx replaces PYTORCH_ROCM_ARCH); ROCm/ROCR-Runtime src/core/util/flag.h "
-                     "(ROCR_VISIBLE_DEVICES set, even empty, filters every GPU)"))
+           if recipe.shown_env and k.startswith(recipe.shown_env)]
+    extra: list[tuple[str, str, str]] = [("", "", note) for note in recipe.notes(step.env)]
     expect = p.step("expect-wheel").action
     rows: list[tuple[str, str, str]] = [
         ("build", " ".join([*opts, *env, *(f"unset {u}" for u in step.unset)]) or "(defaults)",

@@ -35,18 +35,26 @@ def add_build_options(p: argparse.ArgumentParser) -> None:
                    help="run `rocm-sdk test` after installing the pip SDK")
     p.add_argument("--rebuild", action="store_true",
                    help="build the wheel even when nothing it depends on changed")
-    p.add_argument("--apex-ops", choices=("prebuilt", "jit"), default="prebuilt",
-                   help="apex 1.8: prebuilt (every op compiled into the wheel, the default) or "
-                        "jit (upstream's JIT-only wheel)")
+    from toolkit.plan.recipes import recipe_options
+
+    for name, spec in recipe_options().items():  # each recipe's own options (--apex-ops)
+        p.add_argument(f"--{name}", choices=spec.choices, default=None, help=spec.help)
+
+
+def _recipe_options(args: argparse.Namespace) -> tuple[str, ...]:
+    from toolkit.plan.recipes import recipe_options
+
+    return tuple(f"{name}={value}" for name in recipe_options()
+                 if (value := getattr(args, name.replace("-", "_"), None)) is not None)
 
 
 def options_from(args: argparse.Namespace) -> tuple[object, object]:
     import os
 
-    from toolkit.data.matrix import load_matrix
     from toolkit.plan.layout import Layout
     from toolkit.plan.locks import read_locks
     from toolkit.plan.model import Options
+    from toolkit.plan.recipes import load_matrix
 
     matrix = load_matrix()
     # CI overrides (flags win): TOOLKIT_ROCM_FROM, TOOLKIT_ROCM_INDEX_URL, TOOLKIT_ROCM_FAMILY
@@ -69,7 +77,7 @@ def options_from(args: argparse.Namespace) -> tuple[object, object]:
                    allow_insecure_index=args.allow_insecure_index,
                    allow_rocm_mismatch=args.allow_rocm_mismatch, rocm_sdk_test=args.rocm_sdk_test,
                    rebuild=getattr(args, "rebuild", False),
-                   apex_ops=getattr(args, "apex_ops", "prebuilt"),
+                   recipe_options=_recipe_options(args),
                    locks=() if args.no_lock else read_locks(Layout.default(args.workdir).locks()))
     return matrix, opts
 

@@ -1,23 +1,65 @@
-"""Per-package knowledge, one small class each behind one interface."""
+"""The one registry of recipes: per-package knowledge, one module each behind one interface
+(``toolkit.plan.recipes.base.Recipe``).
+
+A new version of a known package is data only (its ``<package>.toml``). A new package is one
+recipe module plus its entry in ``REGISTRY`` below, and one data file. Everything else asks
+the registry: the data's closed sets (recipe names and build styles, checked when the matrix
+is loaded through ``load_matrix`` here), the recipes' own options (the CLI makes a flag of
+each), the variables `invoke matrix --explain` shows, builds outside the matrix.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import os
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
 
 from toolkit.core.errors import UsageError
+from toolkit.data import matrix as data
+from toolkit.data.matrix import Build, Matrix
+from toolkit.plan.recipes.apex import ApexRecipe
+from toolkit.plan.recipes.base import Recipe, RecipeOption
+from toolkit.plan.recipes.fbgemm_gpu import FbgemmGpuRecipe
+from toolkit.plan.recipes.sample import SampleRecipe
 
-if TYPE_CHECKING:
-    from toolkit.plan.recipes.base import Recipe
+REGISTRY: Mapping[str, Recipe] = MappingProxyType({
+    r.name: r for r in (ApexRecipe(), FbgemmGpuRecipe(), SampleRecipe())
+})
 
 
 def recipe_for(name: str) -> Recipe:
-    from toolkit.plan.recipes.apex import ApexRecipe
-    from toolkit.plan.recipes.fbgemm_gpu import FbgemmGpuRecipe
-    from toolkit.plan.recipes.sample import SampleRecipe
-
-    recipes: dict[str, Recipe] = {"apex": ApexRecipe(), "fbgemm_gpu": FbgemmGpuRecipe(),
-                                  "sample": SampleRecipe()}
     try:
-        return recipes[name]
+        return REGISTRY[name]
     except KeyError:
-        raise UsageError(f"unknown recipe {name!r}; valid: {', '.join(sorted(recipes))}") from None
+        raise UsageError(f"unknown recipe {name!r}; valid: {', '.join(sorted(REGISTRY))}") from None
+
+
+def build_styles() -> dict[str, tuple[str, ...]]:
+    """recipe -> the build styles its data may name (the closed sets of the package files)."""
+    return {name: r.build_styles for name, r in REGISTRY.items()}
+
+
+def load_matrix(path: str | os.PathLike[str] | None = None) -> Matrix:
+    """The validated matrix, its package files checked against the registry's recipes."""
+    return data.load_matrix(path, recipes=build_styles())
+
+
+def recipe_options() -> dict[str, RecipeOption]:
+    """Every recipe's own options (``--apex-ops``), by name; a name two recipes share must
+    mean the same."""
+    out: dict[str, RecipeOption] = {}
+    for r in REGISTRY.values():
+        for name, spec in r.options.items():
+            if out.setdefault(name, spec) != spec:
+                raise UsageError(f"recipe option {name!r} is declared twice, differently")
+    return out
+
+
+def standalone_build(build_id: str, recorded: Mapping[str, Any] | None = None) -> Build | None:
+    """A build outside the matrix that ``build_id`` names (the bundled sample), else None."""
+    for r in REGISTRY.values():
+        build = r.standalone(build_id, recorded)
+        if build is not None:
+            return build
+    return None

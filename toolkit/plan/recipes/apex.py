@@ -5,7 +5,8 @@
 ``--cuda_ext`` are ignored (setup.py only removes them from sys.argv), so upstream CI
 (.github/workflows/rocm-ci.yml) and TheRock (build_prod_wheels.py) make JIT-only wheels. The
 toolkit prebuilds every op by default (``APEX_BUILD_CPP_OPS=1 APEX_BUILD_CUDA_OPS=1``, read by
-setup.py); ``Options.apex_ops = "jit"`` builds upstream's JIT-only wheel instead.
+setup.py); the recipe option ``apex-ops=jit`` (``--apex-ops jit``) builds upstream's JIT-only
+wheel instead.
 
 1.9-1.13 keep 1.8's design (setup.py and op_builder unchanged in kind); 1.11 adds the op
 ``fused_conv_bias_relu`` (op_builder/fused_conv_bias_relu.py: ``APEX_BUILD_FUSED_CONV_BIAS_RELU``,
@@ -26,15 +27,20 @@ get_apex_version reads it (1.7 on). ``--naming upstream`` sets ``DESIRED_CUDA`` 
 
 from __future__ import annotations
 
-from toolkit.core.errors import UsageError
+from collections.abc import Mapping
+from types import MappingProxyType
+
 from toolkit.core.steps import Command, Step
 from toolkit.core.versions import rocm_label, version_sort_key
 from toolkit.data.matrix import Build, PackageVersion
 from toolkit.plan.model import Context, Options
+from toolkit.plan.recipes.base import RecipeDefaults, RecipeOption, option
 
 EXT_FLAGS = ("--cpp_ext", "--cuda_ext")
 BUILD_REQUIREMENTS = ("build", "wheel", "setuptools", "ninja", "packaging")
-APEX_OPS = ("prebuilt", "jit")  # 1.8 on: every op compiled into the wheel, or upstream's JIT-only
+APEX_OPS = RecipeOption(("prebuilt", "jit"),
+                        "apex 1.8 on: prebuilt (every op compiled into the wheel, the default) "
+                        "or jit (upstream's JIT-only wheel: ops compile at first use)")
 
 _MODULES_14 = (
     "apex_C", "amp_C", "syncbn", "fused_layer_norm_cuda", "mlp_cuda", "fused_dense_cuda",
@@ -57,11 +63,9 @@ def _minor(version: PackageVersion) -> tuple[int, ...]:
 
 
 def jit_only(version: PackageVersion, options: Options) -> bool:
-    """Whether this build makes upstream's JIT-only wheel (1.8 on, ``apex_ops = "jit"``)."""
-    if options.apex_ops not in APEX_OPS:
-        raise UsageError(f"unknown apex ops mode {options.apex_ops!r}; valid: "
-                         f"{', '.join(APEX_OPS)}")
-    return version.build_style == "jit-prebuild" and options.apex_ops == "jit"
+    """Whether this build makes upstream's JIT-only wheel (1.8 on, ``apex-ops=jit``)."""
+    ops = option(ApexRecipe(), options, "apex-ops")
+    return version.build_style == "jit-prebuild" and ops == "jit"
 
 
 def _preflight_why(version: PackageVersion) -> str:
@@ -74,9 +78,12 @@ def _preflight_why(version: PackageVersion) -> str:
     return f"apex {major}.{minor} no longer checks: a mismatch would build against the wrong HIP"
 
 
-class ApexRecipe:
+class ApexRecipe(RecipeDefaults):
     name = "apex"
     needs_torch = True
+    build_styles: tuple[str, ...] = ("ext-flags", "jit-prebuild")
+    options: Mapping[str, RecipeOption] = MappingProxyType({"apex-ops": APEX_OPS})
+    shown_env: tuple[str, ...] = ("APEX_", "BUILD_", "ROCR_", "DESIRED_CUDA")
 
     def carries_gpu_code(self, build: Build, options: Options) -> bool:
         return not jit_only(build.pkg_version, options)
@@ -142,5 +149,9 @@ class ApexRecipe:
             return tuple(f"apex.{m}" for m in mods)
         return mods
 
-    def required_symbols(self, version: PackageVersion) -> tuple[str, ...]:
-        return ()
+    def notes(self, env: Mapping[str, str]) -> tuple[str, ...]:
+        if "ROCR_VISIBLE_DEVICES" not in env:
+            return ()
+        return ("evidence: op_builder/builder.py get_rocm_gpu_arch (rocminfo's first gfx "
+                "replaces PYTORCH_ROCM_ARCH); ROCm/ROCR-Runtime src/core/util/flag.h "
+                "(ROCR_VISIBLE_DEVICES set, even empty, filters every GPU)",)

@@ -1,18 +1,39 @@
-"""The recipe interface."""
+"""The recipe interface: everything the toolkit knows about one package lives behind it.
+
+A recipe says how a package's version is built (its steps, the wheel it makes, the modules
+and symbols that wheel must have), which build styles its data may name, which options it
+takes beyond the common ones (``--apex-ops``), which variables of its build the matrix
+explanation shows, and which builds it makes outside the matrix (the bundled sample).
+``RecipeDefaults`` holds the answers most recipes share.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from toolkit.core.steps import Step
-    from toolkit.data.matrix import Build, PackageVersion
-    from toolkit.plan.model import Context, Options
+from toolkit.core.errors import UsageError
+from toolkit.core.steps import Step
+from toolkit.data.matrix import Build, PackageVersion
+from toolkit.plan.model import Context, Options
+
+
+@dataclass(frozen=True)
+class RecipeOption:
+    """An option of one recipe: ``--<name> CHOICE`` (the first choice is the default)."""
+
+    choices: tuple[str, ...]
+    help: str
 
 
 class Recipe(Protocol):
     name: str
     needs_torch: bool  # False: no torch in the env, no --with torch/lib for the checks
+    build_styles: tuple[str, ...]  # what a data file's build_style may say, in upstream order
+    options: Mapping[str, RecipeOption]  # name -> its choices ("apex-ops": prebuilt, jit)
+    shown_env: tuple[str, ...]  # prefixes of the build variables `invoke matrix --explain` shows
 
     def carries_gpu_code(self, build: Build, options: Options) -> bool:
         """Whether the wheel must carry code for the requested gfx targets."""
@@ -36,3 +57,42 @@ class Recipe(Protocol):
     def required_symbols(self, version: PackageVersion) -> tuple[str, ...]:
         """Demangled symbol prefixes some library of the wheel must define."""
         ...
+
+    def notes(self, env: Mapping[str, str]) -> tuple[str, ...]:
+        """Evidence lines for `invoke matrix --explain`, given the build-wheel environment."""
+        ...
+
+    def standalone(self, build_id: str, recorded: Mapping[str, Any] | None) -> Build | None:
+        """A build of this recipe outside the matrix that ``build_id`` names (the bundled
+        sample), else None; ``recorded``: its manifest when there is one."""
+        ...
+
+
+class RecipeDefaults:
+    """What most recipes answer: no options, no symbols, no notes, no builds outside the matrix."""
+
+    options: Mapping[str, RecipeOption] = MappingProxyType({})
+    shown_env: tuple[str, ...] = ()
+
+    def required_symbols(self, version: PackageVersion) -> tuple[str, ...]:
+        return ()
+
+    def notes(self, env: Mapping[str, str]) -> tuple[str, ...]:
+        return ()
+
+    def standalone(self, build_id: str, recorded: Mapping[str, Any] | None) -> Build | None:
+        return None
+
+
+def option(recipe: Recipe, options: Options, name: str) -> str:
+    """The value of the recipe's option ``name`` in ``options.recipe_options``
+    (``name=value``), else its default; a value outside its choices is a ``UsageError``."""
+    spec = recipe.options[name]
+    for item in options.recipe_options:
+        key, _, value = item.partition("=")
+        if key == name:
+            if value not in spec.choices:
+                raise UsageError(f"unknown {name} value {value!r}; valid: "
+                                 f"{', '.join(spec.choices)}")
+            return value
+    return spec.choices[0]

@@ -16,9 +16,10 @@ LIBRARY_PATH / CMAKE_LIBRARY_PATH point at it.
 
 from __future__ import annotations
 
-from toolkit.core.steps import ProvideTbb, Step
+from toolkit.core.steps import ProvideLibrary, Step
 from toolkit.data.matrix import Build, PackageVersion
 from toolkit.plan.model import Context, Options
+from toolkit.plan.recipes.base import RecipeDefaults
 
 VARIANT_OPTIONS = {
     "package-variant": ("--package_variant=rocm",),
@@ -26,6 +27,8 @@ VARIANT_OPTIONS = {
 }
 CHANNEL = "--package_channel=release"
 SYSTEM_LIB_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib")
+TBB_HEADERS = ("tbb/tbb.h", "oneapi/tbb.h")
+TBB_WHY = "fbgemm_gpu links -ltbb outside Nova"
 SYMBOLS = (
     "fbgemm_gpu::asynchronous_inclusive_cumsum_cpu",
     "fbgemm_gpu::jagged_2d_to_dense",
@@ -42,19 +45,23 @@ def tbb_step(ctx: Context) -> Step | None:
     env_dir = str(ctx.layout.env_dir(ctx.build))
     if tbb.provider == "pypi":
         assert tbb.spec
-        action = ProvideTbb(ctx.uv_pip(tbb.spec), f"pypi {tbb.spec}", (f"{env_dir}/lib",),
-                            (f"{env_dir}/include",))
+        action = ProvideLibrary(ctx.uv_pip(tbb.spec), f"pypi {tbb.spec}", "tbb", TBB_HEADERS,
+                                (f"{env_dir}/lib",), (f"{env_dir}/include",), TBB_WHY)
         what = f"install {tbb.spec} (libtbb and its headers) into the build environment"
     else:
-        action = ProvideTbb(None, "system", SYSTEM_LIB_DIRS, ("/usr/include",))
+        action = ProvideLibrary(None, "system", "tbb", TBB_HEADERS, SYSTEM_LIB_DIRS,
+                                ("/usr/include",), TBB_WHY)
         what = "use the system's libtbb"
     return Step("provide-tbb", f"{what}; fbgemm_gpu links -ltbb outside Nova (checked here, "
                 "before the build)", action)
 
 
-class FbgemmGpuRecipe:
+class FbgemmGpuRecipe(RecipeDefaults):
     name = "fbgemm_gpu"
     needs_torch = True
+    # package-variant (up to v1.2), build-variant (v1.3 on)
+    build_styles: tuple[str, ...] = tuple(VARIANT_OPTIONS)
+    shown_env: tuple[str, ...] = ("BUILD_", "LIBRARY_PATH", "CMAKE_LIBRARY_PATH")
 
     def carries_gpu_code(self, build: Build, options: Options) -> bool:
         return True

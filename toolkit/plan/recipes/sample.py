@@ -8,21 +8,27 @@ Built with hipcc for ``PYTORCH_ROCM_ARCH`` when a ROCm compiler exists, else its
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from toolkit.core.steps import Step
 from toolkit.data.matrix import Build, Package, PackageVersion, RocmRelease, SdkSource
 from toolkit.plan.model import Context, Options
+from toolkit.plan.recipes.base import RecipeDefaults
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "hip_extension"  # package data
 DEMO_TARGETS = ("gfx90a", "gfx908")
 VERSION = "0.1.0"
 
 
-class SampleRecipe:
+class SampleRecipe(RecipeDefaults):
     name = "sample"
     needs_torch = False
+    build_styles: tuple[str, ...] = ("setuptools",)
+    shown_env: tuple[str, ...] = ("HIP_SAMPLE_",)
 
     def carries_gpu_code(self, build: Build, options: Options) -> bool:
         return build.rocm.sdk.provider != "none"
@@ -50,8 +56,22 @@ class SampleRecipe:
                          options: Options | None = None) -> tuple[str, ...]:
         return ("hip_sample", "hip_sample._native")
 
-    def required_symbols(self, version: PackageVersion) -> tuple[str, ...]:
-        return ()
+    def standalone(self, build_id: str, recorded: Mapping[str, Any] | None) -> Build | None:
+        """``hip_sample-0.1.0-cp312-rocm5.2``: the demo's build, for the host's ROCm (or the
+        recorded one of its manifest); ``-cpu``: the CPU variant."""
+        m = re.fullmatch(r"hip_sample-[^-]+-cp([0-9])([0-9]+)(t?)-(.+)", build_id)
+        if m is None:
+            return None
+        python = f"{m.group(1)}.{m.group(2)}{m.group(3)}"
+        if m.group(4) == "cpu":
+            hip = None
+        elif recorded is not None:
+            root = (recorded.get("sdk") or {}).get("root") or "/opt/rocm"
+            hip = (str(root), str(recorded["build"]["rocm"]))
+        else:
+            hip = detect_hip()
+        build = demo_build(python, hip)
+        return build if build.id == build_id else None
 
 
 def detect_hip() -> tuple[str, str] | None:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolkit.data.matrix import load_matrix
+from toolkit.plan.recipes import load_matrix
 from toolkit.verify.upstream import apex, fbgemm, pytorch, therock
 from toolkit.verify.upstream.model import Context, Fact
 from toolkit.verify.upstream.repos import from_cache, from_folder, require_git

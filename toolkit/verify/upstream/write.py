@@ -46,7 +46,7 @@ def _apply(doc: Any, edit: Edit) -> None:
 
 def apply(data_dir: Path, edits: Iterable[Edit]) -> list[str]:
     """Apply ``edits`` to the files in ``data_dir``; return the names of the files changed."""
-    from toolkit.data.matrix import load_matrix
+    from toolkit.plan.recipes import load_matrix
 
     by_file: dict[str, list[Edit]] = {}
     for edit in edits:
