@@ -21,7 +21,7 @@ import pytest
 
 from toolkit.cli.main import build_parser
 from toolkit.cli.sessions import session_parser
-from toolkit.data.ci import github_json, github_matrix, load_ci
+from toolkit.data.ci import load_ci
 from toolkit.data.matrix import load_matrix
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -496,7 +496,5 @@ def load_matrix(path: str | os.PathLike[str] | None = None, *,
     return _load(folder, key)
 
 
-def forget_loaded() -> None:
-    """Drop the cached matrices: the next ``load_matrix`` reads the files again (after
-    ``upstream --write`` changed them)."""
+def forget_loaded() -> None:  # the next load_matrix reads the files (upstream --write)
     _load.cache_clear()
