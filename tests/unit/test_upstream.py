@@ -215,7 +215,15 @@ def test_without_dir_keeps_partial_clones_in_the_cache_and_fetches_again(
     cache = tmp_path / "cache"
     monkeypatch.setenv("TOOLKIT_CACHE_DIR", str(cache))
     monkeypatch.setenv("TOOLKIT_UPSTREAM_REMOTE", f"file://{world.root}")
+    trace = tmp_path / "git-trace"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
     assert run(capsys, )[0] == 0
+    # blobs arrive in batches (the command's own fetch), never one lazy fetch per blob
+    fetches = [line.split("built-in: ")[1] for line in trace.read_text().splitlines()
+               if "built-in: git fetch" in line]
+    assert fetches and all(f.startswith("git fetch --no-tags --no-write-fetch-head") and
+                           f.endswith("--stdin origin") for f in fetches), fetches
+    monkeypatch.delenv("GIT_TRACE")
     clone = cache / "upstream" / "ROCm+apex.git"
     config = subprocess.run(["git", "--git-dir", str(clone), "config", "--get",
                              "remote.origin.partialclonefilter"], capture_output=True, text=True)

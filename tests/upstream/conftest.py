@@ -33,8 +33,8 @@ def upstream_dir() -> tuple[Path | None, str]:
     value = os.environ.get("TOOLKIT_UPSTREAM_DIR")
     if not value:
         return None, ("TOOLKIT_UPSTREAM_DIR is not set: these contract tests read the real "
-                      "ROCm/apex and pytorch/FBGEMM repositories (a folder holding git "
-                      "repositories apex and FBGEMM); CI cannot reach GitHub")
+                      "upstream repositories (a folder holding ROCm+apex/repo, "
+                      "pytorch+FBGEMM/repo ..., e.g. /work/.mirror); CI cannot reach GitHub")
     root = Path(value)
     for name, slug in REPOS.items():
         path = locate(root, name, slug)

@@ -45,6 +45,7 @@ class Repo:
     git_dir: Path
     partial: bool = False  # a cache clone: blobs may be missing until prefetched
     _blobs: dict[tuple[str, str], str | None] = field(default_factory=dict, repr=False)
+    _local: set[str] | None = field(default=None, repr=False)  # object names held locally
 
     def git(self, *args: str, check: bool = True, input: str | None = None) -> str:
         res = run(["git", "--git-dir", str(self.git_dir), *args], check=check, input=input,
@@ -76,24 +77,42 @@ class Repo:
         return f"{self.slug}@{self.short(commit)} {', '.join(paths)}"
 
     def prefetch(self, pairs: Iterable[tuple[str, str]]) -> None:
-        """Fetch, in one request, the blobs of ``(commit, path)`` a partial clone lacks."""
+        """Fetch, in one request, the blobs of ``(commit, path)`` a partial clone lacks.
+
+        Neither step reads a blob (which would make git fetch each one on its own): the
+        object names come from the trees (``rev-parse``, or ``ls-tree`` when some path does
+        not exist), what is local from ``--batch-all-objects``."""
         if not self.partial:
             return
-        specs = [f"{c}:{p}" for c, p in pairs if (c, p) not in self._blobs]
-        if not specs:
+        todo = [(c, p) for c, p in dict.fromkeys(pairs) if (c, p) not in self._blobs]
+        if not todo:
             return
-        out = self.git("cat-file", "--batch-check=%(objectname)", input="\n".join(specs) + "\n",
-                       check=False)
-        oids = [line for line in out.splitlines() if " " not in line and line]
-        if not oids:
-            return
-        missing = self.git("cat-file", "--batch-check=%(objectname) %(objecttype)",
-                           "--buffer", input="\n".join(oids) + "\n", check=False)
-        want = [line.split()[0] for line in missing.splitlines() if line.endswith(" missing")]
+        oids = set(self._names(todo))
+        if self._local is None:
+            self._local = set(self.git("cat-file", "--batch-all-objects",
+                                       "--batch-check=%(objectname)").split())
+        want = sorted(oids - self._local)
         if want:  # what git's own lazy fetch does, for all of them at once
             self.git("-c", "fetch.negotiationAlgorithm=noop", "fetch", "--no-tags",
                      "--no-write-fetch-head", "--recurse-submodules=no",
                      "--filter=blob:none", "--stdin", "origin", input="\n".join(want) + "\n")
+            self._local.update(want)
+
+    def _names(self, pairs: Sequence[tuple[str, str]]) -> list[str]:
+        """The blob names of ``pairs``, read in trees only (paths that do not exist: none)."""
+        out = self.git("rev-parse", *(f"{c}:{p}" for c, p in pairs), check=False).split()
+        if len(out) == len(pairs):
+            return out
+        names: list[str] = []
+        by_commit: dict[str, list[str]] = {}
+        for c, p in pairs:
+            by_commit.setdefault(c, []).append(p)
+        for commit, paths in by_commit.items():
+            for line in self.git("ls-tree", commit, "--", *paths, check=False).splitlines():
+                meta = line.split("\t", 1)[0].split()
+                if len(meta) == 3 and meta[1] == "blob":
+                    names.append(meta[2])
+        return names
 
     def show(self, commit: str, path: str) -> str | None:
         """``path`` at ``commit`` (None when the commit has no such file)."""
