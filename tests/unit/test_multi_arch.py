@@ -13,17 +13,22 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from packaging.requirements import Requirement
 
 from toolkit.core.errors import UsageError
 from toolkit.env.host import HostFacts
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Options, Plan
 from toolkit.plan.planner import plan
+from toolkit.plan.provision import with_extras
 from toolkit.plan.recipes import load_matrix
 
 HOST = HostFacts(cores=8, mem_available_gib=32.0)
 LAYOUT = Layout(Path("/w"), Path("/c"))
 MULTI_ARCH_INDEX = "https://rocm.nightlies.amd.com/whl-multi-arch/"
+NEXT_INDEX = "https://nightly.repo.amd.com/rocm/whl-next/"
 
 
 def _with_builds(data: Path) -> Path:
@@ -144,7 +149,26 @@ def test_multi_arch_releases_are_theirs_and_per_family_ones_legacy() -> None:
         if rel.sdk.provider == "pip":
             assert rel.sdk.legacy == (rel.sdk.layout == "per-family")
             if rel.sdk.layout == "multi-arch":
-                assert rel.sdk.index_url == MULTI_ARCH_INDEX
+                # RELEASES.md's index; the repo.amd.com aggregate one since 4d76ea1a1
+                assert rel.sdk.index_url in (MULTI_ARCH_INDEX, NEXT_INDEX)
                 assert all(t.kind != "therock" or t.device_extras for t in rel.torch.values())
     # version.json: 10.1.0 at 89553ce37, TheRock's newest SDK
     assert m.rocm["10.1"].sdk.layout == "multi-arch"
+
+
+_EXTRA = st.from_regex(r"[a-z][a-z0-9-]{0,10}[a-z0-9]", fullmatch=True)
+
+
+@given(have=st.lists(_EXTRA, max_size=3), add=st.lists(_EXTRA, max_size=4),
+       spec=st.sampled_from(["", ">1.0", ">1.0,>=7.14.0a0,<7.15", "==2.12.*"]))
+@example(have=["libraries", "devel"], add=["device-gfx942"], spec=">1.0")
+@settings(deadline=None)  # a shared 2-core machine; correctness, not speed
+def test_with_extras_is_the_union_read_back_by_packaging(have: list[str], add: list[str],
+                                                         spec: str) -> None:
+    """packaging (pip's own requirement parser) reads back the name, every extra once, and
+    the version specifier unchanged."""
+    given_req = f"rocm[{','.join(have)}]{spec}" if have else f"rocm{spec}"
+    req = Requirement(with_extras(given_req, add))
+    assert req.name == "rocm"
+    assert req.extras == set(have) | set(add)
+    assert req.specifier == Requirement(f"rocm{spec}").specifier

@@ -30,7 +30,8 @@ class Sources:
             "sdk_index": self.sdk_index, "sdk_spec": self.sdk_spec,
             "find_links": list(self.find_links), "torch_spec": self.torch_spec,
             "torch_args": list(self.torch_args), "system_version": self.system_version,
-            "torch_pins": list(self.torch_pins),
+            # only when there are some: locks compiled before torch pins existed stay current
+            **({"torch_pins": list(self.torch_pins)} if self.torch_pins else {}),
         }
 
     def index_args(self) -> tuple[str, ...]:
