@@ -3,8 +3,9 @@
 - SDK versions: ``version.json`` (``rocm-version``) over its history. A pip SDK release in
   rocm.toml must be a version TheRock's stream had, and the ``ROCm/TheRock@<commit>
   version.json`` its evidence cites must say that version.
-- Indexes: every TheRock index URL in rocm.toml's ``[indexes]`` must appear in TheRock's
-  documentation (``*.md``) at its newest commit; a URL the docs no longer name is drift.
+- Indexes: every TheRock index URL an SDK source in rocm.toml uses must appear in TheRock's
+  documentation (``*.md``) or its install tools (``build_tools/*.py``: setup_venv.py maps its
+  channels to indexes) at its newest commit; a URL neither names is drift.
 - Eras (gpus.toml): an era's ``targets`` are the ``therock_add_amdgpu_target(gfxNNN ...)``
   of ``cmake/therock_amdgpu_targets.cmake`` at the commit its evidence cites (plus those the
   evidence credits to another source by name, ``gfx950: pytorch/FBGEMM@...``).
@@ -89,13 +90,14 @@ def _index_facts(ctx: Context, repo: Repo) -> list[Fact]:
     head = repo.commit("HEAD") or "HEAD"
     urls = {rel.sdk.index_url for rel in ctx.matrix.rocm.values() if rel.sdk.index_url}
     docs = [p for p in repo.git("ls-tree", "-r", "--name-only", head).splitlines()
-            if p.endswith(".md")]
+            if p.endswith(".md") or re.fullmatch(r"build_tools/[^/]+\.py", p)]
     text = "\n".join(t or "" for t in repo.read_many([(head, p) for p in docs]))
     for url in sorted(u for u in urls if "amd.com" in u):
         if url.rstrip("/") not in text:
-            facts.append(Fact("drift", f"SDK index {url}", url, "not named in the docs",
-                              f"{SLUG}@{repo.short(head)} *.md",
-                              review="TheRock's documentation no longer names this index"))
+            facts.append(Fact("drift", f"SDK index {url}", url, "not named anywhere",
+                              f"{SLUG}@{repo.short(head)} *.md, build_tools/*.py",
+                              review="neither TheRock's documentation nor its install tools "
+                                     "(build_tools/setup_venv.py ...) name this index"))
     return facts
 
 
