@@ -27,9 +27,10 @@ def test_cli_matrix_json(capsys: pytest.CaptureFixture[str]) -> None:
     rows = json.loads(capsys.readouterr().out)
     assert len(rows) == len(load_matrix().select(packages=["apex"]))
     assert len([r for r in rows if r["version"] in SEED_APEX]) == 60  # the seed table's wheels
-    assert set(rows[0]) == {"id", "package", "version", "python", "rocm", "torch"}
+    assert set(rows[0]) == {"id", "package", "version", "python", "rocm", "torch",
+                            "known_failures"}
     assert {"id": "apex-1.8.0-cp312-rocm7.0", "package": "apex", "version": "1.8.0",
-            "python": "3.12", "rocm": "7.0", "torch": "2.8"} in rows
+            "python": "3.12", "rocm": "7.0", "torch": "2.8", "known_failures": []} in rows
 
 
 def test_cli_matrix_table_totals(capsys: pytest.CaptureFixture[str]) -> None:

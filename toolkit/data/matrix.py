@@ -19,12 +19,15 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.core.errors import DataError, UsageError, unknown
 from toolkit.core.versions import rocm_label, version_sort_key
 from toolkit.data.schema import check, fail, read_toml
 from toolkit.data.specs import CI, GPUS, PACKAGE, RESERVED_FILES, ROCM
+
+if TYPE_CHECKING:
+    from toolkit.data.known import KnownFailure
 
 DATA_DIR = Path(__file__).parent
 
@@ -196,6 +199,8 @@ class Matrix:
     eras: Mapping[str, GpuEra]
     source: Path
     builds: tuple[Build, ...] = field(default=())
+    # known_failures.toml (toolkit.data.known): builds upstream says fail, with the evidence
+    known_failures: tuple[KnownFailure, ...] = field(default=())
 
     # ---- GPU targets
     @property
@@ -468,15 +473,12 @@ def _load(data_dir: Path, recipes: Recipes | None) -> Matrix:
     ci = data_dir / "ci.toml"
     if ci.is_file():  # its rules across files are checked by toolkit.data.ci.load_ci
         check(CI, read_toml(ci), ci, {"families": _family_names(families)})
-    builds = tuple(
-        Build(p, pv, py, rocm[r])
-        for p in packages.values()
-        for pv in p.versions
-        for r in pv.rocm
-        for py in pv.python
-    )
-    return Matrix(MappingProxyType(packages), MappingProxyType(rocm),
-                  MappingProxyType(families), MappingProxyType(eras), data_dir, builds)
+    builds = tuple(Build(p, pv, py, rocm[r]) for p in packages.values() for pv in p.versions
+                   for r in pv.rocm for py in pv.python)
+    matrix = Matrix(MappingProxyType(packages), MappingProxyType(rocm),
+                    MappingProxyType(families), MappingProxyType(eras), data_dir, builds)
+    from toolkit.data import known
+    return known.attach(matrix)  # its known failures (known_failures.toml, checked against it)
 
 
 def data_dir() -> Path:
@@ -485,10 +487,8 @@ def data_dir() -> Path:
 
 def load_matrix(path: str | os.PathLike[str] | None = None, *,
                 recipes: Mapping[str, Sequence[str]] | None = None) -> Matrix:
-    """The validated matrix (cached per folder). ``recipes`` (recipe -> build styles) are the
-    closed sets of the package files' ``recipe`` and ``build_style``: the plan layer's
-    registry passes them (``toolkit.plan.recipes.load_matrix``); without them those two
-    fields are not checked here (planning a build still refuses an unknown recipe)."""
+    """The validated matrix (cached per folder). ``recipes``: recipe -> build styles, the closed
+    sets of ``recipe``/``build_style`` (``toolkit.plan.recipes.load_matrix`` passes them)."""
     folder = Path(path).resolve() if path is not None else data_dir()
     if not folder.is_dir():
         raise DataError(f"{folder}: matrix data folder does not exist")

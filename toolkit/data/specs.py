@@ -22,7 +22,8 @@ EVENTS = ("pull_request", "push", "schedule", "workflow_dispatch", "merge_group"
 PYTHON_RULES = ("newest", "all")
 VERSION_RULES = ("newest", "all")  # ci.toml triggers.<event>.versions
 FAMILY_RULES = ("default", "requested")
-RESERVED_FILES = ("gpus.toml", "rocm.toml", "ci.toml")  # every other *.toml is a package
+RESERVED_FILES = ("gpus.toml", "rocm.toml", "ci.toml",
+                  "known_failures.toml")  # every other *.toml is a package
 
 VERSION = r"[0-9]+(\.[0-9]+){1,2}"
 MINOR = r"[0-9]+\.[0-9]+"
