@@ -45,7 +45,7 @@ from toolkit.data.schema import Map, Ref, Table, Text, Texts, check, fail, read_
 from toolkit.data.specs import PYTHONS
 
 if TYPE_CHECKING:
-    from toolkit.data.matrix import Build
+    from toolkit.data.matrix import Build, Matrix
 
 KNOWN_FILE = "known_failures.toml"
 # the GitHub events that may re-try known failures (every other trigger leaves them out)
