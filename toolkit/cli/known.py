@@ -14,7 +14,8 @@ from typing import Any
 from toolkit.core.errors import CheckFailed, KnownFailureRefused
 from toolkit.data import known
 from toolkit.data.known import KnownFailure
-from toolkit.data.matrix import Build, load_matrix
+from toolkit.data.matrix import Build
+from toolkit.plan.recipes import load_matrix
 
 HINT = "--include-known-failures runs it anyway, to see whether upstream fixed it"
 

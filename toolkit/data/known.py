@@ -45,7 +45,7 @@ from toolkit.data.schema import Map, Ref, Table, Text, Texts, check, fail, read_
 from toolkit.data.specs import PYTHONS
 
 if TYPE_CHECKING:
-    from toolkit.data.matrix import Build, Matrix
+    from toolkit.data.matrix import Build
 
 KNOWN_FILE = "known_failures.toml"
 # the GitHub events that may re-try known failures (every other trigger leaves them out)
@@ -56,7 +56,7 @@ PLATFORMS = ("linux", "windows")
 BUILD_PLATFORM = "linux"
 # the plan steps a failure may be expected at (toolkit.plan.planner's step names)
 STEPS = ("check-env", "probe-indexes", "create-env", "install-rocm-sdk", "rocm-sdk-test",
-         "pin-torch", "install-torch", "mark-env-ready", "get-sources", "get-submodules",
+         "pin-torch", "install-torch", "rocm-sdk-init", "mark-env-ready", "get-sources", "get-submodules",
          "install-requirements", "provide-tbb", "preflight", "build-wheel", "expect-wheel",
          "name-wheel", "check", "install-wheel", "smoke")
 XFAIL, XPASS, FAILED, NOT_REACHED = "xfail", "xpass", "failed", "not reached"
@@ -209,16 +209,6 @@ def load(file: Path, builds: Sequence[Build], packages: Sequence[str],
 
 
 # ----------------------------------------------------------------------------- using
-def attach(matrix: Matrix) -> Matrix:
-    """``matrix`` with its known failures (``known_failures.toml`` beside its data, checked
-    against its builds)."""
-    from dataclasses import replace
-
-    entries = load(matrix.source / KNOWN_FILE, matrix.builds, list(matrix.packages),
-                   matrix.family_targets, matrix.known_targets)
-    return replace(matrix, known_failures=entries) if entries else matrix
-
-
 def for_build(entries: Iterable[KnownFailure], build: Build,
               targets: Iterable[str] | None = None) -> list[KnownFailure]:
     """The entries selecting ``build``; with ``targets``, only those for these targets."""

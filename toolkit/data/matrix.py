@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.core.errors import DataError, UsageError, unknown
 from toolkit.core.versions import rocm_label, version_sort_key
+from toolkit.data.gpus import GpuEra, GpuFamily, family_names, load_gpus
 from toolkit.data.schema import check, fail, read_toml
-from toolkit.data.specs import CI, GPUS, PACKAGE, RESERVED_FILES, ROCM
+from toolkit.data.specs import CI, PACKAGE, RESERVED_FILES, ROCM
 
 if TYPE_CHECKING:
     from toolkit.data.known import KnownFailure
@@ -33,27 +34,6 @@ DATA_DIR = Path(__file__).parent
 
 
 # ----------------------------------------------------------------------------- data classes
-@dataclass(frozen=True)
-class GpuFamily:
-    name: str
-    targets: tuple[str, ...]
-    aliases: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class GpuEra:
-    """The gfx ids the compilers of a release era build (gpus.toml ``[eras.<name>]``)."""
-
-    name: str
-    targets: tuple[str, ...]  # TheRock's target list then (a device package each, multi-arch)
-    extra_targets: tuple[str, ...] = ()  # the compilers accept them; no family lists them
-    evidence: str = ""
-
-    @property
-    def all_targets(self) -> tuple[str, ...]:
-        return (*self.targets, *self.extra_targets)
-
-
 @dataclass(frozen=True)
 class SdkSource:
     provider: str  # "pip" | "system"
@@ -339,39 +319,12 @@ def _url(table: Mapping[str, Any], key: str, indexes: Mapping[str, str]) -> str 
     return None
 
 
-def _load_families(file: Path) -> tuple[dict[str, GpuFamily], dict[str, GpuEra]]:
-    doc = read_toml(file)
-    check(GPUS, doc, file)
-    families: dict[str, GpuFamily] = {}
-    seen: set[str] = set()
-    for name, table in doc["families"].items():
-        aliases = tuple(table.get("aliases", ()))
-        for n in (name, *aliases):
-            if n in seen:
-                fail(file, f'families."{name}"', f"family name {n!r} is defined twice")
-            seen.add(n)
-        families[name] = GpuFamily(name, tuple(table["targets"]), aliases)
-    eras = {name: GpuEra(name, tuple(t["targets"]), tuple(t.get("extra_targets", ())),
-                         t["evidence"]) for name, t in doc["eras"].items()}
-    for era in eras.values():
-        both = set(era.targets) & set(era.extra_targets)
-        if both:
-            fail(file, f'eras."{era.name}".extra_targets',
-                 f"{', '.join(sorted(both))} also in targets (extra targets are the ones no "
-                 "family lists)")
-    return families, eras
-
-
-def _family_names(families: Mapping[str, GpuFamily]) -> list[str]:
-    return sorted({n for f in families.values() for n in (f.name, *f.aliases)})
-
-
 def _load_rocm(file: Path, families: Mapping[str, GpuFamily],
                eras: Mapping[str, GpuEra]) -> dict[str, RocmRelease]:
     doc = read_toml(file)
     indexes = doc.get("indexes")
     names = sorted(indexes) if isinstance(indexes, dict) else []
-    check(ROCM, doc, file, {"families": _family_names(families), "indexes": names,
+    check(ROCM, doc, file, {"families": family_names(families), "indexes": names,
                             "eras": sorted(eras)})
     urls = {k: str(_url(doc["indexes"], k, {})) for k in names}
     releases: dict[str, RocmRelease] = {}
@@ -461,7 +414,7 @@ def _load_package(file: Path, rocm: Mapping[str, RocmRelease], recipes: Recipes 
 
 @cache
 def _load(data_dir: Path, recipes: Recipes | None) -> Matrix:
-    families, eras = _load_families(data_dir / "gpus.toml")
+    families, eras = load_gpus(data_dir / "gpus.toml")
     rocm = _load_rocm(data_dir / "rocm.toml", families, eras)
     packages: dict[str, Package] = {}
     for path in sorted(data_dir.glob("*.toml")):
@@ -472,13 +425,28 @@ def _load(data_dir: Path, recipes: Recipes | None) -> Matrix:
                         "[[versions]] (beside gpus.toml and rocm.toml)")
     ci = data_dir / "ci.toml"
     if ci.is_file():  # its rules across files are checked by toolkit.data.ci.load_ci
-        check(CI, read_toml(ci), ci, {"families": _family_names(families)})
-    builds = tuple(Build(p, pv, py, rocm[r]) for p in packages.values() for pv in p.versions
-                   for r in pv.rocm for py in pv.python)
+        check(CI, read_toml(ci), ci, {"families": family_names(families)})
+    builds = tuple(
+        Build(p, pv, py, rocm[r])
+        for p in packages.values()
+        for pv in p.versions
+        for r in pv.rocm
+        for py in pv.python
+    )
     matrix = Matrix(MappingProxyType(packages), MappingProxyType(rocm),
                     MappingProxyType(families), MappingProxyType(eras), data_dir, builds)
+    return _with_known_failures(matrix)
+
+
+def _with_known_failures(matrix: Matrix) -> Matrix:
+    """The matrix with its known failures (``known_failures.toml``, checked against it)."""
+    from dataclasses import replace
+
     from toolkit.data import known
-    return known.attach(matrix)  # its known failures (known_failures.toml, checked against it)
+
+    entries = known.load(matrix.source / known.KNOWN_FILE, matrix.builds, list(matrix.packages),
+                         matrix.family_targets, matrix.known_targets)
+    return replace(matrix, known_failures=entries) if entries else matrix
 
 
 def data_dir() -> Path:
