@@ -167,3 +167,16 @@ def repro(c: Context, manifest: str, step: str = "", dry_run: bool = False,
 def index(c: Context, folder: str, strict: bool = False) -> None:
     """Write FOLDER/index.html, a pip --find-links page of every wheel under FOLDER."""
     _run(["index", folder, *(["--strict"] if strict else [])])
+
+
+@task(
+    help={"folder": "folder of upstream repositories as OWNER+NAME/repo (default: partial clones "
+                 "in the cache, fetched again)",
+          "write": "update the data files where upstream states the value",
+          "json": "print the facts as JSON"},
+    positional=["folder"],
+)
+def upstream(c: Context, folder: str | None = None, write: bool = False, json: bool = False) -> None:
+    """Show (and --write) the drift between toolkit/data and the upstream repositories."""
+    _run(["upstream", *([folder] if folder else []), *(["--write"] if write else []),
+          *(["--json"] if json else [])])

@@ -5,11 +5,13 @@ codes."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 
 from toolkit.cli.main import main
 from toolkit.core.errors import DataError, UsageError
@@ -28,6 +30,21 @@ def github(capsys: pytest.CaptureFixture[str], *argv: str) -> list[dict[str, str
     assert list(doc) == ["include"]
     entries: list[dict[str, str]] = doc["include"]
     return entries
+
+
+def _library(trigger: str) -> list[dict[str, str]]:
+    matrix = load_matrix()
+    entries: list[dict[str, str]] = github_json(
+        github_matrix(matrix, load_ci(matrix), trigger))["include"]
+    return entries
+
+
+@pytest.mark.parametrize("trigger", TRIGGERS)
+def test_command_prints_the_librarys_entries(trigger: str,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """No golden: the rules are checked below against hand statements, so a new release
+    changes the matrix without a test edit."""
+    assert github(capsys, "--trigger", trigger) == _library(trigger)
 
 
 def test_every_trigger_has_a_rule() -> None:
@@ -50,21 +67,41 @@ def test_pull_request_is_a_strict_nonempty_subset(capsys: pytest.CaptureFixture[
     assert all(e in everything for e in pr)
 
 
-def test_pull_request_one_newest_plain_python_per_version_and_rocm(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+def test_pull_request_runs_the_newest_pairs(capsys: pytest.CaptureFixture[str]) -> None:
+    """ci.toml: pull requests build, per package and build style (each recipe path), only the
+    newest version, on every ROCm release it pairs with, with its newest plain Python."""
     pr = github(capsys, "--trigger", "pull_request")
     matrix = load_matrix()
     keys = [(e["package"], e["version"], e["rocm"]) for e in pr]
     assert len(keys) == len(set(keys)), "one Python per package version and ROCm"
-    expected = {(b.package.name, b.version, b.rocm.version) for b in matrix.builds}
-    assert set(keys) == expected, "every package version x ROCm still runs on pull requests"
+    for pkg in matrix.packages.values():
+        for style in {v.build_style for v in pkg.versions}:
+            ofstyle = [v for v in pkg.versions if v.build_style == style]
+            top = max(ofstyle, key=lambda v: Version(v.version))
+            assert {(pkg.name, top.version, r) for r in top.rocm} <= set(keys)
+            older = {v.version for v in ofstyle} - {top.version}
+            assert not [k for k in keys if k[0] == pkg.name and k[1] in older]
     for e in pr:
         pv = next(v for v in matrix.packages[e["package"]].versions if v.version == e["version"])
         plain = [p for p in pv.python if not p.endswith("t")]
         assert e["python"] == max(plain, key=python_sort_key)
-    assert {"package": "apex", "version": "1.8.0", "python": "3.13", "rocm": "7.0"}.items() <= \
-        next(e for e in pr if e["id"] == "apex-1.8.0-cp313-rocm7.0").items()
+
+
+def test_pull_request_newest_moves_with_a_new_release(data_copy: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hand-made apex 9.0.0 (jit-prebuild) replaces the newest jit-prebuild version on pull
+    requests; the ext-flags path keeps its newest version."""
+    text = (data_copy / "apex.toml").read_text()
+    last = text[text.rindex("[[versions]]"):]
+    new = re.sub(r'version = "[0-9.]+"', 'version = "9.0.0"', last, count=1)
+    (data_copy / "apex.toml").write_text(text + "\n" + new)
+    monkeypatch.setenv("TOOLKIT_DATA_DIR", str(data_copy))
+    matrix = load_matrix()
+    pr = github_matrix(matrix, load_ci(matrix), "pull_request")
+    apex = {(e.build.version, e.build.pkg_version.build_style) for e in pr
+            if e.build.package.name == "apex"}
+    assert {v for v, style in apex if style == "jit-prebuild"} == {"9.0.0"}
+    assert {v for v, style in apex if style == "ext-flags"} == {"1.7.0"}
 
 
 def test_push_every_python_one_family(capsys: pytest.CaptureFixture[str]) -> None:
@@ -109,8 +146,12 @@ def test_families_multiply_the_builds(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_filters_narrow_the_ci_matrix(capsys: pytest.CaptureFixture[str]) -> None:
-    entries = github(capsys, "--trigger", "pull_request", "--package", "apex", "--rocm", "6.4")
-    assert sorted(e["id"] for e in entries) == ["apex-1.7.0-cp313-rocm6.4", "apex-1.8.0-cp313-rocm6.4"]
+    entries = github(capsys, "--trigger", "push", "--package", "apex", "--rocm", "6.4",
+                     "--python", "3.13")
+    ids = sorted(e["id"] for e in entries)
+    assert ids == sorted(b.id for b in load_matrix().select(packages=["apex"], rocm=["6.4"],
+                                                           python=["3.13"]))
+    assert {"apex-1.7.0-cp313-rocm6.4", "apex-1.8.0-cp313-rocm6.4"} <= set(ids)
 
 
 @pytest.mark.parametrize(

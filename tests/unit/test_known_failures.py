@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ENTRY = """
 [failures.apex-demo]
 package = "apex"
-versions = ">=1.8"
+versions = ">=1.8,<1.9"
 rocm = "==7.0"
 python = ["3.12"]
 fails = "build-wheel"
@@ -68,12 +68,15 @@ def test_shipped_file_loads_and_every_entry_has_evidence() -> None:
 def test_known_failure_leaves_the_ci_matrix_on_every_trigger(
         trigger: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    # a pull request builds only the newest Python (ci.toml): 3.13 for apex 1.8.0 on ROCm 7.0
-    py, selected = ("3.13", "apex-1.8.0-cp313-rocm7.0") if trigger == "pull_request" \
-        else ("3.12", SELECTED)
+    # the entry selects one build this trigger runs (the first one it lists), by its version,
+    # ROCm release and Python: a pull request runs only the newest pairs (ci.toml)
     code, before = github(capsys, "--trigger", trigger, "--package", "apex")
-    assert code == 0 and selected in {e["id"] for e in before}
-    data_with(tmp_path, ENTRY.replace('"3.12"', f'"{py}"'), monkeypatch)
+    assert code == 0 and before
+    first = before[0]
+    selected = first["id"]
+    data_with(tmp_path, ENTRY.replace('">=1.8,<1.9"', f'"=={first["version"]}"')
+              .replace('"==7.0"', f'"=={first["rocm"]}"')
+              .replace('"3.12"', f'"{first["python"]}"'), monkeypatch)
     code, after = github(capsys, "--trigger", trigger, "--package", "apex")
     assert code == 0
     assert {e["id"] for e in before} - {e["id"] for e in after} == {selected}
@@ -89,7 +92,7 @@ def test_include_known_failures_brings_it_back(trigger: str, tmp_path: Path,
     code, entries = github(capsys, "--trigger", trigger, "--package", "apex", "--rocm", "7.0",
                            "--include-known-failures")
     assert code == 0
-    ids = [e["id"] for e in entries]
+    ids = [e["id"] for e in entries if e["version"] == "1.8.0"]
     # apex 1.8.0 on ROCm 7.0: Pythons 3.9, 3.10, 3.11, 3.12, 3.13, 3.13t (apex.toml)
     assert ids == [f"apex-1.8.0-{py}-rocm7.0"
                    for py in ("cp39", "cp310", "cp311", "cp312", "cp313", "cp313t")]
@@ -111,10 +114,12 @@ def test_family_selector_only_for_that_familys_targets(
     data_with(tmp_path, ENTRY.replace('python = ["3.12"]', 'families = ["gfx90a"]'),
               monkeypatch)
     _, default = github(capsys, "--trigger", "schedule", "--package", "apex", "--rocm", "7.0")
-    assert len(default) == 6, "ROCm 7.0's default family gfx94X-dcgpu is not selected"
+    assert len([e for e in default if e["version"] == "1.8.0"]) == 6, \
+        "ROCm 7.0's default family gfx94X-dcgpu is not selected"
     _, both = github(capsys, "--trigger", "schedule", "--package", "apex", "--rocm", "7.0",
                      "--families", "gfx90a,gfx94X-dcgpu")
-    assert {e["family"] for e in both} == {"gfx94X-dcgpu"}, "every gfx90a entry is left out"
+    assert {e["family"] for e in both if e["version"] == "1.8.0"} == {"gfx94X-dcgpu"}, \
+        "every gfx90a entry of apex 1.8.0 is left out"
 
 
 # ----------------------------------------------------------------------------- invoke matrix
@@ -126,7 +131,7 @@ def test_matrix_shows_it_next_to_its_build(tmp_path: Path, monkeypatch: pytest.M
     row = next(line for line in out.splitlines() if "│ 7.0 " in line)
     assert "apex-demo" in row
     assert not any("apex-demo" in line for line in out.splitlines() if "│ 6.4 " in line)
-    assert ("known failure apex-demo (apex >=1.8, ROCm ==7.0, Python 3.12): step build-wheel "
+    assert ("known failure apex-demo (apex >=1.8,<1.9, ROCm ==7.0, Python 3.12): step build-wheel "
             "fails: a demo entry for the tests (evidence: ROCm/TheRock#3413)") in out
     assert main(["matrix", "--format", "json", "--package", "apex", "--rocm", "7.0"]) == 0
     builds = json.loads(capsys.readouterr().out)
@@ -160,13 +165,14 @@ def test_session_dry_run_says_it_up_front(tmp_path: Path, monkeypatch: pytest.Mo
 
     data_with(tmp_path, ENTRY, monkeypatch)
     with pytest.raises(SystemExit) as exc:
-        sessions.build(None, "3.12", "7.0", ["--package", "apex", "--dry-run"])
+        sessions.build(None, "3.12", "7.0", ["--package", "apex", "--version", "1.8.0",
+                                             "--dry-run"])
     assert exc.value.code == 7
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith(f"error: {SELECTED} is not run: known failure ")
     assert "a demo entry for the tests (evidence: ROCm/TheRock#3413)" in err[0]
 
-    sessions.build(None, "3.12", "7.0", ["--package", "apex", "--dry-run",
+    sessions.build(None, "3.12", "7.0", ["--package", "apex", "--version", "1.8.0", "--dry-run",
                                          "--include-known-failures"])
     assert capsys.readouterr().out.startswith("# known failure apex-demo:")
 
@@ -191,14 +197,14 @@ def test_session_runs_the_pairs_other_builds(tmp_path: Path, monkeypatch: pytest
 MALFORMED = {
     "unknown key": (ENTRY.replace("reason =", "colour = \"red\"\nreason ="),
                     'failures."apex-demo".colour: unknown key'),
-    "matches nothing": (ENTRY.replace('versions = ">=1.8"', 'versions = ">=9"'),
+    "matches nothing": (ENTRY.replace('versions = ">=1.8,<1.9"', 'versions = ">=9"'),
                         'failures."apex-demo": its selector (apex >=9, ROCm ==7.0, Python 3.12) '
                         "matches no build of the matrix"),
     "no evidence": (ENTRY.replace('evidence = "ROCm/TheRock#3413"\n', ""),
                     'failures."apex-demo".evidence: missing'),
     "evidence not a reference": (ENTRY.replace('"ROCm/TheRock#3413"', '"an issue somewhere"'),
                                  "is not owner/repo#ISSUE or owner/repo@COMMIT FILE"),
-    "bad range": (ENTRY.replace('">=1.8"', '"newer than 1.8"'), "is not a version range"),
+    "bad range": (ENTRY.replace('">=1.8,<1.9"', '"newer than 1.8"'), "is not a version range"),
     "unknown package": (ENTRY.replace('package = "apex"', 'package = "nope"'),
                         "'nope' is not allowed; valid: apex, fbgemm_gpu"),
     "windows only": (ENTRY.replace('fails =', 'platform = "windows"\nfails ='),

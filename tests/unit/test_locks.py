@@ -13,7 +13,8 @@ MATRIX = load_matrix()
 
 
 def test_one_lock_per_pair_or_per_torch() -> None:
-    assert lock_name(MATRIX, MATRIX.build("apex-1.8.0-cp312-rocm7.0")) == "3.12-rocm7.0.txt"
+    # Python 3.8 on ROCm 6.0 builds apex 1.4 (torch 2.4) only: one lock for the pair
+    assert lock_name(MATRIX, MATRIX.build("apex-1.4.0-cp38-rocm6.0")) == "3.8-rocm6.0.txt"
     # apex 1.7 (torch 2.7) and apex 1.8 (torch 2.8) share 3.12/rocm6.4: one lock per torch
     assert lock_name(MATRIX, MATRIX.build("apex-1.7.0-cp312-rocm6.4")) == "3.12-rocm6.4-torch2.7.txt"
     assert lock_name(MATRIX, MATRIX.build("apex-1.8.0-cp312-rocm6.4")) == "3.12-rocm6.4-torch2.8.txt"

@@ -40,8 +40,14 @@ def test_apex_versions_match_seed(version: str, torch: str, rocm: set[str], pyth
 
 def test_fbgemm_build_styles_and_torch_pairs() -> None:
     versions = {v.version: v for v in load_matrix().packages["fbgemm_gpu"].versions}
-    assert {k: v.torch for k, v in versions.items()} == {
-        "1.1.0": "2.6", "1.2.0": "2.7", "1.3.0": "2.8", "1.4.0": "2.9", "1.5.0": "2.10"}
+    # _fbgemm_torch_compat_table, pytorch/FBGEMM@99a76f4ed (v1.8.0) fbgemm_gpu/fbgemm_gpu/__init__.py
+    upstream = {"1.1": "2.6", "1.2": "2.7", "1.3": "2.8", "1.4": "2.9", "1.5": "2.10",
+                "1.6": "2.11", "1.7": "2.12", "1.8": "2.13"}
+    for version, v in versions.items():
+        minor = ".".join(version.split(".")[:2])
+        if minor in upstream:  # newer releases: the contract tests read upstream's table
+            assert v.torch == upstream[minor], version
+    assert {"1.1.0", "1.5.0", "1.8.0"} <= set(versions)
     assert versions["1.2.0"].build_style == "package-variant"
     assert versions["1.3.0"].build_style == "build-variant"
     assert set(versions["1.5.0"].rocm) == {"7.0", "7.1"}
@@ -50,12 +56,19 @@ def test_fbgemm_build_styles_and_torch_pairs() -> None:
 def test_torch_sources_never_point_unpublished_pairs_at_upstream() -> None:
     # ROCM_ARCHES_DICT["release"] of pytorch/test-infra's generate_binary_build_matrix.py at the
     # commit that made each torch release stable (ac9a718ca 2.4, 5510fd052 2.5, b1bdc3323 2.6,
-    # bad60f65d 2.7, 21480431a 2.8, f563b660a 2.9, e8208cf27 2.10)
+    # bad60f65d 2.7, 21480431a 2.8, f563b660a 2.9, e8208cf27 2.10, 0cd5e78a1 2.11,
+    # 626d4e708 2.12, 6d36e31f4 2.13). Newer torch releases: the contract tests
+    # (tests/upstream) read test-infra itself.
     upstream = {("2.4", "6.0"), ("2.4", "6.1"), ("2.5", "6.1"), ("2.5", "6.2"), ("2.6", "6.1"),
                 ("2.6", "6.2.4"), ("2.7", "6.2.4"), ("2.7", "6.3"), ("2.8", "6.3"), ("2.8", "6.4"),
-                ("2.9", "6.3"), ("2.9", "6.4"), ("2.10", "7.0"), ("2.10", "7.1")}
+                ("2.9", "6.3"), ("2.9", "6.4"), ("2.10", "7.0"), ("2.10", "7.1"),
+                ("2.11", "7.1"), ("2.11", "7.2"), ("2.12", "7.1"), ("2.12", "7.2"),
+                ("2.13", "7.1"), ("2.13", "7.2")}
+    known = {t for t, _ in upstream}
     for rel in load_matrix().rocm.values():
         for tv, src in rel.torch.items():
+            if tv not in known and src.kind == "pytorch":
+                continue
             if (tv, rel.version) in upstream:
                 assert src.kind == "pytorch"
                 assert src.index_url == f"https://download.pytorch.org/whl/rocm{rel.version}/"
@@ -83,8 +96,9 @@ def test_pairs_include_and_exclude() -> None:
 
 def test_select_filters_and_patterns() -> None:
     m = load_matrix()
-    assert {b.id for b in m.select(packages=["apex"], rocm=["7.0"], python=["3.12"])} == {
-        "apex-1.8.0-cp312-rocm7.0"}
+    assert {b.id for b in m.select(packages=["apex"], rocm=["7.0"], python=["3.12"],
+                                   versions=["1.8.0"])} == {"apex-1.8.0-cp312-rocm7.0"}
+    assert {b.version for b in m.select(packages=["apex"], rocm=["7.0"])} >= {"1.8.0"}
     assert len(m.select(patterns=["apex-1.7.0-*-rocm6.4"])) == 6
     assert len(m.select(packages=["apex,fbgemm_gpu"])) == len(m.builds)
 
@@ -179,7 +193,7 @@ def test_every_source_and_version_carries_its_evidence() -> None:
             assert re.match(r"[\w.-]+/[\w.-]+@[0-9a-f]{7,} ", src.evidence), (rel.version, src.torch)
     for pkg in m.packages.values():
         for pv in pkg.versions:
-            assert re.match(r"[\w.-]+/[\w.-]+@[0-9a-f]{8} ", pv.evidence), (pkg.name, pv.version)
+            assert re.match(r"[\w.-]+/[\w.-]+@[0-9a-f]{8,40} ", pv.evidence), (pkg.name, pv.version)
 
 
 def test_no_pip_sdk_for_releases_therock_never_published() -> None:

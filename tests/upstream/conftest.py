@@ -1,8 +1,11 @@
 """Contract tests against the real upstream repositories.
 
-They run when ``TOOLKIT_UPSTREAM_DIR`` names a folder holding git repositories ``apex``
-(ROCm/apex) and ``FBGEMM`` (pytorch/FBGEMM), bare or not, with the refs the matrix names;
-otherwise every test here is skipped with that reason (CI cannot reach GitHub).
+They run when ``TOOLKIT_UPSTREAM_DIR`` names a folder holding the git repositories, bare or
+not, with the refs the matrix names, either as ``OWNER+NAME/repo`` (``ROCm+apex/repo``,
+``pytorch+FBGEMM/repo``, ...: the layout of ``invoke upstream DIR``), ``OWNER+NAME`` or plain
+``NAME`` (``apex``, ``FBGEMM``); otherwise every test here is skipped with that reason (CI
+cannot reach GitHub). ROCm/apex and pytorch/FBGEMM are required; tests that read
+pytorch/test-infra or ROCm/TheRock skip when those are absent.
 """
 
 from __future__ import annotations
@@ -13,21 +16,33 @@ from pathlib import Path
 
 import pytest
 
-REPOS = ("apex", "FBGEMM")
+REPOS = {"apex": "ROCm/apex", "FBGEMM": "pytorch/FBGEMM"}  # short name -> owner/name
+OPTIONAL = {"test-infra": "pytorch/test-infra", "TheRock": "ROCm/TheRock"}
+
+
+def locate(root: Path, name: str, slug: str) -> Path | None:
+    """The git dir of ``slug`` under ``root``, in any of the layouts above."""
+    flat = slug.replace("/", "+")
+    for candidate in (root / flat / "repo", root / flat, root / name):
+        if candidate.exists():
+            return _git_dir(candidate)
+    return None
 
 
 def upstream_dir() -> tuple[Path | None, str]:
     value = os.environ.get("TOOLKIT_UPSTREAM_DIR")
     if not value:
         return None, ("TOOLKIT_UPSTREAM_DIR is not set: these contract tests read the real "
-                      "ROCm/apex and pytorch/FBGEMM repositories (a folder holding git "
-                      "repositories apex and FBGEMM); CI cannot reach GitHub")
+                      "upstream repositories (a folder holding ROCm+apex/repo, "
+                      "pytorch+FBGEMM/repo ..., e.g. /work/.mirror); CI cannot reach GitHub")
     root = Path(value)
-    for name in REPOS:
-        res = subprocess.run(["git", "--git-dir", str(_git_dir(root / name)), "rev-parse",
-                              "--git-dir"], capture_output=True, text=True, check=False)
-        if res.returncode != 0:
-            return None, f"TOOLKIT_UPSTREAM_DIR={value} holds no git repository {name}"
+    for name, slug in REPOS.items():
+        path = locate(root, name, slug)
+        res = subprocess.run(["git", "--git-dir", str(path), "rev-parse", "--git-dir"],
+                             capture_output=True, text=True, check=False) if path else None
+        if res is None or res.returncode != 0:
+            return None, (f"TOOLKIT_UPSTREAM_DIR={value} holds no git repository {slug} "
+                          f"({slug.replace('/', '+')}/repo or {name})")
     return root, ""
 
 
@@ -49,6 +64,7 @@ class Upstream:
 
     def __init__(self, path: Path) -> None:
         self.git_dir = _git_dir(path)
+        self.path = path
 
     def git(self, *args: str) -> str:
         return subprocess.run(["git", "--git-dir", str(self.git_dir), *args], check=True,
@@ -84,4 +100,9 @@ def upstream() -> dict[str, Upstream]:
     root, reason = upstream_dir()
     if root is None:
         pytest.skip(reason)
-    return {name: Upstream(root / name) for name in REPOS}
+    repos = {name: Upstream(locate(root, name, slug)) for name, slug in REPOS.items()}  # type: ignore[arg-type]
+    for name, slug in OPTIONAL.items():
+        path = locate(root, name, slug)
+        if path is not None:
+            repos[name] = Upstream(path)
+    return repos

@@ -90,7 +90,8 @@ def _fbgemm(upstream: dict[str, Upstream], build: Build, tmp: Path):
 def test_ref_exists_and_evidence_names_its_commit(upstream: dict[str, Upstream], build: Build) -> None:
     repo = upstream["apex" if build.package.name == "apex" else "FBGEMM"]
     commit = repo.commit(build.pkg_version.ref)
-    m = re.search(r"@([0-9a-f]{8}) ", build.pkg_version.evidence)
+    slug = "ROCm/apex" if build.package.name == "apex" else "pytorch/FBGEMM"
+    m = re.match(rf"{slug}@([0-9a-f]{{7,40}}) ", build.pkg_version.evidence)
     assert m and commit.startswith(m.group(1)), (build.pkg_version.evidence, commit)
     version_file = "version.txt" if build.package.name == "apex" else None
     if version_file:
@@ -135,10 +136,16 @@ def test_apex_18_jit_only_matches_upstream_ci(upstream: dict[str, Upstream], tmp
     assert "--cpp_ext" not in call["argv"] and "--cuda_ext" not in call["argv"]
 
 
-def test_apex_18_takes_rocminfos_gpu_unless_hidden(upstream: dict[str, Upstream],
-                                                   tmp_path: Path) -> None:
-    """op_builder/builder.py replaces PYTORCH_ROCM_ARCH with the first gfx rocminfo prints."""
-    build = MATRIX.build("apex-1.8.0-cp312-rocm7.0")
+JIT_APEX = [b for b in APEX if b.pkg_version.build_style == "jit-prebuild"]
+
+
+@pytest.mark.parametrize("build", JIT_APEX, ids=lambda b: b.version)
+def test_apex_takes_rocminfos_gpu_unless_hidden(upstream: dict[str, Upstream], build: Build,
+                                                tmp_path: Path) -> None:
+    """op_builder/builder.py (get_rocm_gpu_arch, in every jit-prebuild branch) replaces
+    PYTORCH_ROCM_ARCH with the first gfx rocminfo prints: the plan hides the GPU."""
+    assert "def get_rocm_gpu_arch" in upstream["apex"].show(build.pkg_version.ref,
+                                                             "op_builder/builder.py")
     bindir = tmp_path / "gpu-host"
     bindir.mkdir()
     rocminfo = bindir / "rocminfo"
@@ -152,10 +159,30 @@ def test_apex_18_takes_rocminfos_gpu_unless_hidden(upstream: dict[str, Upstream]
     step = p.step("build-wheel")
     env = {"PATH": f"{bindir}:{os.environ['PATH']}"}
     hidden = run_setup(build, step, src, tmp_path / "a", extra_env=env).setup()
-    assert hidden["env"]["PYTORCH_ROCM_ARCH"] == "gfx942"
+    assert hidden["env"]["PYTORCH_ROCM_ARCH"] == ";".join(p.targets) != "gfx90a"
     shown = run_setup(build, _with(step, drop_env="ROCR_VISIBLE_DEVICES"), src, tmp_path / "b",
                       extra_env=env).setup()
     assert shown["env"]["PYTORCH_ROCM_ARCH"] == "gfx90a"
+
+
+@pytest.mark.parametrize("build", JIT_APEX, ids=lambda b: b.version)
+def test_apex_every_op_switch_group_is_enabled_by_the_plan(upstream: dict[str, Upstream],
+                                                           build: Build) -> None:
+    """Each op builder names its group switch (INCLUDE_FLAG) and its own APEX_BUILD_* switch
+    (BUILD_VAR); the prebuilt plan sets every group, and leaves every op's own switch unset
+    (setting one to "0" does not disable it)."""
+    repo, ref = upstream["apex"], build.pkg_version.ref
+    files = [f for f in repo.git("ls-tree", "--name-only", ref, "op_builder/").split()
+             if f.endswith(".py")]
+    text = "\n".join(repo.show(ref, f) for f in files)
+    groups = set(re.findall(r'INCLUDE_FLAG = "(APEX_BUILD_[A-Z_]+)"', text))
+    switches = set(re.findall(r"BUILD_VAR = ['\"](APEX_BUILD_[A-Z0-9_]+)['\"]", text))
+    env = _plan(build).step("build-wheel").env
+    assert groups and all(env.get(g) == "1" for g in groups), (groups, env)
+    assert switches and not switches & set(env)
+    declared = set(re.findall(r"NAME = ['\"]([A-Za-z0-9_]+)['\"]", text))
+    expected = {m.removeprefix("apex.") for m in recipe_for("apex").expected_modules(build.pkg_version)}
+    assert expected <= declared
 
 
 @pytest.mark.parametrize("build", APEX, ids=lambda b: b.version)

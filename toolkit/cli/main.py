@@ -33,6 +33,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "toolkit.cli.commands.smoke",
     "toolkit.cli.commands.demo",
     "toolkit.cli.commands.index",
+    "toolkit.cli.commands.upstream",
 )
 
 

@@ -34,6 +34,7 @@ class TriggerRule:
     event: str
     python: str  # "newest" | "all"
     families: str  # "default" | "requested"
+    versions: str = "all"  # "newest": per package and build style, its newest version only
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,8 @@ def load_ci(matrix: Matrix, path: str | Path | None = None) -> CiConfig:
     file = Path(path) if path is not None else matrix.source / CI_FILE
     doc = read_toml(file)
     check(CI, doc, file, {"families": sorted(matrix.family_targets)})
-    triggers = {event: TriggerRule(event, rule["python"], rule["families"])
+    triggers = {event: TriggerRule(event, rule["python"], rule["families"],
+                                   rule.get("versions", "all"))
                 for event, rule in doc["triggers"].items()}
     targets = matrix.family_targets
     tests: list[GpuRunner] = []
@@ -159,6 +161,19 @@ def _newest_pythons(builds: Sequence[Build]) -> set[tuple[str, str, str, str]]:
     return {(*key, py) for key, py in newest.items()}
 
 
+def _newest_versions(builds: Sequence[Build]) -> set[tuple[str, str]]:
+    """(package, version): per package and build style (each recipe path), the newest version
+    among ``builds``; a new release moves it without any edit."""
+    from toolkit.core.versions import version_sort_key
+
+    newest: dict[tuple[str, str], str] = {}
+    for b in builds:
+        key = (b.package.name, b.pkg_version.build_style)
+        if key not in newest or version_sort_key(b.version) > version_sort_key(newest[key]):
+            newest[key] = b.version
+    return {(pkg, v) for (pkg, _style), v in newest.items()}
+
+
 def github_matrix(
     matrix: Matrix,
     config: CiConfig,
@@ -186,6 +201,9 @@ def github_matrix(
         if fam not in config.families:
             raise unknown("GPU family for CI", fam, config.families)
     pool = list(matrix.builds if builds is None else builds)
+    if rule.versions == "newest":
+        latest = _newest_versions(pool)
+        pool = [b for b in pool if (b.package.name, b.version) in latest]
     if rule.python == "newest":
         keep = _newest_pythons(pool)
         pool = [b for b in pool if (b.package.name, b.version, b.rocm.version, b.python) in keep]

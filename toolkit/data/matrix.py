@@ -455,12 +455,14 @@ def data_dir() -> Path:
 
 def load_matrix(path: str | os.PathLike[str] | None = None, *,
                 recipes: Mapping[str, Sequence[str]] | None = None) -> Matrix:
-    """The validated matrix (cached per folder). ``recipes`` (recipe -> build styles) are the
-    closed sets of the package files' ``recipe`` and ``build_style``: the plan layer's
-    registry passes them (``toolkit.plan.recipes.load_matrix``); without them those two
-    fields are not checked here (planning a build still refuses an unknown recipe)."""
+    """The validated matrix (cached per folder). ``recipes``: recipe -> build styles, the closed
+    sets of ``recipe``/``build_style`` (``toolkit.plan.recipes.load_matrix`` passes them)."""
     folder = Path(path).resolve() if path is not None else data_dir()
     if not folder.is_dir():
         raise DataError(f"{folder}: matrix data folder does not exist")
     key = None if recipes is None else tuple((k, tuple(v)) for k, v in sorted(recipes.items()))
     return _load(folder, key)
+
+
+def forget_loaded() -> None:  # the next load_matrix reads the files (upstream --write)
+    _load.cache_clear()

@@ -20,6 +20,7 @@ SDK_LAYOUTS = ("per-family", "multi-arch")
 # GitHub events a CI rule may be written for (the workflow passes ${{ github.event_name }}).
 EVENTS = ("pull_request", "push", "schedule", "workflow_dispatch", "merge_group", "release")
 PYTHON_RULES = ("newest", "all")
+VERSION_RULES = ("newest", "all")  # ci.toml triggers.<event>.versions
 FAMILY_RULES = ("default", "requested")
 RESERVED_FILES = ("gpus.toml", "rocm.toml", "ci.toml",
                   "known_failures.toml")  # every other *.toml is a package
@@ -145,7 +146,8 @@ PACKAGE = Table({
 
 CI = Table({
     "triggers": Map(
-        Table({"python": Text(choices=PYTHON_RULES), "families": Text(choices=FAMILY_RULES)}),
+        Table({"python": Text(choices=PYTHON_RULES), "families": Text(choices=FAMILY_RULES),
+               "versions": Text(choices=VERSION_RULES)}, optional=("versions",)),
         key=Text(choices=EVENTS), non_empty=True,
         what=f"trigger rule; add at least one of: {', '.join(EVENTS)}",
     ),

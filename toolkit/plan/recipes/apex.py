@@ -1,4 +1,4 @@
-"""ROCm/apex 1.4-1.8 (facts read in ROCm/apex's release branches, see apex.toml's evidence).
+"""ROCm/apex 1.4-1.13 (facts read in ROCm/apex's release branches, see apex.toml's evidence).
 
 1.4-1.7: ``python -m build --wheel --no-isolation -C--build-option=--cpp_ext
 -C--build-option=--cuda_ext`` (never the CUDA-only flags). 1.8: JIT design; ``--cpp_ext`` and
@@ -8,14 +8,20 @@ toolkit prebuilds every op by default (``APEX_BUILD_CPP_OPS=1 APEX_BUILD_CUDA_OP
 setup.py); the recipe option ``apex-ops=jit`` (``--apex-ops jit``) builds upstream's JIT-only
 wheel instead.
 
-1.8's op builder (op_builder/builder.py, ``get_rocm_gpu_arch``) replaces PYTORCH_ROCM_ARCH with
+1.9-1.13 keep 1.8's design (setup.py and op_builder unchanged in kind); 1.11 adds the op
+``fused_conv_bias_relu`` (op_builder/fused_conv_bias_relu.py: ``APEX_BUILD_FUSED_CONV_BIAS_RELU``,
+in the ``APEX_BUILD_CUDA_OPS`` group, links MIOpen on ROCm). ``invoke upstream`` compares these
+module lists with each branch's op_builder ``NAME``s.
+
+The op builder of 1.8 on (op_builder/builder.py, ``get_rocm_gpu_arch``, still there in 1.13)
+replaces PYTORCH_ROCM_ARCH with
 the first gfx that ``rocminfo`` reports whenever a GPU is visible: prebuilt builds run with
 ``ROCR_VISIBLE_DEVICES`` set and empty, which hides every GPU from the ROCm runtime rocminfo
 uses (ROCR-Runtime's flag.h filters devices whenever the variable is set), so the wheel carries
 exactly the requested targets, as on a build host without a GPU.
 
 Always ``PYTORCH_ROCM_ARCH`` and a per-build ``TORCH_EXTENSIONS_DIR``; ``BUILD_VERSION`` where
-get_apex_version reads it (1.7, 1.8). ``--naming upstream`` sets ``DESIRED_CUDA`` and
+get_apex_version reads it (1.7 on). ``--naming upstream`` sets ``DESIRED_CUDA`` and
 ``APEX_COMMIT`` instead, which apex turns into ``+rocm7.0.git<sha8>``.
 """
 
@@ -48,6 +54,8 @@ _MODULES_15 = (
     "fused_weight_gradient_mlp_cuda", "generic_scaled_masked_softmax_cuda",
     "scaled_softmax_cuda", "fused_bias_swiglu",
 )
+# ROCm/apex@c0f56f7ec (release/1.11.0) op_builder/fused_conv_bias_relu.py
+_MODULES_111 = ("fused_conv_bias_relu",)
 
 
 def _minor(version: PackageVersion) -> tuple[int, ...]:
@@ -55,7 +63,7 @@ def _minor(version: PackageVersion) -> tuple[int, ...]:
 
 
 def jit_only(version: PackageVersion, options: Options) -> bool:
-    """Whether this build makes upstream's JIT-only wheel (1.8 with ``apex-ops=jit``)."""
+    """Whether this build makes upstream's JIT-only wheel (1.8 on, ``apex-ops=jit``)."""
     ops = option(ApexRecipe(), options, "apex-ops")
     return version.build_style == "jit-prebuild" and ops == "jit"
 
@@ -66,7 +74,8 @@ def _preflight_why(version: PackageVersion) -> str:
                 "check_rocm_torch_binary_vs_bare_metal)")
     if _minor(version) == (1, 7):
         return "apex refuses to build otherwise (setup.py check_rocm_torch_binary_vs_bare_metal)"
-    return "apex 1.8 no longer checks: a mismatch would build against the wrong HIP"
+    major, minor = _minor(version)
+    return f"apex {major}.{minor} no longer checks: a mismatch would build against the wrong HIP"
 
 
 class ApexRecipe(RecipeDefaults):
@@ -119,7 +128,7 @@ class ApexRecipe(RecipeDefaults):
         ]
 
     def expected_wheel(self, ctx: Context) -> tuple[str, str]:
-        """setup.py get_apex_version: version.txt, or BUILD_VERSION (1.7, 1.8), then
+        """setup.py get_apex_version: version.txt, or BUILD_VERSION (1.7 on), then
         ``+$DESIRED_CUDA`` and ``.git<APEX_COMMIT[:8]>``."""
         v = ctx.build.pkg_version
         if ctx.options.naming == "upstream":
@@ -134,7 +143,8 @@ class ApexRecipe(RecipeDefaults):
             # upstream's JIT-only 1.8 wheel compiles no op: its apex.<op> names are lazy
             # stand-ins built on first use (installed_ops says what was prebuilt: nothing)
             return ("apex",)
-        mods = _MODULES_14 + (_MODULES_15 if _minor(version) >= (1, 5) else ())
+        mods = _MODULES_14 + (_MODULES_15 if _minor(version) >= (1, 5) else ()) \
+            + (_MODULES_111 if _minor(version) >= (1, 11) else ())
         if version.build_style == "jit-prebuild":
             return tuple(f"apex.{m}" for m in mods)
         return mods

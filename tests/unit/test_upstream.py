@@ -1,0 +1,233 @@
+"""`python -m toolkit upstream`: derivations, drift lines, --write, exit codes, the cache.
+
+Run against the small repositories of ``upstream_fakes`` (hand-made, stating their facts in the
+files and shapes the real upstreams use); every expected line is written by hand from them.
+The same command against the real repositories: tests/upstream/test_upstream_command.py.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.unit.upstream_fakes import SCRIPT, FakeRepo, _matrix_script, make_data, make_upstream
+from toolkit.cli.main import main
+
+TI = "tools/scripts/generate_binary_build_matrix.py"
+
+
+class World:
+    def __init__(self, tmp: Path) -> None:
+        self.root = tmp / "mirrors"
+        self.c = make_upstream(self.root)
+        self.data = make_data(tmp / "data", self.c)
+
+    def repo(self, slug: str) -> FakeRepo:
+        r = FakeRepo.__new__(FakeRepo)
+        r.dir = self.root / slug.replace("/", "+") / "repo"
+        return r
+
+
+@pytest.fixture
+def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
+    w = World(tmp_path)
+    monkeypatch.setenv("TOOLKIT_DATA_DIR", str(w.data))
+    return w
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str], str]:
+    code = main(["upstream", *argv])
+    out = capsys.readouterr()
+    return code, out.out.splitlines(), out.err
+
+
+def failing(lines: list[str]) -> list[str]:
+    return [line for line in lines if not line.startswith("note:")]
+
+
+def test_agreeing_data_exits_0_and_notes_never_fail(world: World,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    code, lines, err = run(capsys, str(world.root))
+    assert code == 0, lines
+    ti = world.c["ti26"][:9]
+    fb = world.repo("pytorch/FBGEMM").git("rev-parse", "v1.0.1")[:9]
+    assert lines == [
+        f"note: torch 2.6 (candidate): data none; upstream test channel: rocm 6.1, 6.2 "
+        f"[pytorch/test-infra@{ti} {TI}]",
+        f"note: fbgemm_gpu 1.0.0 on ROCm 6.0: data none; upstream CI builds it, but rocm.toml "
+        f"has no torch 2.5 for ROCm 6.0 [pytorch/FBGEMM@{world.c['fb10'][:9]} "
+        ".github/workflows/fbgemm_gpu_ci_rocm.yml]",
+        f"note: fbgemm_gpu 1.0.1: data v1.0.0; upstream patch release v1.0.1 of 1.0 "
+        f"[pytorch/FBGEMM@{fb} .github/workflows/fbgemm_gpu_ci_rocm.yml]",
+    ]
+    assert "no drift" in err
+
+
+def test_a_deleted_release_branch_exits_1_naming_the_version(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    world.repo("ROCm/apex").git("branch", "-D", "release/1.1.0")
+    code, lines, _ = run(capsys, str(world.root))
+    assert code == 1
+    assert failing(lines) == [
+        "drift: apex 1.1.0: data release/1.1.0; upstream no such branch "
+        "[ROCm/apex refs/heads/release/*]; needs a recipe review: the data names a branch "
+        "upstream lacks"]
+
+
+def test_a_new_release_branch_needs_a_recipe_review_of_its_range(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    apex = world.repo("ROCm/apex")
+    new = apex.commit({"version.txt": "1.2.0\n"}, branch="release/1.2.0", base="release/1.1.0")
+    code, lines, _ = run(capsys, str(world.root), "--write")
+    assert code == 1, "a version's build flags are never written"
+    assert failing(lines) == [
+        f"review: apex 1.2.0: data none; upstream release/1.2.0 @{new[:9]} (torch unknown) "
+        f"[ROCm/apex@{new[:9]} version.txt; torch: ROCm/apex README.md]; needs a recipe review: "
+        f"ROCm/apex@{world.c['apex11'][:9]}..{new[:9]} setup.py op_builder (build style, ops, "
+        "switches)"]
+    assert "1.2.0" not in (world.data / "apex.toml").read_text()
+
+
+def test_a_published_pair_is_written_keeping_comments(world: World,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    ti = world.repo("pytorch/test-infra")
+    c26 = ti.commit({SCRIPT: _matrix_script("2.6.0", ["6.1"])})[:9]
+    before = (world.data / "rocm.toml").read_text()
+    code, lines, _ = run(capsys, str(world.root))
+    assert code == 1
+    assert failing(lines) == [
+        "drift: ROCm 6.1 torch 2.6: data none; upstream torch==2.6.0+rocm6.1 from "
+        f"https://download.pytorch.org/whl/rocm6.1/ [pytorch/test-infra@{c26} {TI} "
+        "(2.6.0: rocm 6.1)]"]
+    code, lines, _ = run(capsys, str(world.root), "--write")
+    assert code == 0 and failing(lines)[0].startswith("written drift: ROCm 6.1 torch 2.6")
+    after = (world.data / "rocm.toml").read_text()
+    added = ('torch."2.6" = { kind = "pytorch", index_url = "https://download.pytorch.org/whl/'
+             'rocm6.1/", spec = "torch==2.6.0+rocm6.1", evidence = "pytorch/test-infra@'
+             f'{c26} {TI} (2.6.0: rocm 6.1)" }}\n')
+    assert after.replace(added, "") == before
+    assert run(capsys, str(world.root))[0] == 0
+
+
+def test_a_pair_upstream_never_published_is_reported_never_rewritten(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    rocm = world.data / "rocm.toml"
+    rocm.write_text(rocm.read_text().replace(
+        'torch."2.5" = { kind = "therock"',
+        'torch."2.4" = { kind = "pytorch", index_url = "https://download.pytorch.org/whl/rocm7.0/'
+        '", spec = "torch==2.4.0+rocm7.0", evidence = "x/y@1234567 f" }\n'
+        'torch."2.5" = { kind = "therock"'))
+    before = rocm.read_text()
+    code, lines, _ = run(capsys, str(world.root), "--write")
+    assert code == 1
+    assert failing(lines) == [
+        "review: ROCm 7.0 torch 2.4: data pytorch torch==2.4.0+rocm7.0; upstream no such pair "
+        f"(torch 2.4: rocm 6.0, 6.1) [pytorch/test-infra@{world.c['ti24'][:9]} {TI} (2.4.0: "
+        "rocm 6.0, 6.1)]; needs a recipe review: upstream PyTorch never published it: point it at AMD's "
+        "or TheRock's build (with evidence) or drop it"]
+    assert rocm.read_text() == before
+
+
+def test_torch_rocm_and_python_drift_of_versions_are_written(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    apex, fb = world.data / "apex.toml", world.data / "fbgemm_gpu.toml"
+    apex.write_text(apex.read_text().replace('torch = "2.5"', 'torch = "2.4"'))
+    fb.write_text(fb.read_text().replace('python = ["3.12"]', 'python = ["3.11"]'))
+    code, lines, _ = run(capsys, str(world.root))
+    rock = world.repo("ROCm/TheRock").git("rev-parse", "HEAD")[:9]
+    assert code == 1
+    assert failing(lines) == [
+        "drift: apex 1.1.0 torch: data 2.4; upstream 2.5 "
+        f"[ROCm/TheRock@{rock} external-builds/pytorch/README.md]",
+        "drift: fbgemm_gpu 1.0.0 Python: data 3.11; upstream 3.12 "
+        f"[pytorch/FBGEMM@{world.c['fb10'][:9]} .github/workflows/fbgemm_gpu_ci_rocm.yml]"]
+    assert run(capsys, str(world.root), "--write")[0] == 0
+    assert 'torch = "2.5"' in apex.read_text() and 'python = ["3.12"]' in fb.read_text()
+
+
+def test_therock_sdk_versions_and_family_members(world: World,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    rocm, gpus = world.data / "rocm.toml", world.data / "gpus.toml"
+    rocm.write_text(rocm.read_text().replace('[releases."7.0"]', '[releases."7.5"]')
+                    .replace('hip = "7.0"', 'hip = "7.5"'))
+    gpus.write_text(gpus.read_text().replace('targets = ["gfx942"]',
+                                             'targets = ["gfx942", "gfx90a"]'))
+    code, lines, _ = run(capsys, str(world.root))
+    head = world.repo("ROCm/TheRock").git("rev-parse", "HEAD")[:9]
+    assert code == 1
+    assert failing(lines) == [
+        "drift: ROCm 7.5 pip SDK: data 7.5; upstream no such version (stream: 6.4, 7.0) "
+        "[ROCm/TheRock version.json history]; needs a recipe review: the data names an SDK "
+        "TheRock never published",
+        "drift: family gfx94X-dcgpu: data gfx942, gfx90a; upstream gfx942 "
+        f"[ROCm/TheRock@{head} cmake/therock_amdgpu_targets.cmake]"]
+
+
+def test_json_output(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    world.repo("ROCm/apex").git("branch", "-D", "release/1.1.0")
+    code, lines, _ = run(capsys, str(world.root), "--json")
+    doc = json.loads("\n".join(lines))
+    assert code == 1 and doc["drift"] == 1
+    assert {f["kind"] for f in doc["facts"]} == {"note", "drift"}
+
+
+def test_control_bytes_from_upstream_are_never_printed(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    world.repo("ROCm/apex").commit({"version.txt": "\x1b[2J1.1.0\n"}, branch="release/1.1.0")
+    code, lines, _ = run(capsys, str(world.root))
+    assert code == 1
+    assert not any("\x1b" in line for line in lines)
+    assert any("upstream \\x1b[2J1.1.0" in line for line in lines)
+
+
+@pytest.mark.parametrize("damage", ["missing", "not-git", "no-dir"])
+def test_bad_folders_exit_2_in_one_line(world: World, damage: str,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    target = world.root
+    if damage == "no-dir":
+        target = world.root / "nope"
+        expected = "no such folder; valid: a folder holding the upstream repositories"
+    elif damage == "missing":
+        subprocess.run(["rm", "-rf", str(world.root / "ROCm+TheRock")], check=True)
+        expected = "lacks the repository ROCm/TheRock; valid: a folder holding"
+    else:
+        subprocess.run(["rm", "-rf", str(world.root / "ROCm+apex" / "repo")], check=True)
+        (world.root / "ROCm+apex" / "repo").mkdir()
+        expected = "is not a git repository (no HEAD and objects/); valid: a clone or mirror"
+    code, lines, err = run(capsys, str(target))
+    assert code == 2 and lines == []
+    assert err.count("\n") == 1 and expected in err and "Traceback" not in err
+
+
+def test_without_git_exits_4(world: World, capsys: pytest.CaptureFixture[str],
+                             monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    code, _, err = run(capsys, str(world.root))
+    assert code == 4 and "git is not installed" in err
+
+
+def test_without_dir_keeps_partial_clones_in_the_cache_and_fetches_again(
+        world: World, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("TOOLKIT_CACHE_DIR", str(cache))
+    monkeypatch.setenv("TOOLKIT_UPSTREAM_REMOTE", f"file://{world.root}")
+    trace = tmp_path / "git-trace"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    assert run(capsys, )[0] == 0
+    # blobs arrive in batches (the command's own fetch), never one lazy fetch per blob
+    fetches = [line.split("built-in: ")[1] for line in trace.read_text().splitlines()
+               if "built-in: git fetch" in line]
+    assert fetches and all(f.startswith("git fetch --no-tags --no-write-fetch-head") and
+                           f.endswith("--stdin origin") for f in fetches), fetches
+    monkeypatch.delenv("GIT_TRACE")
+    clone = cache / "upstream" / "ROCm+apex.git"
+    config = subprocess.run(["git", "--git-dir", str(clone), "config", "--get",
+                             "remote.origin.partialclonefilter"], capture_output=True, text=True)
+    assert config.stdout.strip() == "blob:none"
+    world.repo("ROCm/apex").git("branch", "-D", "release/1.1.0")
+    code, lines, _ = run(capsys, )
+    assert code == 1 and any(line.startswith("drift: apex 1.1.0:") for line in lines)

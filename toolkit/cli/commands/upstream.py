@@ -1,0 +1,63 @@
+"""`python -m toolkit upstream [DIR] [--write] [--json]`: the drift between toolkit/data and
+the upstream repositories (ROCm/apex, pytorch/FBGEMM, pytorch/test-infra, ROCm/TheRock).
+
+DIR holds the repositories as ``OWNER+NAME/repo`` (the layout of ``TOOLKIT_UPSTREAM_DIR``);
+without it, bare partial clones in the cache, fetched again on each run. One line per fact:
+``<kind>: <what>: data <value>; upstream <value> [<owner/repo@commit path>]``.
+
+Exit 0: no drift; 1: drift (or something that needs a recipe review); 2: DIR lacks a
+repository or is not one; 3: malformed data; 4: git is missing. ``--write`` settles what
+upstream states outright, in place (comments and evidence kept), and lists what still needs a
+review; it exits 0 only when nothing is left.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("upstream", help="show (and --write) what upstream changed")
+    p.add_argument("dir", nargs="?", default=None, metavar="DIR",
+                   help="folder of upstream repositories (OWNER+NAME/repo); default: partial "
+                        "clones in the cache")
+    p.add_argument("--write", action="store_true",
+                   help="update the data files where upstream states the value")
+    p.add_argument("--json", action="store_true", help="print the facts as JSON")
+    p.set_defaults(func=run)
+
+
+def _safe(text: str) -> str:
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
+def run(args: argparse.Namespace) -> int:
+    from toolkit.data.matrix import data_dir
+    from toolkit.plan.layout import default_cache
+    from toolkit.verify.upstream import rules, write
+
+    folder = Path(args.dir) if args.dir else None
+    data = data_dir()
+    facts = rules.run(data, folder=folder, cache=default_cache(), rules=rules.RULES)
+    written: list[str] = []
+    if args.write:
+        written = write.apply(data, [e for f in facts if f.kind == "drift" for e in f.edits])
+    settled = {id(f) for f in facts if args.write and f.kind == "drift" and f.edits}
+    left = [f for f in facts if f.fails and id(f) not in settled]
+    if args.json:
+        print(json.dumps({"facts": [f.as_json() | {"written": id(f) in settled} for f in facts],
+                          "written": written, "drift": len(left)}, indent=2))
+    else:
+        for f in facts:
+            line = _safe(f.line())
+            print(f"written {line}" if id(f) in settled else line)
+        if written:
+            print(f"wrote {', '.join(written)} in {data}")
+        where = args.dir or os.environ.get("TOOLKIT_CACHE_DIR") or "the cache"
+        print(f"{len(left)} fact(s) differ from upstream ({where})" if left
+              else f"no drift ({where})", file=sys.stderr)
+    return 1 if left else 0

@@ -1,0 +1,162 @@
+"""ROCm/apex: versions from the ``release/X.Y.Z`` branches, their torch pairs, their ops.
+
+- Versions: every ``release/X.Y.Z`` branch whose ``version.txt`` says ``X.Y.Z``, from the
+  data's oldest version on (older branches are outside the matrix). The data names the branch
+  head it was read at in ``evidence`` (``ROCm/apex@<commit>``): a branch that moved since needs
+  a recipe review of that commit range.
+- Torch pairs: apex's README table ("APEX Version | APEX branch | Torch Version", newest
+  default branch), then TheRock's statement of which apex branch each torch release builds
+  with (``external-builds/pytorch/README.md``, every version of it: the newest word wins).
+- ROCm releases: apex documents none. A version past the seed table takes those upstream
+  PyTorch published its torch for (pytorch/test-infra, see ``pytorch.py``); the seed table's
+  versions (evidence "seed table") keep theirs. Likewise the Pythons: those PyTorch published
+  that torch for.
+- Recipe facts (jit-prebuild versions): the ops ``op_builder/*.py`` declare (``NAME = ...``)
+  must be the recipe's expected modules; a difference needs a recipe review.
+
+A version the data lacks is never written: its build flags need a recipe review (the commit
+range from the newest reviewed version's head). The facts derivable for it are printed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from toolkit.data.matrix import Package, PackageVersion
+from toolkit.verify.upstream.model import Context, Edit, Fact, minor, versions_key
+from toolkit.verify.upstream.repos import Repo
+
+SLUG = "ROCm/apex"
+THEROCK = "ROCm/TheRock"
+THEROCK_DOC = "external-builds/pytorch/README.md"
+_README_ROW = re.compile(r"^\|\s*``([0-9.]+)``\s*\|\s*release/([0-9.]+)\s*\|\s*``([0-9.]+)``", re.M)
+_THEROCK_ROW = re.compile(r"^\|\s*([0-9]+\.[0-9]+)\s*\|(.*)$", re.M)
+_THEROCK_APEX = re.compile(r"ROCm/apex `release/([0-9.]+)`")
+_OP_NAME = re.compile(r'^\s+NAME\s*=\s*["\']([A-Za-z0-9_]+)["\']', re.M)
+# ops op_builder builds only when the environment allows (RCCL >= 2.19): never expected
+CONDITIONAL_OPS = ("_apex_nccl_allocator",)
+
+
+def torch_pairs(ctx: Context) -> dict[str, tuple[str, str]]:
+    """apex version -> (torch minor, evidence), README first, TheRock's newer word over it."""
+    apex, therock = ctx.repos[SLUG], ctx.repos.get(THEROCK)
+    pairs: dict[str, tuple[str, str]] = {}
+    head = apex.commit("HEAD")
+    readme = apex.show(head, "README.md") if head else None
+    for version, branch, torch in _README_ROW.findall(readme or ""):
+        if version == branch:
+            pairs[version] = (minor(torch), apex.evidence(str(head), "README.md"))
+    if therock is not None:
+        commits = therock.log("HEAD", THEROCK_DOC)
+        for commit, text in zip(commits, therock.read_many([(c, THEROCK_DOC) for c in commits]), strict=True):
+            for torch, rest in _THEROCK_ROW.findall(text or ""):
+                for version in _THEROCK_APEX.findall(rest):
+                    pairs[version] = (torch, therock.evidence(commit, THEROCK_DOC))
+    return pairs
+
+
+def branches(repo: Repo) -> dict[str, str]:
+    """X.Y.Z -> head commit of every ``release/X.Y.Z`` branch."""
+    return {name.removeprefix("release/"): commit
+            for name, commit in repo.refs("refs/heads/release/").items()
+            if re.fullmatch(r"release/[0-9]+\.[0-9]+\.[0-9]+", name)}
+
+
+def _reviewed_commit(v: PackageVersion) -> str | None:
+    m = re.search(rf"{re.escape(SLUG)}@([0-9a-f]{{7,40}})", v.evidence)
+    return m.group(1) if m else None
+
+
+def _ops(repo: Repo, commit: str) -> set[str] | None:
+    names = repo.git("ls-tree", "--name-only", commit, "op_builder/").split()
+    if not names:
+        return None
+    files = [n for n in names if n.endswith(".py")]
+    texts = repo.read_many([(commit, f) for f in files])
+    return {op for t in texts for op in _OP_NAME.findall(t or "")} - set(CONDITIONAL_OPS)
+
+
+def _rocm_for(ctx: Context, torch: str) -> tuple[tuple[str, ...], str] | None:
+    rel = ctx.derived.get("pytorch", {}).get(torch)
+    if rel is None:
+        return None
+    return tuple(r for r in rel.rocm if r in ctx.matrix.rocm), rel.evidence
+
+
+def _python_for(ctx: Context, torch: str) -> tuple[str, ...]:
+    from toolkit.data.specs import PYTHONS
+
+    rel = ctx.derived.get("pytorch", {}).get(torch)
+    return tuple(p for p in rel.python if p in PYTHONS) if rel is not None else ()
+
+
+def check(ctx: Context) -> list[Fact]:
+    from toolkit.plan.recipes import recipe_for
+
+    repo = ctx.repos[SLUG]
+    package: Package = ctx.matrix.packages["apex"]
+    file = "apex.toml"
+    heads = branches(repo)
+    pairs = torch_pairs(ctx)
+    texts = dict(zip(heads, repo.read_many([(c, "version.txt") for c in heads.values()]), strict=True))
+    oldest = min((v.version for v in package.versions), key=versions_key)
+    facts: list[Fact] = []
+    listed = {v.version: (i, v) for i, v in enumerate(package.versions)}
+    reviewed = sorted(listed, key=versions_key)
+    for version, (i, v) in listed.items():
+        if version not in heads:
+            facts.append(Fact("drift", f"apex {version}", f"{v.ref}", "no such branch",
+                              f"{SLUG} refs/heads/release/*",
+                              review="the data names a branch upstream lacks"))
+            continue
+        head = heads[version]
+        ev = repo.evidence(head, "version.txt")
+        stated = (texts[version] or "").strip()
+        if stated != version:
+            facts.append(Fact("drift", f"apex {version} version.txt", version, stated or "none", ev))
+        seen = _reviewed_commit(v)
+        if seen is None or not head.startswith(seen):
+            facts.append(Fact("review", f"apex {version} source", f"@{seen}",
+                              f"@{repo.short(head)}", ev,
+                              review=f"{SLUG}@{seen}..{repo.short(head)} setup.py op_builder"))
+        if version in pairs and pairs[version][0] != v.torch_minor:
+            torch, tev = pairs[version]
+            facts.append(Fact("drift", f"apex {version} torch", v.torch, torch, tev,
+                              (Edit(file, ("versions", i, "torch"), torch),)))
+        if "seed table" not in v.evidence:  # from the torch upstream pairs it with
+            torch_of = pairs[version][0] if version in pairs else v.torch_minor
+            derived = _rocm_for(ctx, torch_of)
+            if derived and derived[0] and set(derived[0]) != set(v.rocm):
+                facts.append(Fact("drift", f"apex {version} ROCm releases", ", ".join(v.rocm),
+                                  ", ".join(derived[0]), derived[1],
+                                  (Edit(file, ("versions", i, "rocm"), list(derived[0])),)))
+            pythons = _python_for(ctx, torch_of)
+            if derived and pythons and tuple(v.python) != pythons:
+                facts.append(Fact("drift", f"apex {version} Python", ", ".join(v.python),
+                                  ", ".join(pythons), derived[1],
+                                  (Edit(file, ("versions", i, "python"), list(pythons)),)))
+        if v.build_style == "jit-prebuild":
+            ops = _ops(repo, head)
+            expected = {m.removeprefix("apex.")
+                        for m in recipe_for("apex").expected_modules(v)}
+            if ops is not None and ops != expected:
+                facts.append(Fact(
+                    "review", f"apex {version} ops", ", ".join(sorted(expected - ops)) or "-",
+                    ", ".join(sorted(ops - expected)) or "-", repo.evidence(head, "op_builder/"),
+                    review="the recipe's expected modules (plan/recipes/apex.py) differ from "
+                           "op_builder's NAMEs"))
+    newest = max(reviewed, key=versions_key)
+    for version in sorted(set(heads) - set(listed), key=versions_key):
+        if versions_key(version) < versions_key(oldest):
+            continue
+        head = heads[version]
+        torch, tev = pairs.get(version, ("unknown", f"{SLUG} README.md"))
+        rocm = _rocm_for(ctx, torch) if torch != "unknown" else None
+        what = f"torch {torch}" + (f", rocm {', '.join(rocm[0])}" if rocm else "")
+        since = _reviewed_commit(listed[newest][1]) or newest
+        facts.append(Fact(
+            "review", f"apex {version}", "none", f"release/{version} @{repo.short(head)} ({what})",
+            f"{repo.evidence(head, 'version.txt')}; torch: {tev}",
+            review=f"{SLUG}@{since}..{repo.short(head)} setup.py op_builder (build style, ops, "
+                   "switches)"))
+    return facts
