@@ -88,8 +88,12 @@ def plan(
         host=host,
         build_dir=str(layout.build_dir(build)),
     )
-    # Never let the interpreter's own build rpath leak into extensions (pyenv Pythons do).
+    # Never let the interpreter's own build rpath leak into extensions (pyenv Pythons do),
+    # nor its prefix (the Python headers' path in debug info).
     base_env["LDSHARED"] = "{LDSHARED}"
+    base_env["LDCXXSHARED"] = "{LDCXXSHARED}"
+    for var in ("CFLAGS", "CXXFLAGS", "HIPCC_COMPILE_FLAGS_APPEND"):
+        base_env[var] = f"{base_env.get(var, '')} {{PYTHON_PREFIX_MAP}}".strip()
     ctx = Context(build, options, host, layout, tuple(targets), rocm_paths,
                   MappingProxyType(base_env), toolkit_python)
     steps.extend(recipe.build_steps(ctx))
@@ -115,7 +119,8 @@ def plan(
         "check", "symbol, GLIBCXX, GPU-code and hygiene checks (fail on findings)",
         CheckWheel(toolkit_python, "{WHEEL}", str(layout.artifacts(build)),
                    gfx=tuple(targets) if recipe.carries_gpu_code(build, options) else (),
-                   with_libs=(*(("{TORCH_LIB}",) if recipe.needs_torch else ()),
+                   with_libs=(*(("{TORCH_LIB}",) if recipe.needs_torch or build.pkg_version.torch
+                                else ()),
                               *(("{TBB_LIB_DIR}",) if any(s.name == "provide-tbb" for s in steps)
                                 else ())),
                    require_symbols=recipe.required_symbols(build.pkg_version)),

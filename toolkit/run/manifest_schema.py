@@ -1,4 +1,4 @@
-"""The manifest's JSON schema (``schema_version`` 3): a manifest comes back from CI artifacts,
+"""The manifest's JSON schema (``schema_version`` 4; 4 adds ``identity`` and ``host.paths``): a manifest comes back from CI artifacts,
 so it is untrusted input. ``validate`` turns the first violation into one line naming the
 field and what is allowed."""
 
@@ -8,7 +8,7 @@ from typing import Any
 
 from toolkit.core.errors import UsageError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _STR = {"type": "string"}
 _OPT_STR = {"type": ["string", "null"]}
@@ -49,6 +49,7 @@ SCHEMA: dict[str, Any] = _obj({
     "environment": {"type": "object", "additionalProperties": _STR_MAP},
     "unset": _STRS,
     "tools": {"type": "object", "additionalProperties": _OPT_STR},
+    "identity": {"type": "object"},
     "host": {"type": "object"},
     "learned": _STR_MAP,
     "steps": {"type": "array", "items": _obj({

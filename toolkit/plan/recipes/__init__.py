@@ -13,10 +13,11 @@ if TYPE_CHECKING:
 def recipe_for(name: str) -> Recipe:
     from toolkit.plan.recipes.apex import ApexRecipe
     from toolkit.plan.recipes.fbgemm_gpu import FbgemmGpuRecipe
+    from toolkit.plan.recipes.generic import GenericRecipe
     from toolkit.plan.recipes.sample import SampleRecipe
 
     recipes: dict[str, Recipe] = {"apex": ApexRecipe(), "fbgemm_gpu": FbgemmGpuRecipe(),
-                                  "sample": SampleRecipe()}
+                                  "sample": SampleRecipe(), "generic": GenericRecipe()}
     try:
         return recipes[name]
     except KeyError:
