@@ -136,11 +136,16 @@ def publish(step: Step, run: Run) -> StepResult | str:
     assert isinstance(action, Publish)
     staged = Path(run.resolve(action.wheel))
     dest = Path(action.dest)
-    dest.mkdir(parents=True, exist_ok=True)
     final = dest / staged.name
     tmp = dest / f".{staged.name}.{os.getpid()}.tmp"
-    shutil.copyfile(staged, tmp)
-    os.replace(tmp, final)
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(staged, tmp)
+        os.replace(tmp, final)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise StepFailed(f"publish: cannot copy {staged} into {dest} ({exc.strerror or exc}); "
+                         "the wheels there are untouched") from None
     for other in dest.glob("*.whl"):
         if other.name != final.name:
             other.unlink()

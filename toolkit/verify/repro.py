@@ -188,16 +188,25 @@ def reconstruct(data: Mapping[str, Any], environ: Mapping[str, str] | None = Non
 def plan_differences(data: Mapping[str, Any], again: Plan, layout: Layout) -> list[str]:
     """Where the recorded build's identity and the one planned here from its inputs differ:
     the build, targets and output options, then step by step (host paths as tokens)."""
-    from toolkit.run.identity import identity_differences, normal_steps, planned_identity
+    from toolkit.run.identity import (
+        identity_differences,
+        normal_steps,
+        plan_sha256,
+        planned_identity,
+    )
 
     here = planned_identity(again, layout)
     recorded = data.get("identity") or {}
     out = [d for d in identity_differences(recorded, here) if not d.startswith("plan_sha256")]
-    if recorded.get("plan_sha256") == here["plan_sha256"]:
-        return out
     paths = (data.get("host") or {}).get("paths") or {}
-    old = normal_steps(data["plan"].get("steps", []), paths)
+    steps = data["plan"].get("steps", [])
+    # never trust the recorded digest alone: it must be the recorded plan's own
+    if recorded.get("plan_sha256") != plan_sha256(steps, paths):
+        out.append("the manifest's identity is not the digest of its own plan")
+    old = normal_steps(steps, paths)
     new = normal_steps(json.loads(again.to_json())["steps"], host_paths(again, layout))
+    if old == new:
+        return out
     names_old = [s.get("name") for s in old if isinstance(s, dict)]
     names_new = [s.get("name") for s in new]
     if names_old != names_new:
@@ -207,7 +216,7 @@ def plan_differences(data: Mapping[str, Any], again: Plan, layout: Layout) -> li
         if a != b:
             keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
             out.append(f"step {b['name']}: {', '.join(keys)} differ")
-    return out or ["the plan's digest differs from the one recorded"]
+    return out
 
 
 def _abi(facts: Mapping[str, Any]) -> str:
