@@ -5,6 +5,7 @@ name and version from its build backend (``toolkit.env.project``), the generic r
 from __future__ import annotations
 
 import argparse
+
 from toolkit.core.errors import UsageError
 from toolkit.data.matrix import Build, Matrix, RocmRelease
 from toolkit.plan.layout import Layout

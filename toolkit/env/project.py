@@ -12,16 +12,18 @@ interpreter. Every hook's output goes to ``log``; a failure is a ``StepFailed`` 
 
 from __future__ import annotations
 
+import contextlib
 import email.parser
+import logging
 import os
 import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Literal, TextIO
 
 from toolkit.core.errors import StepFailed, UsageError
 from toolkit.core.proc import CommandFailed
@@ -89,6 +91,29 @@ def _runner(log: TextIO) -> object:
     return run
 
 
+def _installer() -> Literal["uv", "pip"]:
+    """uv when pypa/build can find it (the ``uv`` package or on PATH): much faster."""
+    import importlib.util
+
+    return "uv" if importlib.util.find_spec("uv") or shutil.which("uv") else "pip"
+
+
+@contextlib.contextmanager
+def _build_logs_to(log: TextIO) -> Iterator[None]:
+    """pypa/build's own progress lines go to ``log``, never to the console."""
+    logger = logging.getLogger("build")
+    handler = logging.StreamHandler(log)
+    saved = (logger.propagate, logger.level)
+    logger.addHandler(handler)
+    logger.propagate = False
+    logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate, logger.level = saved
+
+
 def _hooks(copy: Path, out: Path, log: TextIO, *, isolated: bool) -> tuple[str, str, list[str]]:
     import build
     import build.env
@@ -111,7 +136,7 @@ def _hooks(copy: Path, out: Path, log: TextIO, *, isolated: bool) -> tuple[str, 
     if not isolated:
         return ask(build.ProjectBuilder(copy, python_executable=sys.executable,
                                         runner=runner), None)  # type: ignore[arg-type]
-    with build.env.DefaultIsolatedEnv(installer="uv" if shutil.which("uv") else "pip") as env:
+    with build.env.DefaultIsolatedEnv(installer=_installer()) as env:
         builder = build.ProjectBuilder.from_isolated_env(env, copy,
                                                          runner=runner)  # type: ignore[arg-type]
         return ask(builder, env.install)
@@ -124,7 +149,7 @@ def read_project(path: str, log_path: Path) -> ProjectInfo:
     folder = check_project(path)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="toolkit-project-") as tmp, \
-            log_path.open("w", encoding="utf-8") as log:
+            log_path.open("w", encoding="utf-8") as log, _build_logs_to(log):
         copy = Path(tmp) / "src"
         try:
             shutil.copytree(folder, copy, ignore=_IGNORED, symlinks=True)

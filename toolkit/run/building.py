@@ -117,7 +117,7 @@ def name_wheel_step(step: Step, run: Run) -> StepResult | str:
     shutil.rmtree(staging, ignore_errors=True)
     sha = run.values.get("SHA")
     if sha == "0" * 40 and run.values.get("TREE"):  # no git checkout: its tree hash
-        sha = run.values["TREE"]
+        sha = run.values["TREE"][:40]
     if action.naming == "toolkit" and not sha:
         raise StepFailed("name-wheel: the source commit (SHA) was never learned")
     label = local_label(action.rocm, sha or "") if action.naming == "toolkit" else None

@@ -106,7 +106,8 @@ def run_one(p: Plan, layout: Layout, reporter: Reporter) -> Outcome:
                 executor.execute(p, layout, reporter=reporter, run_out=runs,
                                  on_start=_manifest_at_start)
             except ToolkitError as err:
-                o.error = str(err) + _staged_note(runs[0] if runs else None)
+                o.error = (str(err) + _staged_note(runs[0] if runs else None)
+                           + f"\n  its log: {layout.artifacts(p.build) / 'build.log'}")
                 o.exit_code = err.exit_code
             except KeyboardInterrupt:
                 o.error = "interrupted"

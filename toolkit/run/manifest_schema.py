@@ -1,6 +1,6 @@
-"""The manifest's JSON schema (``schema_version`` 4; 4 adds ``identity`` and ``host.paths``): a manifest comes back from CI artifacts,
-so it is untrusted input. ``validate`` turns the first violation into one line naming the
-field and what is allowed."""
+"""The manifest's JSON schema (``schema_version`` 4; 4 adds ``identity`` and ``host.paths``):
+a manifest comes back from CI artifacts, so it is untrusted input. ``validate`` turns the first
+violation into one line naming the field and what is allowed."""
 
 from __future__ import annotations
 

@@ -40,7 +40,6 @@ from toolkit.plan.model import Options, Plan
 from toolkit.run.identity import host_paths
 
 
-
 @dataclass(frozen=True)
 class Difference:
     what: str

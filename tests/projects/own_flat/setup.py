@@ -26,7 +26,7 @@ class HipccBuild(build_ext):
             self.compiler.set_executable(key, link_cmd)
         self.compiler.set_executable("compiler_cxx", [hipcc])  # C++ links swap in this one
         for ext in self.extensions:
-            ext.define_macros.append(("FLATEXT_ARCHS", '"%s"' % ";".join(archs)))
+            ext.define_macros.append(("FLATEXT_ARCHS", f'"{";".join(archs)}"'))
         os.environ["HIP_PLATFORM"] = "amd"
         super().build_extensions()
 

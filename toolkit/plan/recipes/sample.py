@@ -37,7 +37,7 @@ class SampleRecipe:
             ctx.build_wheel(
                 ("build hip_sample for " + ";".join(ctx.targets))
                 if self.carries_gpu_code(ctx.build, ctx.options)
-                else "build hip_sample's CPU variant (no ROCm compiler on this machine)",
+                else "build hip_sample's CPU variant (no GPU code)",
                 (ctx.env_python, "-m", "build", "--wheel", "--no-isolation",
                  "--outdir", ctx.wheelhouse, ctx.source_dir),
                 env=env, cwd=ctx.source_dir),
