@@ -195,3 +195,17 @@ def test_demo_help_is_the_same_from_nox_and_python_m_toolkit(env: dict[str, str]
     for flag in ("--source PATH", "--gfx", "--cpu", "--workdir", "--no-smoke", "--dry-run",
                  "--rebuild"):
         assert flag in a.stdout
+
+
+@pytest.mark.parametrize("entry", ["invoke", "toolkit"])
+def test_repro_bad_input_is_one_line_exit_2(entry: str, env: dict[str, str],
+                                            tmp_path: Path) -> None:
+    argv = {"invoke": [sys.executable, "-m", "invoke", "-r", str(ROOT), "repro"],
+            "toolkit": [sys.executable, "-m", "toolkit", "repro"]}[entry]
+    (tmp_path / "bad.json").write_text('{"build": {"id": "x", "package": "p", "version": "1"}}')
+    for manifest, needle in ((tmp_path / "nope.json", "no manifest at"),
+                             (tmp_path / "bad.json", "manifest field")):
+        res = run([*argv, str(manifest)], env, cwd=tmp_path, timeout=300)
+        assert res.returncode == 2, res.stdout + res.stderr
+        lines = res.stderr.strip().splitlines()
+        assert len(lines) == 1 and needle in lines[0] and "Traceback" not in res.stderr

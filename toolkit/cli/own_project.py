@@ -35,8 +35,15 @@ def session_project(matrix: Matrix, python: str, rocm: str, args: argparse.Names
     named = [p for item in args.package for p in item.split(",") if p.strip()]
     if named and all(p in matrix.packages for p in named):
         return None
+    from toolkit.core.errors import StepFailed
+
     pair = matrix.pair_builds(python, rocm)
-    build = project_build(args.source, python, matrix.rocm[rocm], torch_of_pair(pair), layout)
+    try:
+        build = project_build(args.source, python, matrix.rocm[rocm], torch_of_pair(pair),
+                              layout)
+    except StepFailed as err:
+        raise StepFailed(err.message, hint=f"a checkout of {' or '.join(sorted(matrix.packages))}"
+                         " (whose setup.py needs torch) takes --package NAME") from None
     known = {n for p in matrix.packages.values() for n in (p.name, _norm(p.dist))}
     if build.package.name in known or _norm(build.package.dist) in known:
         if named:
