@@ -98,3 +98,28 @@ def test_elf_members_name_the_sections_that_differ(tmp_path: Path) -> None:
     assert line.startswith("p/libk.so: sections ")
     sections = line.removeprefix("p/libk.so: sections ").split(", ")
     assert ".data" in sections and ".text" not in sections
+
+
+def test_an_interpreters_rpath_never_reaches_the_link_command() -> None:
+    """pyenv's LDSHARED (as its sysconfig holds it here) keeps -L but loses -Wl,-rpath."""
+    from toolkit.run.building import _strip_rpath
+
+    pyenv = ("gcc -shared -L/root/.pyenv/versions/3.11.7/lib "
+             "-Wl,-rpath,/root/.pyenv/versions/3.11.7/lib -Wl,-rpath=/opt/x/lib -Wl,-R/y "
+             "-Wl,-rpath,$ORIGIN")
+    assert _strip_rpath(pyenv, "gcc -shared") == (
+        "gcc -shared -L/root/.pyenv/versions/3.11.7/lib '-Wl,-rpath,$ORIGIN'")
+    assert _strip_rpath("", "g++ -shared") == "g++ -shared"
+
+
+def test_the_interpreters_prefixes_are_mapped_away() -> None:
+    import os
+    import sys
+
+    from toolkit.run.building import interpreter_values
+
+    values = interpreter_values(sys.executable)
+    flags = values["PYTHON_PREFIX_MAP"].split()
+    for prefix in {sys.prefix, sys.base_prefix, os.path.realpath(sys.base_prefix)}:
+        assert f"-ffile-prefix-map={prefix}=/python" in flags
+    assert "-Wl,-rpath" not in values["LDSHARED"] and "-Wl,-rpath" not in values["LDCXXSHARED"]
