@@ -279,25 +279,30 @@ def differences(data: Mapping[str, Any], again: Plan, layout: Layout) -> list[Di
 
 def _tree_check(data: Mapping[str, Any], plan: Plan, force: bool,
                 reporter: Reporter) -> bool:
-    """A --source build: is the checkout the recorded tree? (False: it is not, forced.)"""
+    """A --source build: is the checkout the recorded tree, at the recorded commit (the
+    wheel's name carries it)? False: it is not, and --force goes on."""
     recorded = data["source"].get("tree")
     if not plan.source or not recorded:
         return True
-    from toolkit.run.sources import IGNORED, tree_hash
+    from toolkit.run.sources import IGNORED, NO_COMMIT, git, tree_hash
 
     source = Path(plan.source)
     if not source.is_dir():
         raise UsageError(f"the recorded --source {plan.source} is not here")
     here = tree_hash(source, IGNORED)
-    if here == recorded:
+    sha = git("-C", str(source), "rev-parse", "HEAD", check=False) or NO_COMMIT
+    recorded_sha = data["source"].get("sha") or NO_COMMIT
+    problems = ([f"tree {here[:12]}, recorded {recorded[:12]}"] if here != recorded else []) \
+        + ([f"commit {sha[:12]}, recorded {recorded_sha[:12]}"] if sha != recorded_sha else [])
+    if not problems:
         return True
     if not force:
-        raise UsageError(f"the source tree {plan.source} differs from the recorded one "
-                         f"(tree {here[:12]}, recorded {recorded[:12]})",
+        raise UsageError(f"the source {plan.source} differs from the recorded one "
+                         f"({'; '.join(problems)})",
                          hint="restore it, or pass --force (the result is then never "
                               "called identical)")
-    reporter.info(f"note: the source tree differs from the recorded one ({here[:12]} vs "
-                  f"{recorded[:12]}); going on because of --force")
+    reporter.info(f"note: the source differs from the recorded one ({'; '.join(problems)}); "
+                  "going on because of --force")
     return False
 
 
