@@ -129,6 +129,7 @@ def _interpreter(data: Mapping[str, Any], python: str) -> str | None:
     except EnvironmentProblem:
         return None  # said by ``differences``
 
+
 def with_credentials(url: str | None, environ: Mapping[str, str]) -> str | None:
     """A recorded (masked) URL with its credentials from the environment, or without them
     (then uv/pip use ~/.netrc for that host)."""
