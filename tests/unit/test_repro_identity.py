@@ -192,3 +192,18 @@ def test_plan_differences_reads_old_step_lists_as_different() -> None:
                                                                         data["host"]["paths"])}
     (diff,) = repro.plan_differences(data, dataclasses.replace(p), layout)
     assert diff.startswith("steps ") and "publish recorded" not in diff and "planned here" in diff
+
+
+def test_credentials_are_no_part_of_the_identity() -> None:
+    layout = Layout(Path("/w"), Path("/c"))
+    m = load_matrix()
+    build = m.build(BUILD)
+
+    def ident(url: str) -> dict[str, Any]:
+        p = plan(m, build, Options(gfx=("gfx942",), index_url=url), HostFacts(uv="/uv"), layout)
+        return planned_identity(p, layout)
+
+    with_creds = ident("https://user:secret@idx.example/v2/")
+    assert ident("https://idx.example/v2/") == with_creds
+    assert with_creds["options"]["index_url"] == "https://idx.example/v2/"
+    assert "secret" not in json.dumps(with_creds)

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolkit.core.steps import CheckEnv, CreateEnv, UseSystemRocm
+from toolkit.core.urls import mask
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Plan, options_json
 
@@ -105,7 +106,9 @@ def plan_sha256(steps: Any, paths: Mapping[str, str]) -> str:
 def planned_identity(plan: Plan, layout: Layout) -> dict[str, Any]:
     """The identity a plan fixes before anything runs (pure)."""
     b = plan.build
-    options = options_json(plan.options) if plan.options else {}
+    # credentials are never part of an identity (nor recorded): masked, then left out
+    options = json.loads(mask(json.dumps(options_json(plan.options) if plan.options else {}))
+                         .replace("://***@", "://"))
     plan_json = json.loads(plan.to_json())
     return {
         "build": {**b.as_json(), "dist": b.package.dist, "recipe": b.package.recipe},

@@ -17,11 +17,11 @@ def add_demo_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--source", default=None, metavar="PATH",
                    help="build the setuptools/pyproject project at PATH instead of the bundled "
                         "sample (copied, never modified)")
-    p.add_argument("--gfx", action="append", default=[],
+    p.add_argument("--gfx", action="append", default=[], metavar="TARGETS",
                    help="gfx ids or family names, comma list (default: gfx90a,gfx908)")
     p.add_argument("--dry-run", action="store_true", help="print the plan, run nothing")
     p.add_argument("--json", action="store_true", help="with --dry-run: the plan as JSON")
-    p.add_argument("--workdir", default=None,
+    p.add_argument("--workdir", default=None, metavar="DIR",
                    help="where dist/, artifacts/, build/ go (default: the current folder)")
     p.add_argument("--cpu", action="store_true",
                    help="build the CPU variant (no GPU code), even where hipcc is installed")
