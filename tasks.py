@@ -30,31 +30,38 @@ def _multi(flag: str, values: str | list[str] | None) -> list[str]:
         "format": "table | json | github",
         "trigger": "with --format github: pull_request | push | schedule | workflow_dispatch",
         "families": "with --format github: GPU families to build/test for, comma list",
-        "explain": "a build id: print its facts with the upstream evidence of each",
+        "explain": "a build id: print its facts with the upstream evidence of each; or a "
+                   "known-failure id (toolkit/data/known_failures.toml): print the entry",
+        "include_known_failures": "with --format github and --trigger workflow_dispatch or "
+                                  "schedule: keep the builds known to fail",
     }
 )
 def matrix(
     c: Context, package: str = "", rocm: str = "", python: str = "", format: str = "table",
-    trigger: str = "", families: str = "", explain: str = "",
+    trigger: str = "", families: str = "", explain: str = "", include_known_failures: bool = False,
 ) -> None:
     """Show the build matrix (seed-table shape), one JSON object per build, or CI's matrix;
-    --explain ID: one build's facts with the upstream evidence of each."""
+    --explain ID: one build's facts with the upstream evidence of each, or a known failure."""
     if explain:
         _run(["matrix", "--explain", explain])
         return
     _run(["matrix", *_multi("--package", package), *_multi("--rocm", rocm),
           *_multi("--python", python), "--format", format, *_multi("--trigger", trigger),
-          *_multi("--families", families)])
+          *_multi("--families", families),
+          *(["--include-known-failures"] if include_known_failures else [])])
 
 
 @task(
     help={"build_id": "a build id, e.g. apex-1.8.0-cp312-rocm7.0", "gfx": "gfx ids or families",
-          "json": "print the plan as JSON"},
+          "json": "print the plan as JSON",
+          "include_known_failures": "plan a build known to fail (else: one line, exit 7)"},
     positional=["build_id"],
 )
-def plan(c: Context, build_id: str, gfx: str = "", json: bool = False) -> None:
+def plan(c: Context, build_id: str, gfx: str = "", json: bool = False,
+         include_known_failures: bool = False) -> None:
     """Print a build's plan (runs nothing)."""
-    _run(["plan", build_id, *_multi("--gfx", gfx), *(["--json"] if json else [])])
+    _run(["plan", build_id, *_multi("--gfx", gfx), *(["--json"] if json else []),
+          *(["--include-known-failures"] if include_known_failures else [])])
 
 
 @task(

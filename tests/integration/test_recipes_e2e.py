@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -259,3 +260,67 @@ def test_own_project_builds_in_the_pairs_environment(world: dict[str, str],
     (wheel,) = (dist / build_id).glob("*.whl")
     report = check_json(wheel, "--gfx", "gfx90a")
     assert report["ok"] is True
+
+
+# ----------------------------------------------------------------------------- known failures
+# An entry of known_failures.toml selecting the fixture apex 1.8.0: run with
+# --include-known-failures, a real build-wheel failure is an expected failure (exit 0, xfail)
+# and a real success is "known failure no longer fails" (exit 1, like pytest's strict xpass).
+# The evidence names the fixture project (a TEST DOUBLE), in the format the data requires.
+KNOWN = """\
+[failures.apex-like-build]
+package = "apex"
+versions = "==1.8.0"
+fails = "build-wheel"
+reason = "TEST DOUBLE: the fixture's kernel does not compile"
+evidence = "tests/projects#1"
+"""
+
+
+def broken_apex(dest: Path) -> Path:
+    """The apex-like 1.8.0 fixture with a kernel that does not compile (a real failure)."""
+    shutil.copytree(PROJECTS / "apex_like", dest)
+    (dest / "kernel.hip").write_text("this is not C++\n")
+    for name, text in (("version.txt", "1.8.0"), ("style.txt", "jit-prebuild"), ("modules.txt", "amp_C")):
+        (dest / name).write_text(text + "\n")
+    git("init", "-q", cwd=dest)
+    git("add", "-A", cwd=dest)
+    git("commit", "-q", "-m", "broken", cwd=dest)
+    return dest
+
+
+def test_known_failure_refused_expected_and_no_longer_failing(world: dict[str, str],
+                                                              tmp_path: Path) -> None:
+    entry = Path(world["TOOLKIT_DATA_DIR"]) / "known_failures.toml"
+    entry.write_text(KNOWN)
+    args = ("--package", "apex", "--version", "1.8.0", "--gfx", "gfx90a", "--no-smoke")
+    try:
+        refused = nox_build(world, *args)
+        out = refused.stdout + refused.stderr
+        assert refused.returncode == 7, out[-3000:]
+        assert "error: apex-1.8.0-cp311-rocm5.2 is not run: known failure " \
+               "apex-like-build: step build-wheel fails" in out
+        assert "[1/" not in out, "nothing ran"
+
+        junit_xml = tmp_path / "xfail.xml"
+        res = nox_build(world, *args, "--include-known-failures", "--source",
+                        str(broken_apex(tmp_path / "broken")), "--junit", str(junit_xml))
+        out = res.stdout + res.stderr
+        assert res.returncode == 0, out[-4000:]
+        assert "step 'build-wheel' failed" in out, "the build really failed"
+        assert "apex-1.8.0-cp311-rocm5.2: xfail: step build-wheel failed as expected" in out
+        assert "xfail (known failure)" in out
+        skipped = ET.parse(junit_xml).getroot().find("testsuite/testcase/skipped")
+        assert skipped is not None and skipped.get("type") == "pytest.xfail"
+
+        junit_xml = tmp_path / "xpass.xml"
+        res = nox_build(world, *args, "--include-known-failures", "--junit", str(junit_xml))
+        out = res.stdout + res.stderr
+        assert res.returncode == 1, out[-4000:]
+        assert "apex-1.8.0-cp311-rocm5.2: known failure no longer fails: remove the entry " \
+               "apex-like-build from known_failures.toml" in out
+        assert (Path(world["WORK"]) / "dist" / "apex-1.8.0-cp311-rocm5.2").is_dir(), "it built"
+        failure = ET.parse(junit_xml).getroot().find("testsuite/testcase/failure")
+        assert failure is not None and failure.get("message", "").startswith("[XPASS(strict)]")
+    finally:
+        entry.unlink()

@@ -22,9 +22,10 @@ def test_cli_matrix_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["matrix", "--package", "apex", "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert len(rows) == 60
-    assert set(rows[0]) == {"id", "package", "version", "python", "rocm", "torch"}
+    assert set(rows[0]) == {"id", "package", "version", "python", "rocm", "torch",
+                            "known_failures"}
     assert {"id": "apex-1.8.0-cp312-rocm7.0", "package": "apex", "version": "1.8.0",
-            "python": "3.12", "rocm": "7.0", "torch": "2.8"} in rows
+            "python": "3.12", "rocm": "7.0", "torch": "2.8", "known_failures": []} in rows
 
 
 def test_cli_matrix_table_totals(capsys: pytest.CaptureFixture[str]) -> None:

@@ -151,7 +151,8 @@ def test_summary_of_both(nox_report: Path, junit: Path) -> None:
         "6 nox sessions: 3 passed, 2 failed, 1 skipped; "
         "5 tests in 3 suites: 1 passed, 1 failed, 1 errors, 2 skipped")
     doc = summary.as_json()
-    assert doc["ok"] is False and doc["tests"] == {"passed": 1, "failed": 1, "errors": 1, "skipped": 2}
+    assert doc["ok"] is False and doc["tests"] == {"passed": 1, "failed": 1, "errors": 1, "skipped": 2,
+                                                  "xfailed": 0}
     json.dumps(doc)
 
 

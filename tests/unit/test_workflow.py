@@ -150,7 +150,8 @@ def _run_matrix_step(wf: dict[str, Any], event: str, families: str,
                      tmp_path: Path) -> list[dict[str, str]]:
     step = _step(wf, "matrix", "invoke matrix")
     script = step["run"]
-    env_values = _step_env(step, {"github.event_name": event, "inputs.families": families})
+    env_values = _step_env(step, {"github.event_name": event, "inputs.families": families,
+                                  "inputs.include_known_failures": ""})
     out = tmp_path / f"output-{event}"
     env = {**os.environ, **env_values, "GITHUB_OUTPUT": str(out),
            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}

@@ -53,14 +53,21 @@ class StreamReporter:
               flush=True)
 
 
-def summary(outcomes: list[Any], stream: TextIO | None = None) -> None:
-    """The final table of a session: build, wheel, checks, smoke, time, result."""
+_VERDICTS = {"xfail": "xfail (known failure)", "xpass": "XPASS: remove the known failure",
+             "not reached": "ok (known failure not reached)"}
+
+
+def summary(outcomes: list[Any], stream: TextIO | None = None,
+            verdicts: dict[str, str] | None = None) -> None:
+    """The final table of a session: build, wheel, checks, smoke, time, result (a known
+    failure's verdict, ``toolkit.cli.known``, when it has one)."""
     from rich.table import Table
 
     table = Table(title="Builds")
     for col in ("Build", "Wheel", "Checks", "Smoke", "Time", "Result"):
         table.add_column(col)
     for o in outcomes:
+        result = _VERDICTS.get((verdicts or {}).get(o.build_id, ""))
         table.add_row(o.build_id, o.wheel, o.checks, o.smoke, f"{o.seconds:.1f}s",
-                      "ok" if o.error is None else "FAILED")
+                      result or ("ok" if o.error is None else "FAILED"))
     console(stream).print(table)

@@ -22,6 +22,8 @@ def session_parser(session_name: str) -> argparse.ArgumentParser:
                    help="package version(s), comma list (e.g. 1.8.0)")
     p.add_argument("--dry-run", action="store_true", help="print the plan, run nothing")
     p.add_argument("--json", action="store_true", help="with --dry-run: the plan as JSON")
+    p.add_argument("--junit", default=None, metavar="FILE",
+                   help="write one JUnit test case per build here (known failures: xfail)")
     add_build_options(p)
     return p
 
@@ -81,6 +83,15 @@ def build(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
             host = with_system_rocm(host, rocm)
         plans = [plan(matrix, b, opts, host, layout, toolkit_python=sys.executable)
                  for b in builds]
+        from toolkit.cli.known import HINT, plan_header, split
+        from toolkit.core.errors import KnownFailureRefused
+
+        # known failures: said up front, one line each; run only with --include-known-failures
+        plans, refused = split(plans, args.include_known_failures)
+        if not plans:  # one line (per build) naming the reason and evidence, exit 7
+            raise KnownFailureRefused("; ".join(refused), hint=HINT)
+        for line in refused:
+            print(f"warning: {line} ({HINT})", file=sys.stderr)
         if args.dry_run:
             import json
 
@@ -89,9 +100,12 @@ def build(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
 
                 print(mask(json.dumps([p.as_json() for p in plans], indent=2)))
             else:
-                print("\n\n".join(render(p) for p in plans))
+                print("\n\n".join("\n".join([*plan_header(p), render(p)]) for p in plans))
+            if refused:
+                raise SystemExit(KnownFailureRefused.exit_code)
             return
-        run_and_summarise(plans, layout)
+        run_and_summarise(plans, layout, refused=len(refused), junit=args.junit,
+                          known_failures=True)
 
     _guard(session, body)
 

@@ -65,3 +65,10 @@ class Busy(ToolkitError):
     """Another run holds the lock of a build, an environment or a source mirror (exit 6)."""
 
     exit_code = 6
+
+
+class KnownFailureRefused(ToolkitError):
+    """The build is a known failure (toolkit/data/known_failures.toml) and was not asked for
+    with ``--include-known-failures`` (exit 7)."""
+
+    exit_code = 7

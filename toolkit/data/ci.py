@@ -2,11 +2,14 @@
 
 The rules are data (``toolkit/data/ci.toml``, beside the matrix data), validated on load with
 messages that name the file, the key and what is allowed (``DataError``, exit 3). Selection is
-positive: every entry is there because a trigger rule says it runs; nothing is excluded.
+positive: every entry is there because a trigger rule says it runs and no known failure
+selects it; nothing else is excluded.
 
 One entry is one build (package version x Python x ROCm) for one GPU family: the family gives
 the gfx targets, the per-family SDK index (``--family``) and the GPU runner class that tests the
-wheel. ``github_matrix()`` is pure: the same data always gives the same entries, in matrix order.
+wheel. Known failures (``known_failures.toml``) are never selected, unless a re-trying
+trigger asks for them (``--include-known-failures``). ``github_matrix()`` is pure: the same
+data always gives the same entries, in matrix order.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from types import MappingProxyType
 from typing import Any
 
 from toolkit.core.errors import UsageError, unknown
+from toolkit.data import known
 from toolkit.data.matrix import Build, Matrix, python_sort_key
 from toolkit.data.schema import check, fail, read_toml
 from toolkit.data.specs import CI
@@ -68,6 +72,7 @@ class CiEntry:
     gfx: tuple[str, ...]
     runner: str
     test_runner: GpuRunner
+    known_failure: str = ""  # the known_failures.toml entry it re-tries ("" for most)
 
     @property
     def artifact(self) -> str:
@@ -91,6 +96,8 @@ class CiEntry:
             "runner": self.runner,
             "test_runner": self.test_runner.label,
             "test_gfx": self.test_runner.gfx,
+            # the build session takes --include-known-failures when this is not empty
+            "known_failure": self.known_failure,
         }
 
 
@@ -157,10 +164,14 @@ def github_matrix(
     *,
     families: Iterable[str] | str = (),
     builds: Sequence[Build] | None = None,
+    include_known_failures: bool = False,
 ) -> list[CiEntry]:
-    """The entries to run for ``trigger`` (``builds`` narrows the matrix first)."""
+    """The entries to run for ``trigger`` (``builds`` narrows the matrix first). Known
+    failures (``toolkit.data.known``) are left out unless ``include_known_failures``, which
+    only the re-trying triggers take."""
     if trigger not in config.triggers:
         raise unknown("trigger", trigger, list(config.triggers))
+    known.check_trigger(trigger, include_known_failures)
     rule = config.triggers[trigger]
     wanted = _families(families)
     if wanted and rule.families == "default":
@@ -180,8 +191,11 @@ def github_matrix(
     entries: list[CiEntry] = []
     for b in pool:
         for fam in wanted or [b.rocm.default_family]:
+            failing = known.for_build(matrix.known_failures, b, targets[fam])
+            if failing and not include_known_failures:
+                continue
             entries.append(CiEntry(b, fam, targets[fam], config.build_runner,
-                                   config.runner_for(fam)))
+                                   config.runner_for(fam), ",".join(e.id for e in failing)))
     return entries
 
 

@@ -19,12 +19,15 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.core.errors import DataError, UsageError, unknown
 from toolkit.core.versions import rocm_label, version_sort_key
 from toolkit.data.schema import check, fail, read_toml
 from toolkit.data.specs import CI, GPUS, PACKAGE, RECIPES, RESERVED_FILES, ROCM
+
+if TYPE_CHECKING:
+    from toolkit.data.known import KnownFailure
 
 DATA_DIR = Path(__file__).parent
 
@@ -179,6 +182,8 @@ class Matrix:
     extra_targets: tuple[str, ...]
     source: Path
     builds: tuple[Build, ...] = field(default=())
+    # known_failures.toml (toolkit.data.known): builds upstream says fail, with the evidence
+    known_failures: tuple[KnownFailure, ...] = field(default=())
 
     # ---- GPU targets
     @property
@@ -409,8 +414,20 @@ def _load(data_dir: Path) -> Matrix:
         for r in pv.rocm
         for py in pv.python
     )
-    return Matrix(MappingProxyType(packages), MappingProxyType(rocm),
-                  MappingProxyType(families), extra, data_dir, builds)
+    matrix = Matrix(MappingProxyType(packages), MappingProxyType(rocm),
+                    MappingProxyType(families), extra, data_dir, builds)
+    return _with_known_failures(matrix)
+
+
+def _with_known_failures(matrix: Matrix) -> Matrix:
+    """The matrix with its known failures (``known_failures.toml``, checked against it)."""
+    from dataclasses import replace
+
+    from toolkit.data import known
+
+    entries = known.load(matrix.source / known.KNOWN_FILE, matrix.builds, list(matrix.packages),
+                         matrix.family_targets, matrix.known_targets)
+    return replace(matrix, known_failures=entries) if entries else matrix
 
 
 def data_dir() -> Path:

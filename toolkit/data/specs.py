@@ -26,7 +26,8 @@ RECIPES: Mapping[str, tuple[str, ...]] = {
 EVENTS = ("pull_request", "push", "schedule", "workflow_dispatch", "merge_group", "release")
 PYTHON_RULES = ("newest", "all")
 FAMILY_RULES = ("default", "requested")
-RESERVED_FILES = ("gpus.toml", "rocm.toml", "ci.toml")  # every other *.toml is a package
+RESERVED_FILES = ("gpus.toml", "rocm.toml", "ci.toml",
+                  "known_failures.toml")  # every other *.toml is a package
 
 VERSION = r"[0-9]+(\.[0-9]+){1,2}"
 MINOR = r"[0-9]+\.[0-9]+"

@@ -43,6 +43,7 @@ class Outcome:
     seconds: float = 0.0
     error: str | None = None
     exit_code: int = 0
+    failed_step: str | None = None  # the step that failed (known failures are judged by it)
 
 
 def _status(run: Run | None, name: str) -> str | None:
@@ -132,6 +133,7 @@ def _finish(run: Run, o: Outcome, p: Plan, start: float, *, interrupted: bool = 
     if "WHEEL" in run.values:
         o.wheel = Path(run.values["WHEEL"]).name
     failed = run.failed_step
+    o.failed_step = failed
     o.checks = _status(run, "check") or ("FAILED" if failed == "check" else "not run")
     o.smoke = _status(run, "smoke") or ("FAILED" if failed == "smoke" else "not run")
     if not any(s.name == "smoke" for s in p.steps):

@@ -4,20 +4,26 @@ the ones ``report --junit`` summarises).
 ``read(path)`` gives the suites of a ``<testsuites>`` or single ``<testsuite>`` file, each with
 its test cases in file order. A case's outcome is the first of ``failure`` > ``error`` >
 ``skipped`` it carries (pytest writes a failure and a teardown error on one case), else
-``passed``. Suites may nest (some tools do): each suite keeps only its own cases. A file
-that is missing, not XML or not JUnit is a one-line ``UsageError`` naming it.
+``passed``; a ``skipped`` of type ``pytest.xfail`` is an expected failure (``xfailed``).
+Suites may nest (some tools do): each suite keeps only its own cases. A file that is
+missing, not XML or not JUnit is a one-line ``UsageError`` naming it. ``write_builds``
+writes a session's builds as JUnit, one case per build, in the same terms.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from toolkit.core.errors import UsageError
 
 PASSED, FAILED, ERROR, SKIPPED = "passed", "failed", "error", "skipped"
+XFAILED = "xfailed"  # pytest's expected failure: <skipped type="pytest.xfail">
 _OUTCOME_OF = (("failure", FAILED), ("error", ERROR), ("skipped", SKIPPED))
 _PYTEST_PREFIX = re.compile(r"^(Skipped|Failed):\s*")
 
@@ -81,7 +87,7 @@ def _case(tc: ET.Element) -> JUnitCase:
     for tag, what in _OUTCOME_OF:
         el = tc.find(tag)
         if el is not None:
-            outcome = what
+            outcome = XFAILED if what == SKIPPED and el.get("type") == "pytest.xfail" else what
             message = el.get("message") or (el.text or "").strip()
             break
     return JUnitCase(tc.get("classname") or "", tc.get("name") or "?", outcome, message,
@@ -114,3 +120,43 @@ def read(path: Path) -> list[JUnitSuite]:
 def cases(path: Path) -> list[JUnitCase]:
     """Every test case of the file, in file order."""
     return [c for s in read(path) for c in s.cases]
+
+
+def write_builds(path: str | Path, outcomes: Sequence[Any], verdicts: Mapping[str, Any]) -> Path:
+    """One ``<testcase>`` per build of a session (classname ``builds``): passed, ``failure``,
+    or for a known failure (``verdicts``: build id -> ``toolkit.cli.known.Verdict``) pytest's
+    terms: an expected failure is ``<skipped type="pytest.xfail">``, an unexpected success a
+    ``<failure>`` starting ``[XPASS(strict)]``. Written atomically."""
+    suite = ET.Element("testsuite", name="builds")
+    counts = {"tests": 0, "failures": 0, "skipped": 0}
+    for o in outcomes:
+        case = ET.SubElement(suite, "testcase", classname="builds", name=o.build_id,
+                             time=f"{o.seconds:.3f}")
+        counts["tests"] += 1
+        v = verdicts.get(o.build_id)
+        result = getattr(v, "result", None)
+        line = str(v.line()) if v is not None else ""
+        if result == "xfail":
+            ET.SubElement(case, "skipped", type="pytest.xfail", message=line)
+            counts["skipped"] += 1
+        elif result == "xpass":
+            ET.SubElement(case, "failure", message="[XPASS(strict)] " + line)
+            counts["failures"] += 1
+        elif o.error is not None:
+            el = ET.SubElement(case, "failure", message=o.error.splitlines()[0] if o.error else "")
+            el.text = o.error
+            counts["failures"] += 1
+    for key, n in counts.items():
+        suite.set(key, str(n))
+    root = ET.Element("testsuites")
+    root.append(suite)
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        ET.ElementTree(root).write(tmp, encoding="utf-8", xml_declaration=True)
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise UsageError(f"{target}: cannot write the JUnit XML there ({exc.strerror or exc})") \
+            from None
+    return target

@@ -51,17 +51,19 @@ class Row:
     errors: int = 0
     skipped: int = 0
     failures: tuple[Case, ...] = field(default=())
+    xfailed: int = 0  # expected failures (pytest xfail; known failures of a build session)
 
     @property
     def tests(self) -> int:
-        return self.passed + self.failed + self.errors + self.skipped
+        return self.passed + self.failed + self.errors + self.skipped + self.xfailed
 
     def counts(self) -> str:
         if self.kind != "junit":
             return ""
         parts = [f"{self.passed} passed"]
         parts += [f"{n} {what}" for n, what in ((self.failed, "failed"), (self.errors, "errors"),
-                                                 (self.skipped, "skipped")) if n]
+                                                 (self.skipped, "skipped"),
+                                                 (self.xfailed, "xfailed")) if n]
         return ", ".join(parts)
 
     def as_json(self) -> dict[str, Any]:
@@ -71,7 +73,7 @@ class Row:
         }
         if self.kind == "junit":
             out.update(passed=self.passed, failed=self.failed, errors=self.errors,
-                       skipped=self.skipped,
+                       skipped=self.skipped, xfailed=self.xfailed,
                        failures=[{"name": c.name, "message": c.message} for c in self.failures])
         return out
 
@@ -97,7 +99,8 @@ class Summary:
     def test_totals(self) -> dict[str, int]:
         rows = [r for r in self.rows if r.kind == "junit"]
         return {"passed": sum(r.passed for r in rows), "failed": sum(r.failed for r in rows),
-                "errors": sum(r.errors for r in rows), "skipped": sum(r.skipped for r in rows)}
+                "errors": sum(r.errors for r in rows), "skipped": sum(r.skipped for r in rows),
+                "xfailed": sum(r.xfailed for r in rows)}
 
     def headline(self) -> str:
         """``5 nox sessions: 3 passed, 1 failed, 1 skipped; 3 tests in 1 suite: ...``."""
@@ -158,6 +161,7 @@ def read_nox_report(path: Path, source: str | None = None) -> list[Row]:
 def _suite_row(suite: JUnitSuite, source: str) -> Row:
     passed, failed = suite.count(junit.PASSED), suite.count(junit.FAILED)
     errors, skipped = suite.count(junit.ERROR), suite.count(junit.SKIPPED)
+    xfailed = suite.count(junit.XFAILED)
     failures = tuple(Case(c.qualname, c.first_line) for c in suite.cases
                      if c.outcome in (junit.FAILED, junit.ERROR))
     total = len(suite.cases)
@@ -171,7 +175,8 @@ def _suite_row(suite: JUnitSuite, source: str) -> Row:
         outcome = PASSED
     duration = suite.time if suite.time is not None else (suite.case_time or None)
     return Row("junit", source, suite.name, outcome, duration,
-               passed=passed, failed=failed, errors=errors, skipped=skipped, failures=failures)
+               passed=passed, failed=failed, errors=errors, skipped=skipped, failures=failures,
+               xfailed=xfailed)
 
 
 def read_junit(path: Path, source: str | None = None) -> list[Row]:

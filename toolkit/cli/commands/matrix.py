@@ -1,6 +1,7 @@
 """`python -m toolkit matrix`: the matrix as a table (seed-table shape), JSON, or the
-GitHub Actions matrix (``--format github --trigger EVENT [--families F,...]``);
-``--explain ID``: one build's facts, each with the upstream evidence it was read from."""
+GitHub Actions matrix (``--format github --trigger EVENT [--families F,...]
+[--include-known-failures]``); ``--explain ID``: one build's facts, each with the upstream
+evidence it was read from, or one known failure (``toolkit.cli.commands.known``)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="with --format github: GPU families to build and test for (comma list); "
                         "default: each ROCm release's default family")
     p.add_argument("--explain", default=None, metavar="ID",
-                   help="print one build's facts (sources, flags, targets) with their evidence")
+                   help="print one build's facts (sources, flags, targets) with their evidence, "
+                        "or one known failure (an id of toolkit/data/known_failures.toml)")
+    p.add_argument("--include-known-failures", action="store_true",
+                   help="with --format github and --trigger workflow_dispatch or schedule: keep "
+                        "the builds known to fail (to see whether upstream fixed them)")
     p.set_defaults(func=run)
 
 
@@ -157,43 +162,50 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "explain", None):
         if args.format != "table" or args.package or args.rocm or args.python:
             raise UsageError("--explain ID takes no other option")
-        rows = explain(args.explain)
+        from toolkit.cli.known import explain_known, known_rows
+
+        rows = explain_known(args.explain) or explain(args.explain) + known_rows(args.explain)
         print(args.explain)
         for fact, value, why in rows:
             if fact:
                 print(f"  {fact:<11} {value}")
-            print(f"  {'':<11}   {why}")
+            if why:
+                print(f"  {'':<11}   {why}")
         return 0
     if args.format not in FORMATS:
         raise UsageError(f"unknown format {args.format!r}; valid: {', '.join(FORMATS)}")
     trigger = getattr(args, "trigger", None)
     families = getattr(args, "families", [])
-    if args.format != "github" and (trigger or any(f.strip() for f in families)):
-        raise UsageError("--trigger and --families apply to --format github only")
+    include = bool(getattr(args, "include_known_failures", False))
+    if args.format != "github" and (trigger or any(f.strip() for f in families) or include):
+        raise UsageError("--trigger, --families and --include-known-failures apply to "
+                         "--format github only")
     builds = select(args)
     if args.format == "github":
         from toolkit.data.ci import github_json, github_matrix, load_ci
 
         matrix = load_matrix()
         entries = github_matrix(matrix, load_ci(matrix), trigger or "workflow_dispatch",
-                                families=families, builds=builds)
+                                families=families, builds=builds, include_known_failures=include)
         print(json.dumps(github_json(entries)))
         return 0
+    from toolkit.cli.known import build_json, known_notes, row_failures
+
     if args.format == "json":
-        print(json.dumps([b.as_json() for b in builds], indent=1))
+        print(json.dumps([build_json(b) for b in builds], indent=1))
         return 0
     from rich.table import Table
 
     from toolkit.cli.console import console
 
     table = Table(title="Build matrix")
-    for col in ("Package", "Version", "Torch", "ROCm", "Python", "Wheels"):
+    for col in ("Package", "Version", "Torch", "ROCm", "Python", "Wheels", "Known failure"):
         table.add_column(col, justify="right" if col == "Wheels" else "left")
     for row in table_rows(builds):
         style = "bold" if row[4] in {"total", "grand total"} else None
-        table.add_row(*row, style=style, end_section=row[4] == "total")
+        table.add_row(*row, row_failures(builds, row), style=style, end_section=row[4] == "total")
     console().print(table)
-    for line in source_notes(builds):
+    for line in [*source_notes(builds), *known_notes(builds)]:
         console().print(line, markup=False, highlight=False)
     return 0
 

@@ -35,6 +35,10 @@ def add_build_options(p: argparse.ArgumentParser) -> None:
                    help="run `rocm-sdk test` after installing the pip SDK")
     p.add_argument("--rebuild", action="store_true",
                    help="build the wheel even when nothing it depends on changed")
+    p.add_argument("--include-known-failures", action="store_true",
+                   help="plan and run builds that toolkit/data/known_failures.toml says fail; a "
+                        "failure at the expected step is then an expected failure (exit 0), a "
+                        "success an error (exit 1: remove the entry)")
     p.add_argument("--apex-ops", choices=("prebuilt", "jit"), default="prebuilt",
                    help="apex 1.8: prebuilt (every op compiled into the wheel, the default) or "
                         "jit (upstream's JIT-only wheel)")
@@ -93,5 +97,10 @@ def run(args: argparse.Namespace) -> int:
         host = with_system_rocm(host, build.rocm.version)
     p = plan(matrix, build, opts, host, Layout.default(args.workdir),
              toolkit_python=sys.executable)
-    print(p.to_json() if args.json else render(p))
+    from toolkit.cli.known import known_for_plan, plan_header, refuse
+
+    failing = known_for_plan(p)
+    if failing and not args.include_known_failures:
+        raise refuse(build.id, failing)
+    print(p.to_json() if args.json else "\n".join([*plan_header(p), render(p)]))
     return 0

@@ -1,0 +1,330 @@
+"""Known failures (toolkit/data/known_failures.toml): validated like the rest of the data, left
+out of CI's matrix, brought back by --include-known-failures, refused by plan and sessions
+(exit 7), shown by invoke matrix, and a run judged like pytest's strict xfail.
+
+The data here is a copy of the real matrix data with one entry written for each test; which
+builds an entry selects is worked out by hand from apex.toml and rocm.toml (apex 1.8.0 builds
+on ROCm 6.4 and 7.0 for Pythons 3.9-3.13t), never taken from the code under test.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from toolkit.cli.main import main
+from toolkit.data import known
+from toolkit.data.known import KnownFailure
+from toolkit.verify import junit
+from toolkit.verify.report import summarise
+
+ROOT = Path(__file__).resolve().parents[2]
+
+ENTRY = """
+[failures.apex-demo]
+package = "apex"
+versions = ">=1.8"
+rocm = "==7.0"
+python = ["3.12"]
+fails = "build-wheel"
+reason = "a demo entry for the tests"
+evidence = "ROCm/TheRock#3413"
+"""
+SELECTED = "apex-1.8.0-cp312-rocm7.0"  # the one build ENTRY selects (by hand, from apex.toml)
+
+
+def data_with(tmp_path: Path, text: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "toolkit" / "data", data,
+                    ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    with (data / "known_failures.toml").open("a") as fh:
+        fh.write(text)
+    monkeypatch.setenv("TOOLKIT_DATA_DIR", str(data))
+    return data
+
+
+def github(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[dict[str, str]]]:
+    code = main(["matrix", "--format", "github", *argv])
+    out = capsys.readouterr().out
+    return code, (json.loads(out)["include"] if code == 0 else [])
+
+
+# ----------------------------------------------------------------------------- the shipped file
+def test_shipped_file_loads_and_every_entry_has_evidence() -> None:
+    from toolkit.data.matrix import load_matrix
+
+    m = load_matrix()
+    for e in m.known_failures:  # today none selects the matrix (see docs/known-failures.md)
+        assert e.evidence and e.reason and any(e.selects(b) for b in m.builds)
+
+
+# ----------------------------------------------------------------------------- CI selection
+@pytest.mark.parametrize("trigger", ["pull_request", "push", "schedule", "workflow_dispatch"])
+def test_known_failure_leaves_the_ci_matrix_on_every_trigger(
+        trigger: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # a pull request builds only the newest Python (ci.toml): 3.13 for apex 1.8.0 on ROCm 7.0
+    py, selected = ("3.13", "apex-1.8.0-cp313-rocm7.0") if trigger == "pull_request" \
+        else ("3.12", SELECTED)
+    code, before = github(capsys, "--trigger", trigger, "--package", "apex")
+    assert code == 0 and selected in {e["id"] for e in before}
+    data_with(tmp_path, ENTRY.replace('"3.12"', f'"{py}"'), monkeypatch)
+    code, after = github(capsys, "--trigger", trigger, "--package", "apex")
+    assert code == 0
+    assert {e["id"] for e in before} - {e["id"] for e in after} == {selected}
+    assert len(after) == len(before) - 1
+    assert all(e["known_failure"] == "" for e in after)
+
+
+@pytest.mark.parametrize("trigger", ["schedule", "workflow_dispatch"])
+def test_include_known_failures_brings_it_back(trigger: str, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    data_with(tmp_path, ENTRY, monkeypatch)
+    code, entries = github(capsys, "--trigger", trigger, "--package", "apex", "--rocm", "7.0",
+                           "--include-known-failures")
+    assert code == 0
+    ids = [e["id"] for e in entries]
+    # apex 1.8.0 on ROCm 7.0: Pythons 3.9, 3.10, 3.11, 3.12, 3.13, 3.13t (apex.toml)
+    assert ids == [f"apex-1.8.0-{py}-rocm7.0"
+                   for py in ("cp39", "cp310", "cp311", "cp312", "cp313", "cp313t")]
+    marked = {e["id"]: e["known_failure"] for e in entries if e["known_failure"]}
+    assert marked == {SELECTED: "apex-demo"}
+
+
+@pytest.mark.parametrize("trigger", ["pull_request", "push"])
+def test_other_triggers_refuse_the_flag(trigger: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["matrix", "--format", "github", "--trigger", trigger,
+                 "--include-known-failures"]) == 2
+    err = capsys.readouterr().err
+    assert "workflow_dispatch, schedule" in err and len(err.strip().splitlines()) == 1
+
+
+def test_family_selector_only_for_that_familys_targets(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    data_with(tmp_path, ENTRY.replace('python = ["3.12"]', 'families = ["gfx90a"]'),
+              monkeypatch)
+    _, default = github(capsys, "--trigger", "schedule", "--package", "apex", "--rocm", "7.0")
+    assert len(default) == 6, "ROCm 7.0's default family gfx94X-dcgpu is not selected"
+    _, both = github(capsys, "--trigger", "schedule", "--package", "apex", "--rocm", "7.0",
+                     "--families", "gfx90a,gfx94X-dcgpu")
+    assert {e["family"] for e in both} == {"gfx94X-dcgpu"}, "every gfx90a entry is left out"
+
+
+# ----------------------------------------------------------------------------- invoke matrix
+def test_matrix_shows_it_next_to_its_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    data_with(tmp_path, ENTRY, monkeypatch)
+    assert main(["matrix", "--package", "apex"]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if "│ 7.0 " in line)
+    assert "apex-demo" in row
+    assert not any("apex-demo" in line for line in out.splitlines() if "│ 6.4 " in line)
+    assert ("known failure apex-demo (apex >=1.8, ROCm ==7.0, Python 3.12): step build-wheel "
+            "fails: a demo entry for the tests (evidence: ROCm/TheRock#3413)") in out
+    assert main(["matrix", "--format", "json", "--package", "apex", "--rocm", "7.0"]) == 0
+    builds = json.loads(capsys.readouterr().out)
+    carried = {b["id"]: [k["id"] for k in b["known_failures"]] for b in builds}
+    assert carried.pop(SELECTED) == ["apex-demo"] and not any(carried.values())
+    assert main(["matrix", "--explain", "apex-demo"]) == 0
+    out = capsys.readouterr().out
+    for needle in ("reason      a demo entry for the tests", "evidence    ROCm/TheRock#3413",
+                   "fails       step build-wheel", f"builds      {SELECTED}"):
+        assert needle in out
+    assert main(["matrix", "--explain", SELECTED]) == 0
+    assert "apex-demo" in capsys.readouterr().out
+
+
+# ----------------------------------------------------------------------------- plan, sessions
+def test_plan_refuses_with_exit_7_unless_included(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    data_with(tmp_path, ENTRY, monkeypatch)
+    assert main(["plan", SELECTED]) == 7
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "a demo entry for the tests" in err[0] and "ROCm/TheRock#3413" in err[0]
+    assert main(["plan", SELECTED, "--include-known-failures"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# known failure apex-demo:") and "# plan for " + SELECTED in out
+    assert main(["plan", "apex-1.8.0-cp311-rocm7.0"]) == 0, "other builds are not touched"
+
+
+def test_session_dry_run_says_it_up_front(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from toolkit.cli import sessions
+
+    data_with(tmp_path, ENTRY, monkeypatch)
+    with pytest.raises(SystemExit) as exc:
+        sessions.build(None, "3.12", "7.0", ["--package", "apex", "--dry-run"])
+    assert exc.value.code == 7
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: {SELECTED} is not run: known failure ")
+    assert "a demo entry for the tests (evidence: ROCm/TheRock#3413)" in err[0]
+
+    sessions.build(None, "3.12", "7.0", ["--package", "apex", "--dry-run",
+                                         "--include-known-failures"])
+    assert capsys.readouterr().out.startswith("# known failure apex-demo:")
+
+
+def test_session_runs_the_pairs_other_builds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Python 3.13 x ROCm 7.0 builds apex 1.8.0 and fbgemm_gpu 1.5.0 (apex.toml,
+    fbgemm_gpu.toml): the known failure is left out, the other is planned, exit 7."""
+    from toolkit.cli import sessions
+
+    data_with(tmp_path, ENTRY.replace('"3.12"', '"3.13"'), monkeypatch)
+    with pytest.raises(SystemExit) as exc:
+        sessions.build(None, "3.13", "7.0", ["--dry-run"])
+    assert exc.value.code == 7
+    captured = capsys.readouterr()
+    assert captured.err.startswith("warning: apex-1.8.0-cp313-rocm7.0 is not run: known failure")
+    assert "# plan for fbgemm_gpu-1.5.0-cp313-rocm7.0" in captured.out
+    assert "# plan for apex-1.8.0-cp313-rocm7.0" not in captured.out
+
+
+# ----------------------------------------------------------------------------- malformed entries
+MALFORMED = {
+    "unknown key": (ENTRY.replace("reason =", "colour = \"red\"\nreason ="),
+                    'failures."apex-demo".colour: unknown key'),
+    "matches nothing": (ENTRY.replace('versions = ">=1.8"', 'versions = ">=9"'),
+                        'failures."apex-demo": its selector (apex >=9, ROCm ==7.0, Python 3.12) '
+                        "matches no build of the matrix"),
+    "no evidence": (ENTRY.replace('evidence = "ROCm/TheRock#3413"\n', ""),
+                    'failures."apex-demo".evidence: missing'),
+    "evidence not a reference": (ENTRY.replace('"ROCm/TheRock#3413"', '"an issue somewhere"'),
+                                 "is not owner/repo#ISSUE or owner/repo@COMMIT FILE"),
+    "bad range": (ENTRY.replace('">=1.8"', '"newer than 1.8"'), "is not a version range"),
+    "unknown package": (ENTRY.replace('package = "apex"', 'package = "nope"'),
+                        "'nope' is not allowed; valid: apex, fbgemm_gpu"),
+    "windows only": (ENTRY.replace('fails =', 'platform = "windows"\nfails ='),
+                     "selects no build: the matrix builds linux wheels only"),
+    "test without smoke": (ENTRY.replace('fails =', 'test = "test_x.py::test_y"\nfails ='),
+                           'valid only with fails = "smoke"'),
+    "unknown family": (ENTRY.replace('python = ["3.12"]', 'families = ["gfx999X"]'),
+                       "'gfx999X' is not allowed"),
+}
+
+
+@pytest.mark.parametrize("defect", sorted(MALFORMED))
+def test_malformed_entry_is_a_data_error(defect: str, tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    text, needle = MALFORMED[defect]
+    data = data_with(tmp_path, text, monkeypatch)
+    assert main(["matrix"]) == 3
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert err.startswith(f"error: {data / 'known_failures.toml'}: ") and needle in err, err
+
+
+# ----------------------------------------------------------------------------- judging a run
+def entry(**kw: object) -> KnownFailure:
+    fields: dict[str, object] = {"id": "e", "package": "apex", "fails": "build-wheel",
+                                 "reason": "r", "evidence": "o/r#1"}
+    fields.update(kw)
+    return KnownFailure(**fields)  # type: ignore[arg-type]
+
+
+PLANNED = ["get-sources", "build-wheel", "check", "smoke", "publish"]
+
+
+@pytest.mark.parametrize(("e", "planned", "failed", "error", "want"), [
+    (entry(), PLANNED, "build-wheel", "step 'build-wheel' failed", known.XFAIL),
+    (entry(), PLANNED, None, None, known.XPASS),
+    (entry(), PLANNED, "get-sources", "could not clone", known.FAILED),
+    (entry(fails="smoke"), ["build-wheel", "publish"], None, None, known.NOT_REACHED),
+    (entry(fails="smoke", test="test_runtime.py::test_x"), PLANNED, "smoke",
+     "smoke tests failed: b: test_runtime.py::test_x", known.XFAIL),
+    (entry(fails="smoke", test="test_runtime.py::test_x"), PLANNED, "smoke",
+     "smoke tests failed: b: test_imports.py::test_import", known.FAILED),
+])
+def test_verdict(e: KnownFailure, planned: list[str], failed: str | None, error: str | None,
+                 want: str) -> None:
+    assert known.verdict(e, planned, failed, error) == want
+
+
+def test_exit_codes_like_strict_xfail() -> None:
+    from toolkit.cli.known import Verdict, exit_code
+
+    failed = SimpleNamespace(build_id="a", exit_code=5, error="boom")
+    ok = SimpleNamespace(build_id="b", exit_code=0, error=None)
+    assert exit_code([Verdict("a", entry(), known.XFAIL)], [failed, ok]) == 0
+    assert exit_code([Verdict("b", entry(), known.XPASS)], [ok]) == 1
+    assert exit_code([Verdict("a", entry(), known.FAILED)], [failed]) == 5
+    assert exit_code([], [failed]) == 5
+
+
+def test_junit_marks_xfail_and_strict_xpass(tmp_path: Path) -> None:
+    from toolkit.cli.known import Verdict
+
+    outcomes = [SimpleNamespace(build_id=b, seconds=1.0, error=err)
+                for b, err in (("x", "step 'build-wheel' failed"), ("y", None), ("z", "boom"),
+                               ("w", None))]
+    verdicts = {"x": Verdict("x", entry(), known.XFAIL), "y": Verdict("y", entry(), known.XPASS)}
+    path = junit.write_builds(tmp_path / "builds.xml", outcomes, verdicts)
+    cases = {c.get("name"): c for c in ET.parse(path).getroot().iter("testcase")}
+    skipped = cases["x"].find("skipped")
+    assert skipped is not None and skipped.get("type") == "pytest.xfail"
+    failure = cases["y"].find("failure")
+    assert failure is not None
+    assert failure.get("message", "").startswith("[XPASS(strict)] y: known failure no longer fails")
+    assert cases["z"].find("failure") is not None and len(cases["w"]) == 0
+    assert [c.outcome for c in junit.cases(path)] == ["xfailed", "failed", "failed", "passed"]
+    assert summarise([], [path]).test_totals() == {"passed": 1, "failed": 2, "errors": 0,
+                                                   "skipped": 0, "xfailed": 1}
+
+
+def test_pytests_own_xfail_reads_as_xfailed(tmp_path: Path) -> None:
+    """pytest's JUnit for an xfail test (written by pytest itself, not by us)."""
+    import subprocess
+    import sys
+
+    test = tmp_path / "test_x.py"
+    test.write_text("import pytest\n\n@pytest.mark.xfail(reason='known')\n"
+                    "def test_known():\n    assert False\n\ndef test_ok():\n    pass\n")
+    xml = tmp_path / "j.xml"
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+                    "no:xdist", str(test), f"--junitxml={xml}", "-o", "junit_family=xunit2"],
+                   cwd=tmp_path, capture_output=True, check=False, timeout=120)
+    assert sorted(c.outcome for c in junit.cases(xml)) == ["passed", "xfailed"]
+
+
+def test_upstream_refs_for_the_upstream_command() -> None:
+    e = entry(evidence="ROCm/TheRock#3458; ROCm/apex@215398d0 setup.py")
+    assert known.upstream_refs([e]) == [("e", "issue", "ROCm/TheRock", "3458", ""),
+                                        ("e", "commit", "ROCm/apex", "215398d0", "setup.py")]
+
+
+def test_readme_documents_every_exit_code() -> None:
+    from toolkit.core import errors
+
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Exit codes", 1)[1].split("\n## ", 1)[0]
+    codes = {cls.exit_code for cls in vars(errors).values()
+             if isinstance(cls, type) and issubclass(cls, errors.ToolkitError)}
+    assert 7 in codes
+    for code in codes:
+        assert f" {code} " in f" {section} ", f"exit code {code} is not in README's Exit codes"
+    assert "7 a known failure was left out" in section
+
+
+def test_nox_list_names_a_malformed_entry_in_one_line(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import subprocess
+    import sys
+
+    data = data_with(tmp_path, ENTRY.replace('evidence = "ROCm/TheRock#3413"\n', ""), monkeypatch)
+    env = {**os.environ, "TOOLKIT_DATA_DIR": str(data)}
+    env.pop("NOXSESSION", None)
+    res = subprocess.run([sys.executable, "-m", "nox", "-l"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 3
+    assert res.stderr.strip().splitlines() == [
+        f'error: {data / "known_failures.toml"}: failures."apex-demo".evidence: missing '
+        "(a non-empty string is required)"]
