@@ -40,6 +40,14 @@ def lint(session: nox.Session) -> None:
 
 
 @nox.session(python=False, default=False)
+def mutants(session: nox.Session) -> None:
+    """Mutation testing of toolkit/inspect (mutmut); `-- toolkit.inspect.policy` for one module."""
+    from toolkit.cli.mutants import mutants as body
+
+    body(session, session.posargs)
+
+
+@nox.session(python=False, default=False)
 def demo(session: nox.Session) -> None:
     """Build, check and smoke-test the bundled sample extension."""
     from toolkit.cli import sessions

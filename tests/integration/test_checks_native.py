@@ -82,9 +82,10 @@ def test_undefined_symbol_is_reported_demangled(tmp_path: Path, libs: dict[str, 
     files = {"demo/_undef.so": libs["undef"], "demo/_ok.so": libs["plain"]}
     whl = make_wheel(tmp_path, "demo", "1.0", TAG, files)
     r = check_paths([whl])
+    # the library has no DT_NEEDED at all (readelf -d shows none)
     assert errors(r, "undefined-symbol") == [
-        "import would fail: undefined symbol demo::missing_helper(int) (_ZN4demo14missing_helperEi) "
-        "in demo/_undef.so"
+        "import would fail: 1 undefined symbol in demo/_undef.so (it loads no library that could "
+        "define it): demo::missing_helper(int) (_ZN4demo14missing_helperEi)"
     ]
     undef = {lib.path: lib.unresolved for lib in r.wheels[0].libraries}
     assert undef["demo/_ok.so"] == [] and undef["demo/_undef.so"][0]["symbol"] == "_ZN4demo14missing_helperEi"
@@ -111,8 +112,9 @@ def test_without_runpath_the_sibling_is_not_found(tmp_path: Path, libs: dict[str
     whl = make_wheel(tmp_path, "demo", "1.0", TAG, files)
     r = check_paths([whl])
     assert errors(r) == [
-        "needed library libbase.so not found (needed by demo/_user.so); its "
-        "symbols were not checked (pass --with DIR holding it)"
+        "demo/_user.so needs libbase.so, which the wheel does not ship, manylinux_2_28 does not "
+        "allow (not in auditwheel's list of libraries every system has) and no --with provides; "
+        "fix: ship it (auditwheel repair), declare a provider (--with DIR|WHEEL) or --exclude libbase.so"
     ]
     # found when it is provided like torch's libraries are: already loaded, via --with
     assert check_paths([whl], with_paths=[libs["base"].parent]).ok
@@ -126,7 +128,7 @@ def test_without_runpath_the_sibling_is_not_found(tmp_path: Path, libs: dict[str
     (d / "libbase.so").write_bytes(libs["base"].read_bytes())
     assert check_paths([d]).ok
     (d / "libbase.so").unlink()
-    assert "needed library libbase.so not found" in errors(check_paths([d]))[0]
+    assert "needs libbase.so, which the wheel does not ship" in errors(check_paths([d]))[0]
 
 
 def test_wrong_definition_is_an_undefined_symbol(tmp_path: Path, libs: dict[str, Path]) -> None:

@@ -22,13 +22,18 @@ from toolkit.inspect.checks import check_paths
 
 pytestmark = [pytest.mark.integration, pytest.mark.network]  # skipped without --run-network
 CACHE = Path.home() / ".cache" / "rocm-wheel-toolkit-tests" / "wheels"
-PLATFORMS = ("manylinux_2_32_x86_64", "manylinux_2_28_x86_64", "manylinux_2_27_x86_64",
+PLATFORMS = ("manylinux_2_35_x86_64", "manylinux_2_34_x86_64", "manylinux_2_32_x86_64",
+             "manylinux_2_28_x86_64", "manylinux_2_27_x86_64",
              "manylinux_2_17_x86_64", "manylinux2014_x86_64")  # fmt: skip
 WHEELS = {  # spec -> (file glob, Python)
     "kiwisolver==1.4.8": ("kiwisolver-1.4.8-*.whl", "3.11"),
     "torch-cluster-rocm==1.6.3.post7": ("torch_cluster_rocm-1.6.3.post7-cp312-*.whl", "3.12"),
     "cupy-rocm-7-0==14.2.0": ("cupy_rocm_7_0-14.2.0-cp312-*.whl", "3.12"),
     "jax-rocm7-plugin==0.12.0": ("jax_rocm7_plugin-0.12.0-cp312-*.whl", "3.12"),
+    # the developer set of issue 19: needs libraries it neither ships nor may assume
+    "amd-mori==1.2.4": ("amd_mori-1.2.4-cp310-*.whl", "3.10"),
+    "jax-rocm60-plugin==0.5.0": ("jax_rocm60_plugin-0.5.0-cp312-*.whl", "3.12"),
+    "cupy-rocm-5-0==13.3.0": ("cupy_rocm_5_0-13.3.0-cp312-*.whl", "3.12"),
 }
 
 
@@ -108,3 +113,20 @@ def test_torch_cluster_manylinux_2_32_tag_is_judged_on_any_host() -> None:
     assert [str(t) for t in expand_targets(["gfx1251"])] == ["gfx1251"]
     gate = check_paths([whl], targets=expand_targets(["gfx1251", "gfx942"]))
     assert not [f for f in gate.findings if f.check == "gpu-targets"]  # both carried
+
+
+@pytest.mark.parametrize("spec", ["amd-mori==1.2.4", "jax-rocm60-plugin==0.5.0", "cupy-rocm-5-0==13.3.0"])
+def test_developer_set_verdict_does_not_depend_on_this_machine(spec: str) -> None:
+    whl = fetch(spec)
+
+    def verdict(system_path: list[str] | None) -> list[tuple[str, str, str, str]]:
+        r = check_paths([whl], system_path=system_path)
+        return sorted((f.check, f.severity, f.cause or "", f.library or "") for f in r.findings)
+
+    empty = verdict([])
+    assert empty == verdict(None)  # this machine's library path (Debian's ROCm 5 libraries here)
+    assert empty == verdict(["/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/opt/rocm/lib"])
+    if spec.startswith("amd-mori"):  # libnuma is nobody's: readelf -d lists it, the wheel lacks it
+        assert ("missing-library", "error", "needs libnuma.so.1, not provided") in {x[:3] for x in empty}
+    if spec.startswith("jax-rocm60"):  # ROCm's own libraries: the SDK's, a warning
+        assert any(x[1] == "warning" and "libamd_comgr" in (x[2] or "") for x in empty)

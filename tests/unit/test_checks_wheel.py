@@ -113,8 +113,10 @@ def test_truncated_or_corrupt_elf_member(tmp_path: Path, libz: Path) -> None:
         {"demo/a.so": data[: len(data) // 3], "demo/b.so": b"\x7fELF" + bytes(10)},
     )
     r = check_paths([whl])
-    bad = {f.library for f in r.findings if f.check == "elf"}
-    assert bad == {"demo/a.so", "demo/b.so"}
+    bad = {f.library: f for f in r.findings if f.check == "elf"}
+    assert set(bad) == {"demo/a.so", "demo/b.so"}
+    assert all(f.severity == "error" and "cannot be judged" in f.message for f in bad.values())
+    assert not r.ok and r.wheels[0].failed_checks.get("elf") == 2
     assert all(lib.kind == "unreadable" for lib in r.wheels[0].libraries)
 
 

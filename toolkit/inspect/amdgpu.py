@@ -2,6 +2,10 @@
 
 The processor is ``e_flags & EF_AMDGPU_MACH``; the xnack/sramecc settings are further
 ``e_flags`` bits whose meaning depends on the code object version (``EI_ABIVERSION``).
+Code object v2 (``EI_ABIVERSION`` 0) leaves ``EF_AMDGPU_MACH`` zero and names its ISA in an
+``"AMD"`` note instead (LLVM AMDGPUUsage, "Code Object V2 Note Records"):
+``NT_AMD_HSA_ISA_VERSION`` (3: vendor/architecture name sizes, then major, minor, stepping)
+or ``NT_AMD_HSA_ISA_NAME`` (11: a target triple such as ``amdgcn-amd-amdhsa--gfx900+xnack``).
 """
 
 from __future__ import annotations
@@ -92,6 +96,64 @@ def amdgpu_target(flags: int, abiversion: int) -> str:
 EM_AMDGPU = 224
 ELFOSABI_AMDGPU_HSA = 64
 ELF64_HEADER = 64
+SHT_NOTE = 7
+NT_AMD_HSA_ISA_VERSION, NT_AMD_HSA_ISA_NAME = 3, 11
+V2_MAX_BYTES = 64 << 20  # a v2 code object read whole to find its note (the runtime's are ~15 KiB)
+
+
+def needs_note(target: str, abiversion: int) -> bool:
+    """A code object v2 whose header names no processor: its ISA is in a note."""
+    return abiversion == 0 and target.startswith("unknown-amdgpu-mach-0x00")
+
+
+def _align4(n: int) -> int:
+    return (n + 3) & ~3
+
+
+def note_target(obj: bytes | bytearray | memoryview) -> str | None:
+    """The target a code object's ``"AMD"`` ISA note names (None when it has none or the
+    object is malformed); every offset is bounds-checked."""
+    data = bytes(obj)
+    if len(data) < ELF64_HEADER:
+        return None
+    shoff = struct.unpack_from("<Q", data, 40)[0]
+    shentsize, shnum = struct.unpack_from("<HH", data, 58)
+    if shentsize != 64 or shoff + shnum * 64 > len(data):
+        return None
+    found: str | None = None
+    for i in range(shnum):
+        stype, _f, _a, off, size = struct.unpack_from("<IQQQQ", data, shoff + i * 64 + 4)
+        if stype != SHT_NOTE or off + size > len(data):
+            continue
+        pos, end = off, off + size
+        while pos + 12 <= end:
+            namesz, descsz, ntype = struct.unpack_from("<III", data, pos)
+            name_at = pos + 12
+            desc_at = name_at + _align4(namesz)
+            if desc_at + descsz > end:
+                break
+            if data[name_at:name_at + namesz].rstrip(b"\0") == b"AMD":
+                got = _isa(ntype, data[desc_at:desc_at + descsz])
+                if got is not None and (found is None or ntype == NT_AMD_HSA_ISA_NAME):
+                    found = got
+            pos = desc_at + _align4(descsz)
+    return found
+
+
+def _isa(ntype: int, desc: bytes) -> str | None:
+    if ntype == NT_AMD_HSA_ISA_VERSION and len(desc) >= 16:
+        major, minor, stepping = struct.unpack_from("<III", desc, 4)
+        if major and major < 100 and minor < 16 and stepping < 16:
+            return f"gfx{major}{minor:x}{stepping:x}"
+        return None
+    if ntype == NT_AMD_HSA_ISA_NAME:
+        text = desc.rstrip(b"\0").decode("ascii", "replace")
+        proc = text.rpartition("-")[2]
+        name, *feats = proc.split("+")
+        if not name.startswith("gfx") or not name[3:].isalnum():
+            return None
+        return ":".join([name, *(f"{f}+" for f in feats if f in ("xnack", "sramecc"))])
+    return None
 
 
 def code_object_at(head: bytes | bytearray, room: int) -> tuple[str, int] | None:

@@ -12,21 +12,23 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from packaging.utils import canonicalize_name
 
 from toolkit.core.errors import UsageError
 from toolkit.core.gfx import TargetId
-from toolkit.inspect import gpu, hygiene, manylinux, symbols
+from toolkit.inspect import gpu, hygiene, machine, manylinux, needed, symbols
 from toolkit.inspect.elf import ET_REL, ElfInfo
 from toolkit.inspect.gpu import code_runs_on as code_runs_on
 from toolkit.inspect.inputs import Input, collect_dir, collect_wheel, open_input
 from toolkit.inspect.members import load_file as load_file
 from toolkit.inspect.metadata import check_metadata
-from toolkit.inspect.policy import Policy, get_policy
-from toolkit.inspect.report import Finding, LibraryResult, Report, WheelResult
-from toolkit.inspect.resolver import Resolver, with_libraries
+from toolkit.inspect.needed import Missing
+from toolkit.inspect.policy import LOADERS, Policy, assumed_libraries, get_policy, load_policies
+from toolkit.inspect.report import SCHEMA_VERSION, Finding, LibraryResult, Report, WheelResult
+from toolkit.inspect.resolver import Resolver, host_system_dirs, with_libraries
 from toolkit.inspect.symbols import Unresolved
 from toolkit.inspect.variants import content_key, identical_findings, redundant_variant
 from toolkit.inspect.wheelzip import Budget, WheelZip
@@ -44,14 +46,19 @@ def check_paths(
     with_paths: Sequence[str | os.PathLike[str]] = (),
     required_symbols: Sequence[str] = (),
     allow_bundled: Sequence[str] = (),
+    excludes: Sequence[str] = (),
     jobs: int | None = None,
     budget: Budget | None = None,
+    system_path: Sequence[str] | None = None,
 ) -> Report:
     """Check wheels, folders of libraries or single libraries; never prints.
 
     ``targets`` are GPU target ids every GPU library must carry code for (family names are
     expanded by the caller); an input without any GPU code fails for each of them.
-    ``budget`` bounds what a wheel may make us inflate. Bad requests (missing paths,
+    ``budget`` bounds what a wheel may make us inflate. ``excludes`` are ``--exclude``
+    patterns (needed libraries not checked). ``system_path`` is the system library search
+    path (None: this machine's); it only names where a missing library lives here and never
+    changes a verdict. Bad requests (missing paths,
     unreadable archives, policy names) raise ``UsageError`` before anything is inspected;
     problems found in the inputs are ``Finding``s in the report.
     """
@@ -59,7 +66,9 @@ def check_paths(
         raise UsageError("nothing to check: give at least one wheel, folder or library")
     req_policy = get_policy(policy) if policy else None
     inputs = [open_input(p, budget) for p in paths]
-    resolver = Resolver(with_libraries(with_paths))
+    allowed = LOADERS.union(*(p.libraries for p in load_policies()))
+    system = host_system_dirs() if system_path is None else tuple(system_path)
+    resolver = Resolver(with_libraries(with_paths), system, allowed)
     pending: list[Unresolved] = []
     try:
         for inp in inputs:
@@ -78,11 +87,13 @@ def check_paths(
     demangled = symbols.demangle_all(pending, cands.values())
     symbols.report_unresolved(pending, demangled)
     for inp in inputs:
-        _finish(inp, required_symbols, cands[inp.path], demangled, req_policy)
+        ctx = WheelContext(inp, required_symbols, cands[inp.path], demangled, req_policy, excludes)
+        for rule in WHEEL_RULES:
+            rule(ctx)
     identical_findings([inp.result for inp in inputs])
     for inp in inputs:
         inp.result.findings.sort(key=lambda x: (_RANK[x.severity], x.check, x.cause or "", x.library or ""))
-    return Report([inp.result for inp in inputs])
+    return Report([inp.result for inp in inputs], SCHEMA_VERSION)
 
 
 _RANK = {"error": 0, "warning": 1, "info": 2}
@@ -148,20 +159,26 @@ def _check_libraries(
         f.extend(gpu.library_findings(lib.path, info.gpu_targets, targets))
         if info.type == ET_REL or not info.has_sections:  # not loaded / nothing to resolve
             continue
-        order, missing, by_name = resolver.closure(lib, inp.index)
+        order, missing, by_name, assumed = resolver.closure(lib, inp.index)
         lr.missing = [m for m, _ in missing]
-        for name, needer in missing:
-            msg = (
-                f"needed library {name} not found (needed by {needer}); its symbols were not "
-                "checked (pass --with DIR holding it)"
-            )
-            f.append(Finding("missing-library", "error", lib.path, msg, cause=f"needs {name}, not found"))
+        inp.missing += [Missing(n, needer, lib.path, resolver.on_host(n, info)) for n, needer in missing]
+        inp.assumed[lib.path] = assumed
         bad_versions, version_findings = symbols.version_need_findings(lib, info, by_name)
         f.extend(version_findings)
         if missing:
             continue
-        undefined = symbols.undefined_symbols(info, order[1:], bad_versions)
-        out.append(Unresolved(res, lib, lr, undefined))
+        judged_elsewhere = {v for file, vs in info.version_needs.items() if file not in by_name for v in vs}
+        undefined = symbols.undefined_symbols(info, order[1:], bad_versions | judged_elsewhere)
+        if any(symbols.unversioned_library(n) for n in assumed):  # names cannot be attributed
+            undefined = [(n, v) for n, v in undefined if v is not None]
+        undefined, provided = symbols.interpreter_provided(info, undefined)
+        f.extend(_interpreter_notes(lib.path, provided, info))
+        loads = [*info.needed, *(d.path for d in order[1:])]
+        vfiles = {v: file for file, vs in info.version_needs.items() for v in vs}
+        out.append(Unresolved(res, lib, lr, undefined, loads, vfiles))
+    arch = machine.tag_arch(res.tags)
+    if arch is not None:
+        f.extend(x for path, info in hosts if (x := machine.mismatch(path, info, *arch)))
     tops = {n.split("/")[0] for n in inp.names if "/" in n} if inp.wheel is not None else None
     f.extend(hygiene.rpath_findings(hosts, tops))
     f.extend(gpu.code_object_findings(code_objects, targets))
@@ -174,15 +191,63 @@ def _check_libraries(
     return out
 
 
-def _finish(
-    inp: Input,
-    required_symbols: Sequence[str],
-    cands: set[str],
-    demangled: dict[str, str],
-    req_policy: Policy | None,
-) -> None:
-    """The wheel-level rules that need every library's results."""
+def _interpreter_notes(path: str, provided: dict[str, list[str]], info: ElfInfo) -> list[Finding]:
+    """A hygiene note per glibc library an extension module uses without linking it."""
+    out = []
+    for lib, names in sorted(provided.items()):
+        short = lib.split(".so")[0].removeprefix("lib")
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        msg = (f"{path} uses {len(names)} {lib} symbol{'s' * (len(names) != 1)} ({shown}) without "
+               f"linking {lib}: the interpreter provides them, so the import works; link "
+               f"{short} explicitly (-l{short})")
+        out.append(Finding("interpreter-symbols", "info", path, msg, cause=f"uses {lib} without linking it"))
+    return out
+
+
+@dataclass
+class WheelContext:
+    """What the wheel-level rules read and fill in, once every library of an input is read."""
+
+    inp: Input
+    required_symbols: Sequence[str]
+    candidates: set[str]
+    demangled: dict[str, str]
+    required_policy: Policy | None
+    excludes: Sequence[str]
+    judged: Policy | None = None  # set by the policy rule, read by the needed-library rule
+
+
+def _rule_required_symbols(c: WheelContext) -> None:
+    c.inp.result.findings.extend(
+        symbols.required_findings(c.inp.path.name, c.required_symbols, c.candidates, c.demangled))
+
+
+def _rule_policy(c: WheelContext) -> None:
+    own_files = {posixpath.basename(n) for n in c.inp.index}
+    c.judged = manylinux.check_policy(c.inp.result, c.inp.pairs, own_files, is_wheel=c.inp.wheel is not None,
+                                      required=c.required_policy)
+
+
+def _rule_needed(c: WheelContext) -> None:
+    _account_needed(c.inp, c.judged, c.excludes)
+
+
+# The wheel-level rules, in order (the needed-library rule reads the policy rule's verdict).
+WHEEL_RULES: tuple[Callable[[WheelContext], None], ...] = (_rule_required_symbols, _rule_policy, _rule_needed)
+
+
+def _account_needed(inp: Input, judged: Policy | None, excludes: Sequence[str]) -> None:
+    """Every DT_NEEDED nothing provided: excluded, a provider's (warning) or an error; and
+    the policy libraries the judged policy does not allow (an older policy's shorter list)."""
     res = inp.result
-    res.findings.extend(symbols.required_findings(inp.path.name, required_symbols, cands, demangled))
-    own_files = {posixpath.basename(n) for n in inp.index}
-    manylinux.check_policy(res, inp.pairs, own_files, is_wheel=inp.wheel is not None, required=req_policy)
+    name = judged.name if judged is not None else "the newest manylinux policy"
+    allowed = assumed_libraries(judged)
+    missing = list(inp.missing)
+    for lib, names in inp.assumed.items():
+        missing += [Missing(n, lib, lib) for n in dict.fromkeys(names) if n not in allowed]
+    seen: set[tuple[str, str]] = set()
+    for m in missing:
+        if (m.name, m.library) not in seen:
+            seen.add((m.name, m.library))
+            res.findings.extend(needed.missing_findings(m, policy=name, requires=res.requires,
+                                                        excludes=excludes))

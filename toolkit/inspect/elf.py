@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from toolkit.core.gfx import sort_key
-from toolkit.inspect.amdgpu import amdgpu_target
+from toolkit.inspect.amdgpu import V2_MAX_BYTES, amdgpu_target, needs_note, note_target
 from toolkit.inspect.errors import ElfError as ElfError
 from toolkit.inspect.gpuscan import CodeObject, ScanRange
 
@@ -132,6 +132,7 @@ class ElfInfo:
     elf_class: int
     type: int
     flags: int = 0
+    little: bool = True  # data encoding: ELFDATA2LSB
     soname: str | None = None
     needed: tuple[str, ...] = ()
     rpath: tuple[str, ...] = ()
@@ -279,9 +280,13 @@ def _str(table: bytes, offset: int) -> str:
 def parse_elf(img: Image) -> ElfInfo:
     """Parse what the checks need. Raises ``ElfError`` or, for sparse images, ``NeedRanges``."""
     hdr = parse_header(img)
-    info = ElfInfo(machine=hdr.machine, elf_class=hdr.elf_class, type=hdr.type, flags=hdr.flags)
+    info = ElfInfo(machine=hdr.machine, elf_class=hdr.elf_class, type=hdr.type, flags=hdr.flags,
+                   little=hdr.little)
     if hdr.machine == EM_AMDGPU:
-        info.gpu_code = (CodeObject(amdgpu_target(hdr.flags, hdr.abiversion), img.size, "file"),)
+        target = amdgpu_target(hdr.flags, hdr.abiversion)
+        if needs_note(target, hdr.abiversion) and img.size <= V2_MAX_BYTES:
+            target = note_target(img.view(0, img.size, "code object")) or target
+        info.gpu_code = (CodeObject(target, img.size, "file"),)
         return info
     sections = read_sections(img, hdr)
     if not sections:
@@ -305,7 +310,11 @@ def parse_elf(img: Image) -> ElfInfo:
     img.require((s.offset, s.offset + s.size) for s in parts)
 
     def data(sec: Section) -> bytes:
-        return bytes(img.view(sec.offset, sec.size, sec.name or "section"))
+        view = img.view(sec.offset, sec.size, sec.name or "section")
+        whole = view.obj
+        if isinstance(whole, bytes) and len(whole) == view.nbytes:  # a piece read for it: no copy
+            return whole
+        return bytes(view)
 
     e = hdr.endian
     if dynamic is not None and 0 < dynamic.link < len(sections):

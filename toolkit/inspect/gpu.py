@@ -9,6 +9,7 @@ target: a CPU-only build cannot pass a GPU gate.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -52,17 +53,27 @@ def code_runs_on(code: str, device: TargetId) -> bool:
         return False
 
 
+def is_hsa_runtime(path: str) -> bool:
+    """The HSA runtime embeds its own kernels (blit and trap handlers) as raw code objects."""
+    return posixpath.basename(path).startswith("libhsa-runtime64.so")
+
+
 def library_findings(path: str, carried: Sequence[str], targets: Sequence[TargetId]) -> list[Finding]:
     """One error per target none of a host library's code objects runs on."""
     if not carried:
         return []
+    if is_hsa_runtime(path):
+        what = f"the HSA runtime's own embedded kernels (blit/trap handlers) in {path}"
+        what += " have"
+        fate = "this runtime cannot drive that GPU (hsa_init finds no usable agent)"
+    else:
+        what, fate = f"{path} has", "it would fail with hipErrorNoBinaryForGpu on that GPU"
     return [
         Finding(
             "gpu-targets",
             "error",
             path,
-            f"{path} has no code object for {t} (carries {', '.join(carried)}); it would fail "
-            "with hipErrorNoBinaryForGpu on that GPU",
+            f"{what} no code object for {t} (carries {', '.join(carried)}); {fate}",
             cause=f"no code object for {t}",
         )
         for t in targets
@@ -120,7 +131,8 @@ def library_code(objects: Iterable[CodeObject], path: str) -> tuple[dict[str, Ta
         tc.bytes += obj.size
         where[obj.where] += 1
     ordered = {t: code[t] for t in sorted(code, key=sort_key)}
-    return ordered, [f"{n} code object{'s' * (n != 1)} in {w}" for w, n in where.most_common()]
+    own = ": the HSA runtime's own embedded kernels" if is_hsa_runtime(path) else ""
+    return ordered, [f"{n} code object{'s' * (n != 1)} in {w}{own}" for w, n in where.most_common()]
 
 
 def wheel_code(libraries: Iterable[LibraryResult]) -> dict[str, TargetCode]:

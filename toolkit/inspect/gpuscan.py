@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from toolkit.inspect.amdgpu import code_object_at
+from toolkit.inspect.amdgpu import V2_MAX_BYTES, code_object_at, needs_note, note_target
 from toolkit.inspect.errors import ElfError
 from toolkit.inspect.offload import (
     CCOB_MAGIC,
@@ -32,7 +32,7 @@ from toolkit.inspect.offload import (
 )
 
 ELF_MAGIC = b"\x7fELF"
-WINDOW = 4 << 20
+WINDOW = 1 << 20  # bytes searched at once (bounded memory; the patterns are found across windows)
 PEEK_HEADER = 1 << 20  # a plain bundle's entry table must fit in this much to count
 _PATTERNS = (ELF_MAGIC, PLAIN_MAGIC, CCOB_MAGIC)
 _OVERLAP = max(len(p) for p in _PATTERNS) - 1
@@ -121,12 +121,16 @@ def _candidate(s: Stream, pat: bytes, size: int, name: str) -> list[CodeObject]:
     """Handle the magic at the stream position: count and skip what validates, else step 1."""
     room = size - s.pos
     if pat == ELF_MAGIC:
-        hit = code_object_at(s.peek(64), room)
+        head = s.peek(64)
+        hit = code_object_at(head, room)
         if hit is None:
             s.skip(1)
             return []
+        target = hit[0]
+        if needs_note(target, head[8]) and hit[1] <= V2_MAX_BYTES:
+            target = note_target(s.peek(hit[1])) or target
         s.skip(hit[1])
-        return [CodeObject(hit[0], hit[1], f"{name} (raw ELF)")]
+        return [CodeObject(target, hit[1], f"{name} (raw ELF)")]
     if pat == PLAIN_MAGIC:
         try:
             parsed = plain_header(s.peek(min(PEEK_HEADER, room)))

@@ -17,6 +17,7 @@ from toolkit.core.errors import UsageError
 from toolkit.inspect.elf import is_elf
 from toolkit.inspect.errors import ElfError
 from toolkit.inspect.members import load_file, read_members
+from toolkit.inspect.needed import Missing
 from toolkit.inspect.record import algorithm, read_record, record_findings
 from toolkit.inspect.report import Finding, LibraryResult, WheelResult
 from toolkit.inspect.resolver import Lib
@@ -35,6 +36,8 @@ class Input:
     names: list[str] = field(default_factory=list)  # every member / file name
     pairs: list[tuple[Lib, LibraryResult]] = field(default_factory=list)
     digests: dict[str, str | None] = field(default_factory=dict)  # member -> RECORD-style digest
+    missing: list[Missing] = field(default_factory=list)  # needed libraries nothing provided
+    assumed: dict[str, list[str]] = field(default_factory=dict)  # library -> policy libraries it needs
 
     def close(self) -> None:
         if self.wheel is not None:

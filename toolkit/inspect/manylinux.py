@@ -89,10 +89,10 @@ def check_policy(
     *,
     is_wheel: bool,
     required: Policy | None,
-) -> None:
-    """Policy findings for every host library and the wheel's resulting policy.
-
-    ``required`` (``--policy``) takes the place of the policy the platform tags claim.
+) -> Policy | None:
+    """Policy findings for every host library and the wheel's resulting policy (the worst of
+    its libraries', with the library that sets it); returns the judged policy: ``required``
+    (``--policy``), else the one the platform tags claim, else the wheel's own.
     """
     claimed, problems = claimed_policy(res.tags)
     res.findings.extend(problems)
@@ -108,6 +108,7 @@ def check_policy(
         pol = get_policy(lr.policy, arch)
         if worst is None or pol.priority < worst.priority:
             worst = pol
+            res.policy_library = lr.path
         if want is None:
             continue
         try:
@@ -118,6 +119,7 @@ def check_policy(
         if finding is not None:
             res.findings.append(finding)
     res.policy = worst.name if worst else None
+    return want if want is not None else worst
 
 
 def _violation(

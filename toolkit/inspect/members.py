@@ -16,6 +16,7 @@ import mmap
 import multiprocessing
 import os
 import zipfile
+from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -38,7 +39,9 @@ from toolkit.inspect.gpuscan import scan
 from toolkit.inspect.inflate import INFLATE_ERRORS, MemberReader, crc32, inflater
 from toolkit.inspect.wheelzip import Budget, MemberError, WheelZip
 
-HEAD_KEEP = 16 << 20  # bytes kept from the start of each ELF member while inflating it
+HEAD_KEEP = 2 << 20  # bytes kept from the start of each ELF member while inflating it (the
+# dynamic symbol tables beyond it are inflated again from the nearest checkpoint)
+HASH_QUEUE = 2  # inflated chunks waiting for the hashing thread
 TAIL_KEEP = 1 << 20  # bytes kept before the section header table (section names)
 POOL_MIN_BYTES = 24 << 20  # compressed bytes worth a process pool
 BATCH_BYTES = 4 << 20  # compressed bytes of small members handed to a worker at once
@@ -87,9 +90,15 @@ class _BackgroundHash:
         self.name = self._h.name
         self._pool = ThreadPoolExecutor(1)
         self._last: Future[None] | None = None
+        self._queued: deque[Future[None]] = deque()
 
     def update(self, data: bytes) -> None:
+        """Queue a chunk; at most ``HASH_QUEUE`` wait, so memory stays bounded when hashing
+        is slower than inflating (a loaded machine)."""
+        while len(self._queued) >= HASH_QUEUE:
+            self._queued.popleft().result()
         self._last = self._pool.submit(self._h.update, data)
+        self._queued.append(self._last)
 
     def digest(self) -> bytes:
         self.close()

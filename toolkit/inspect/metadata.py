@@ -6,6 +6,7 @@ import email.message
 import email.parser
 import zipfile
 
+from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
@@ -37,6 +38,7 @@ def check_metadata(res: WheelResult, wz: WheelZip) -> None:
         f.append(Finding("metadata", "error", None, msg))
     meta = _headers(wz, infos.get(f"{di}/METADATA"), f, "METADATA")
     if meta is not None:
+        res.requires = _requires(meta.get_all("Requires-Dist") or [])
         m_name, m_version = meta.get("Name"), meta.get("Version")
         if not m_name or canonicalize_name(m_name) != name:
             msg = f"METADATA Name {m_name!r} does not match the file name ({name})"
@@ -56,6 +58,17 @@ def check_metadata(res: WheelResult, wz: WheelZip) -> None:
         if wtags != expanded:
             msg = f"WHEEL Tag lines {sorted(wtags)} do not match the file name tags {sorted(expanded)}"
             f.append(Finding("metadata", "error", None, msg))
+
+
+def _requires(lines: list[str]) -> list[str]:
+    """The canonical names of the ``Requires-Dist`` packages (unparsable lines left out)."""
+    out = set()
+    for line in lines:
+        try:
+            out.add(canonicalize_name(Requirement(line).name))
+        except InvalidRequirement:
+            continue
+    return sorted(out)
 
 
 def _same_version(text: str, version: Version) -> bool:

@@ -44,6 +44,7 @@ class Policy:
     aliases: tuple[str, ...]
     priority: int
     symbol_versions: Mapping[str, frozenset[str]]  # for one architecture
+    libraries: frozenset[str] = frozenset()  # auditwheel's lib_whitelist: may be assumed present
 
     def violations(self, versions: Iterable[str]) -> list[str]:
         """The versions (``GLIBCXX_3.4.29``) this policy does not allow."""
@@ -80,6 +81,7 @@ class PolicySpec:
     aliases: tuple[str, ...]
     priority: int
     symbol_versions: Mapping[str, Mapping[str, frozenset[str]]]  # arch -> prefix -> versions
+    libraries: frozenset[str] = frozenset()  # lib_whitelist (optional in the file)
 
 
 def _describe(value: object) -> str:
@@ -125,7 +127,8 @@ def _spec(raw: object, where: str) -> PolicySpec:
         versions[arch] = {
             prefix: frozenset(_string_list(vs, where, f"{key}.{prefix}")) for prefix, vs in prefixes.items()
         }
-    return PolicySpec(name, aliases, priority, versions)
+    libs = _string_list(raw["lib_whitelist"], where, "lib_whitelist") if "lib_whitelist" in raw else ()
+    return PolicySpec(name, aliases, priority, versions, frozenset(libs))
 
 
 def parse_policies(text: str, source: str) -> tuple[PolicySpec, ...]:
@@ -173,7 +176,7 @@ def _auditwheel_policies() -> tuple[PolicySpec, ...]:
 def load_policies(arch: str = "x86_64") -> tuple[Policy, ...]:
     """Policies for ``arch``, most compatible (highest priority) first."""
     out = [
-        Policy(spec.name, spec.aliases, spec.priority, spec.symbol_versions.get(arch, {}))
+        Policy(spec.name, spec.aliases, spec.priority, spec.symbol_versions.get(arch, {}), spec.libraries)
         for spec in _auditwheel_policies()
     ]
     return tuple(sorted(out, key=lambda p: -p.priority))
@@ -225,7 +228,7 @@ def derived_policy(minor: int, arch: str = "x86_64") -> Policy:
         prefix: frozenset(v for v in allowed if _allowed(prefix, v, minor, maxima))
         for prefix, allowed in nxt.symbol_versions.items()
     }
-    return Policy(name, (), nxt.priority + (above[0] - minor), versions)
+    return Policy(name, (), nxt.priority + (above[0] - minor), versions, nxt.libraries)
 
 
 def _allowed(prefix: str, ver: str, minor: int, maxima: Mapping[str, tuple[int, ...]]) -> bool:
@@ -253,6 +256,22 @@ def policy_for_tag(platform: str) -> Policy | None:
         if platform.endswith("_" + arch) and platform.startswith("manylinux"):
             return get_policy(platform, arch)
     return None
+
+
+# glibc's dynamic loaders (DT_NEEDED of some libraries): part of every glibc system
+LOADERS = frozenset({"ld-linux-x86-64.so.2", "ld-linux.so.2", "ld-linux-aarch64.so.1", "ld64.so.2",
+                     "ld64.so.1", "ld-linux-armhf.so.3", "ld-linux-riscv64-lp64d.so.1",
+                     "ld-linux-loongarch-lp64d.so.1"})
+
+
+def assumed_libraries(policy: Policy | None, arch: str = "x86_64") -> frozenset[str]:
+    """The libraries a wheel judged against ``policy`` may need without shipping them: its
+    lib_whitelist and the loaders. ``None`` or ``linux`` (no policy holds): the newest
+    manylinux policy's list."""
+    if policy is None or not policy.libraries:
+        newest = [p for p in load_policies(arch) if p.libraries]
+        return LOADERS | (newest[-1].libraries if newest else frozenset())
+    return LOADERS | policy.libraries
 
 
 def best_policy(versions: Iterable[str], arch: str = "x86_64") -> Policy:

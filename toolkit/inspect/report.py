@@ -6,6 +6,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Severity = Literal["error", "warning", "info"]
+# The JSON contract (``toolkit/inspect/check.schema.json``). 2: first versioned output; adds
+# schema_version, failed_checks, policy_library, requires_dist, findings' symbols, and
+# restores the libraries' max_versions next to max_symbol_versions.
+SCHEMA_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -18,6 +22,7 @@ class Finding:
     message: str
     cause: str | None = None  # findings with the same check and cause are shown as one group
     libraries: tuple[str, ...] = ()  # every library one finding is about (when several)
+    symbols: tuple[str, ...] = ()  # every symbol a grouped undefined-symbol finding is about
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -27,6 +32,7 @@ class Finding:
             "message": self.message,
             "cause": self.cause,
             "libraries": list(self.libraries or ((self.library,) if self.library else ())),
+            "symbols": list(self.symbols),
         }
 
 
@@ -64,6 +70,7 @@ class LibraryResult:
         return {
             "path": self.path,
             "kind": self.kind,
+            "max_versions": dict(self.max_versions),
             "max_symbol_versions": self.symbol_versions,
             "policy": self.policy,
             "gpu_targets": self.gpu_targets,
@@ -82,16 +89,27 @@ class WheelResult:
     version: str | None = None
     tags: list[str] = field(default_factory=list)
     policy: str | None = None
+    policy_library: str | None = None  # the library whose symbol versions set ``policy``
     findings: list[Finding] = field(default_factory=list)
     libraries: list[LibraryResult] = field(default_factory=list)
     gpu: dict[str, TargetCode] = field(default_factory=dict)  # target -> code, sorted by family
     built_against: dict[str, Any] = field(default_factory=dict)
     members: int = 0
+    requires: list[str] = field(default_factory=list)  # Requires-Dist names, canonical
     content_key: str | None = None  # equal for wheels identical apart from name and version
 
     @property
     def ok(self) -> bool:
         return not any(f.severity == "error" for f in self.findings)
+
+    @property
+    def failed_checks(self) -> dict[str, int]:
+        """Error findings per check, most first: ``{"missing-library": 2, "gpu-targets": 1}``."""
+        counts: dict[str, int] = {}
+        for f in self.findings:
+            if f.severity == "error":
+                counts[f.check] = counts.get(f.check, 0) + 1
+        return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
     @property
     def gpu_libraries(self) -> list[LibraryResult]:
@@ -111,7 +129,10 @@ class WheelResult:
             "version": self.version,
             "tags": self.tags,
             "policy": self.policy,
+            "policy_library": self.policy_library,
+            "requires_dist": self.requires,
             "ok": self.ok,
+            "failed_checks": self.failed_checks,
             "gpu": {t: c.to_json() for t, c in self.gpu.items()},
             "gpu_libraries": {lib.path: lib.gpu_where for lib in self.gpu_libraries},
             "cpu_only_libraries": [lib.path for lib in self.cpu_only],
@@ -124,6 +145,7 @@ class WheelResult:
 @dataclass
 class Report:
     wheels: list[WheelResult]
+    schema_version: int = SCHEMA_VERSION
 
     @property
     def ok(self) -> bool:
@@ -134,4 +156,5 @@ class Report:
         return [f for w in self.wheels for f in w.findings]
 
     def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "wheels": [w.to_json() for w in self.wheels]}
+        return {"schema_version": self.schema_version, "ok": self.ok,
+                "wheels": [w.to_json() for w in self.wheels]}

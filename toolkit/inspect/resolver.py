@@ -1,8 +1,11 @@
 """Finding DT_NEEDED libraries and the symbols they define, like ld.so does.
 
-Libraries come from the inputs (a wheel's members or files on disk), from ``--with``
-locations (folders, single libraries, other wheels; loaded on first use) and from the
-system (``ldconfig -p`` and the standard directories).
+Libraries come from the inputs (a wheel's members or files on disk) and from ``--with``
+locations (folders, single libraries, other wheels; loaded on first use): the declared
+providers. Libraries the judged manylinux policy allows (``allowed``) are taken as present
+without a file. The system library search path is an input too (``system_dirs``), used only
+to *name* where this machine has a library nothing else provides (:meth:`Resolver.on_host`):
+it never satisfies a dependency, so a verdict never depends on the checking machine.
 """
 
 from __future__ import annotations
@@ -74,8 +77,14 @@ def _ldconfig() -> dict[str, tuple[str, ...]]:
 
 
 def compatible(a: ElfInfo, b: ElfInfo) -> bool:
-    """Could ld.so load one for the other (same machine and ELF class)?"""
-    return a.machine == b.machine and a.elf_class == b.elf_class
+    """Could ld.so load one for the other (same machine, ELF class and data encoding)?"""
+    return a.machine == b.machine and a.elf_class == b.elf_class and a.little == b.little
+
+
+def host_system_dirs() -> tuple[str, ...]:
+    """This machine's library search path: ``ldconfig -p``'s folders, then the standard ones."""
+    dirs = {os.path.dirname(p): None for paths in _ldconfig().values() for p in paths}
+    return tuple(dict.fromkeys([*dirs, *STD_DIRS]))
 
 
 def defines(lib: Lib, name: bytes, version: str | None) -> bool:
@@ -110,11 +119,19 @@ def _expand(paths: Iterable[str], obj: Lib) -> list[str]:
 
 class Resolver:
     """Finds DT_NEEDED libraries like ld.so: RPATH/RUNPATH ($ORIGIN), then the ``--with``
-    libraries (as if already loaded, which is how torch's libraries reach extensions), then
-    the system (ld.so.cache and the standard directories)."""
+    libraries (as if already loaded, which is how torch's libraries reach extensions). A
+    name in ``allowed`` (the policy's libraries, the dynamic loader) needs no file; any
+    other name is missing, whatever this machine has (``system_dirs``, information only)."""
 
-    def __init__(self, with_libs: dict[str, list[Lib]]) -> None:
+    def __init__(
+        self,
+        with_libs: dict[str, list[Lib]],
+        system_dirs: Sequence[str] = (),
+        allowed: frozenset[str] = frozenset(),
+    ) -> None:
         self.with_libs = with_libs
+        self.system_dirs = tuple(system_dirs)
+        self.allowed = allowed
         self._fs: dict[str, Lib | None] = {}
 
     def fs_lib(self, path: str) -> Lib | None:
@@ -129,12 +146,12 @@ class Resolver:
             self._fs[real] = lib
         return self._fs[real]
 
-    def system(self, name: str, want: ElfInfo) -> Lib | None:
-        paths = list(_ldconfig().get(name, ())) + [os.path.join(d, name) for d in STD_DIRS]
-        for p in paths:
-            lib = self.fs_lib(p)
-            if lib and lib.info and compatible(lib.info, want):
-                return lib
+    def on_host(self, name: str, want: ElfInfo | None) -> str | None:
+        """Where the system path has a loadable ``name`` (information, never a provider)."""
+        for d in self.system_dirs:
+            lib = self.fs_lib(os.path.join(d, name))
+            if lib and lib.info and (want is None or compatible(lib.info, want)):
+                return lib.path
         return None
 
     def find(self, name: str, obj: Lib, dirs: Sequence[str], index: dict[str, Lib]) -> Lib | None:
@@ -143,7 +160,7 @@ class Resolver:
         for d in dirs:
             if d.startswith("wheel:"):
                 hit = index.get(posixpath.normpath(posixpath.join(d[6:], name)).lstrip("/"))
-                if hit:
+                if hit and hit.info and compatible(hit.info, obj.info):
                     return hit
             elif os.path.isabs(d):
                 hit = index.get(os.path.normpath(os.path.join(d, name))) or (
@@ -155,13 +172,16 @@ class Resolver:
             lib.load()
             if lib.info and compatible(lib.info, obj.info):
                 return lib
-        return self.system(name, obj.info)
+        return None
 
     def closure(
         self, lib: Lib, index: dict[str, Lib]
-    ) -> tuple[list[Lib], list[tuple[str, str]], dict[str, Lib]]:
-        """Breadth-first DT_NEEDED closure: (libraries, [(missing, needed by)], name -> lib)."""
-        order, missing, by_name = [lib], [], {}
+    ) -> tuple[list[Lib], list[tuple[str, str]], dict[str, Lib], list[str]]:
+        """Breadth-first DT_NEEDED closure: (libraries, [(missing, needed by)], name -> lib).
+
+        Names in ``allowed`` that no RPATH/RUNPATH or ``--with`` location provides are
+        not missing: they are the fourth item (assumed present)."""
+        order, missing, by_name, assumed = [lib], [], {}, []
         seen_ids, tried = {id(lib)}, set()
         queue: list[tuple[Lib, list[str]]] = [(lib, [])]
         while queue:
@@ -177,14 +197,17 @@ class Resolver:
                 tried.add(name)
                 dep = self.find(name, obj, dirs, index)
                 if dep is None:
-                    missing.append((name, obj.path))
+                    if name in self.allowed:
+                        assumed.append(name)
+                    else:
+                        missing.append((name, obj.path))
                     continue
                 by_name[name] = dep
                 if id(dep) not in seen_ids:
                     seen_ids.add(id(dep))
                     order.append(dep)
                     queue.append((dep, own_rpath + inherited))
-        return order, missing, by_name
+        return order, missing, by_name, assumed
 
 
 def with_libraries(paths: Sequence[str | os.PathLike[str]]) -> dict[str, list[Lib]]:

@@ -8,8 +8,11 @@ in one batch (:func:`demangle_all`), so findings about undefined symbols wait in
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
 
 from toolkit.inspect.demangle import demangle_many, source_name_fragment
 from toolkit.inspect.elf import ElfInfo
@@ -18,6 +21,58 @@ from toolkit.inspect.report import Finding, LibraryResult, WheelResult
 from toolkit.inspect.resolver import Lib, defines
 
 INTERPRETER_PREFIXES = (b"Py", b"_Py")  # defined by the Python interpreter loading the module
+EXAMPLES = 5  # undefined symbols shown per group without --verbose
+
+
+@cache
+def glibc_symbols() -> dict[bytes, str]:
+    """Names glibc's libc/libm/libpthread/libdl/libutil export -> the library (shipped data)."""
+    text = resources.files("toolkit.inspect").joinpath("glibc-symbols.txt").read_text("utf-8")
+    out = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            name, _, lib = line.partition(" ")
+            out[name.encode()] = lib
+    return out
+
+
+# Libraries the policies allow whose exports carry version nodes (glibc's, the GCC runtime's,
+# zlib's): an unversioned reference is never theirs. The others of auditwheel's lists (libGL,
+# libX11 ..., glib, libexpat) export unversioned names, which only their file could attribute.
+VERSIONED_POLICY_LIBS = frozenset({
+    "libc.so.6", "libm.so.6", "libmvec.so.1", "libpthread.so.0", "libdl.so.2", "librt.so.1",
+    "libutil.so.1", "libnsl.so.1", "libresolv.so.2", "libanl.so.1", "libstdc++.so.6",
+    "libgcc_s.so.1", "libatomic.so.1", "libz.so.1",
+})
+
+
+def unversioned_library(name: str) -> bool:
+    """A library assumed present (the policy's) whose unversioned exports nothing here lists."""
+    return name not in VERSIONED_POLICY_LIBS and not name.startswith("ld")
+
+
+def is_extension_module(info: ElfInfo) -> bool:
+    """A Python extension module exports ``PyInit_<name>``."""
+    return any(n.startswith(b"PyInit_") for n in info.defined)
+
+
+def interpreter_provided(
+    info: ElfInfo, undefined: list[tuple[bytes, str | None]]
+) -> tuple[list[tuple[bytes, str | None]], dict[str, list[str]]]:
+    """In an extension module, unversioned references to glibc names not linked explicitly
+    are provided by the interpreter process: (the rest, library -> names it provides)."""
+    if not is_extension_module(info):
+        return undefined, {}
+    known = glibc_symbols()
+    rest: list[tuple[bytes, str | None]] = []
+    provided: dict[str, list[str]] = {}
+    for name, ver in undefined:
+        lib = known.get(name) if ver is None else None
+        if lib is None:
+            rest.append((name, ver))
+        else:
+            provided.setdefault(lib, []).append(name.decode())
+    return rest, provided
 
 
 @dataclass
@@ -28,6 +83,8 @@ class Unresolved:
     lib: Lib
     result: LibraryResult
     symbols: list[tuple[bytes, str | None]]
+    providers: list[str] = field(default_factory=list)  # the libraries it loads (paths or names)
+    version_files: dict[str, str] = field(default_factory=dict)  # version node -> the file it names
 
 
 def version_need_findings(
@@ -56,14 +113,15 @@ def version_need_findings(
 
 
 def undefined_symbols(
-    info: ElfInfo, providers: Sequence[Lib], bad_versions: set[str]
+    info: ElfInfo, providers: Sequence[Lib], skip_versions: set[str]
 ) -> list[tuple[bytes, str | None]]:
     """Undefined symbols of ``info`` that none of ``providers`` defines (interpreter symbols
-    and references to versions already reported missing are left out)."""
+    and references to ``skip_versions`` are left out: versions already reported missing, and
+    those of libraries assumed present, which the policy judges)."""
     todo = [
         (name, ver)
         for name, ver in info.undefined
-        if not name.startswith(INTERPRETER_PREFIXES) and ver not in bad_versions
+        if not name.startswith(INTERPRETER_PREFIXES) and ver not in skip_versions
     ]
     wanted: dict[bytes, set[str | None]] = {}
     for name, ver in todo:
@@ -107,18 +165,38 @@ def demangle_all(pending: Iterable[Unresolved], candidates: Iterable[set[str]]) 
 
 
 def report_unresolved(pending: Iterable[Unresolved], demangled: Mapping[str, str]) -> None:
-    """Record each undefined symbol on its library and as an error of its wheel."""
+    """Record each undefined symbol on its library, and one error per library and likely
+    provider: the count, up to ``EXAMPLES`` names, and every name in ``symbols``."""
     for p in pending:
+        groups: dict[str, list[str]] = {}
         for raw, ver in p.symbols:
             mangled = raw.decode("utf-8", "replace")
             nice = demangled.get(mangled, mangled)
             at = f"@{ver}" if ver else ""
             shown = f"{nice} ({mangled}{at})" if nice != mangled else mangled + at
             p.result.unresolved.append({"symbol": mangled, "demangled": nice, "version": ver})
-            msg = f"import would fail: undefined symbol {shown} in {p.lib.path}"
-            p.wheel.findings.append(
-                Finding("undefined-symbol", "error", p.lib.path, msg, cause=f"undefined symbol {nice}")
-            )
+            groups.setdefault(_likely_provider(p, ver), []).append(shown)
+        for provider, names in groups.items():
+            n = len(names)
+            more = f" and {n - EXAMPLES} more" if n > EXAMPLES else ""
+            msg = (f"import would fail: {n} undefined symbol{'s' * (n != 1)} in {p.lib.path} "
+                   f"({provider}): {', '.join(names[:EXAMPLES])}{more}")
+            p.wheel.findings.append(Finding(
+                "undefined-symbol", "error", p.lib.path, msg,
+                cause=f"undefined symbols ({provider})", symbols=tuple(names),
+            ))
+
+
+def _likely_provider(p: Unresolved, version: str | None) -> str:
+    """Where an undefined symbol should have come from: the library whose version node it
+    names, else none of the libraries it loads."""
+    if version is not None and version in p.version_files:
+        return f"likely from {p.version_files[version]}"
+    names = list(dict.fromkeys(posixpath.basename(x) for x in p.providers))
+    if not names:
+        return "it loads no library that could define it"
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return f"defined by none of {shown}"
 
 
 def required_findings(

@@ -88,7 +88,7 @@ class WheelZip:
         try:
             zf = zipfile.ZipFile(p)
             infos = zf.infolist()
-        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as err:
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as err:
             raise WheelZipError(f"{p}: not a readable zip archive ({err})") from err
         members, problems, seen = [], [], set()
         for info in infos:

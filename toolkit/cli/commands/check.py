@@ -63,6 +63,13 @@ def register(subparsers: Any) -> None:
         metavar="NAME",
         help="allow this torch/ROCm library inside the wheel (name or glob)",
     )
+    p.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="a needed library (soname glob, as auditwheel repair --exclude) to leave unchecked; repeatable",
+    )
     p.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPUs)")
     p.add_argument("--max-member-size", type=_size, default=None, metavar="SIZE",
                    help="refuse a member declaring more inflated bytes (default 4G)")
@@ -129,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
         with_paths=args.with_paths,
         required_symbols=args.required,
         allow_bundled=args.allow_bundled,
+        excludes=args.exclude,
         jobs=args.jobs,
         budget=Budget(args.max_member_size, args.max_total_size, args.max_ratio),
     )
@@ -202,6 +210,9 @@ def lines(wheel: WheelResult, verbose: bool = False) -> list[str]:
         out.append(f"  CPU-only libraries ({len(cpu_libs)}): {names}")
     out.append(f"  built against: {_built_against(wheel.built_against)}")
     shown = hosts if verbose else sorted(hosts, key=lambda lib: _row_rank(wheel, lib))[:ROWS]
+    setter = next((lib for lib in hosts if lib.path == wheel.policy_library), None)
+    if setter is not None and setter not in shown:
+        shown = [*shown[: ROWS - 1], setter]  # the library that sets the policy is always shown
     if shown:
         out.append("  " + "  ".join(f"{h:<14}" for h in ("GLIBC", "GLIBCXX", "CXXABI", "GCC", "policy"))
                    + "  GPU targets     library")
@@ -220,8 +231,19 @@ def lines(wheel: WheelResult, verbose: bool = False) -> list[str]:
     if verbose:
         out += [f"  code object  {', '.join(lib.gpu_targets):<24} {lib.path}" for lib in objs]
     out += _finding_lines(wheel.findings, verbose)
-    out.append(f"  {'ok' if wheel.ok else 'FAILED'}  policy: {wheel.policy or '-'}")
+    out.append(verdict_line(wheel))
     return out
+
+
+def verdict_line(wheel: WheelResult) -> str:
+    """The last line: the checks that failed with counts, then the policy as its own verdict."""
+    failed = wheel.failed_checks
+    head = "FAILED: " + ", ".join(f"{c} {n}" for c, n in failed.items()) if failed else "ok"
+    if wheel.policy is None:
+        return f"  {head}  policy: -"
+    pol_ok = "policy" not in failed
+    by = f" (set by {wheel.policy_library})" if wheel.policy_library else ""
+    return f"  {head}  policy: {wheel.policy}{by} {'ok' if pol_ok else 'FAILED'}"
 
 
 def _row_rank(wheel: WheelResult, lib: LibraryResult) -> tuple[int, str]:
@@ -238,7 +260,10 @@ def _finding_lines(findings: Sequence[Finding], verbose: bool) -> list[str]:
     for (severity, check, head), items in groups.items():
         libs = list(dict.fromkeys(x for f in items for x in (f.libraries or (f.library,)) if x))
         if verbose or len(items) == 1:
-            out += [f"  {severity} [{check}] {f.message}" for f in items]
+            for f in items:
+                out.append(f"  {severity} [{check}] {f.message}")
+                if verbose and len(f.symbols) > 1:
+                    out += [f"      {sym}" for sym in f.symbols]
             continue
         out.append(f"  {severity} [{check}] {head}: {len(items)} findings, {len(libs)} libraries")
         if libs:
