@@ -149,14 +149,18 @@ def smoke(
 
 @task(
     help={"manifest": "artifacts/<build-id>/manifest.json", "step": "stop after this step",
-          "dry_run": "print the steps, run nothing", "force": "run even where the host differs"},
+          "dry_run": "print the steps, run nothing",
+          "force": "run even where a host difference makes the comparison meaningless",
+          "workdir": "where build/, artifacts/ go (default: the current folder)",
+          "source": "a checkout of the recorded source, when the recorded path is not here"},
     positional=["manifest"],
 )
 def repro(c: Context, manifest: str, step: str = "", dry_run: bool = False,
-          force: bool = False) -> None:
-    """Re-run a build from its manifest: same lock, packages, env vars and sources."""
+          force: bool = False, workdir: str = "", source: str = "") -> None:
+    """Rebuild a build from its manifest here and compare: `identical: <sha256>` or `differs`."""
     _run(["repro", manifest, *_multi("--step", step), *(["--dry-run"] if dry_run else []),
-          *(["--force"] if force else [])])
+          *(["--force"] if force else []), *_multi("--workdir", workdir),
+          *_multi("--source", source)])
 
 
 @task(

@@ -124,6 +124,29 @@ def _facts(data: dict[str, Any]) -> dict[str, Any]:
     return smoke_facts(data)
 
 
+def installed_modules(dist: str) -> tuple[str, ...]:
+    """The top-level packages and modules the installed distribution ``dist`` lists in its
+    RECORD (what a project outside the matrix is smoke-tested by); () when it is not here."""
+    try:
+        files = metadata.distribution(dist).files or []
+    except metadata.PackageNotFoundError:
+        return ()
+    names: dict[str, None] = {}
+    for f in files:
+        parts = f.parts
+        top = parts[0]
+        if top.endswith((".dist-info", ".data")) or top in ("..", "__pycache__"):
+            continue
+        if len(parts) > 1:
+            if top.isidentifier():
+                names[top] = None
+        elif top.endswith(".py") or top.endswith((".so", ".pyd")):
+            stem = top.split(".")[0]
+            if stem.isidentifier():
+                names[stem] = None
+    return tuple(names)
+
+
 def build_info(data: dict[str, Any]) -> BuildInfo:
     b = data["build"]
     facts = _facts(data)
@@ -135,7 +158,8 @@ def build_info(data: dict[str, Any]) -> BuildInfo:
         torch=facts.get("torch") or None, hip=facts.get("hip") or None,
         needs_torch=bool(facts.get("needs_torch")),
         carries_gpu_code=bool(facts.get("carries_gpu_code")),
-        expected_modules=tuple(data.get("expected_modules") or ()),
+        expected_modules=tuple(data.get("expected_modules") or ())
+        or installed_modules(str(data.get("dist") or b["package"])),
         targets=tuple(data.get("targets") or ()),
         env_dir=Path(env) if env else None, raw=data,
     )

@@ -239,6 +239,29 @@ def test_failed_build_leaves_earlier_wheel_untouched(world: dict[str, str], tmp_
     assert not list(dist.glob(".tmp-*"))
 
 
+def test_own_project_builds_in_the_pairs_environment(world: dict[str, str],
+                                                     tmp_path: Path) -> None:
+    """`--source` of a project that is neither apex nor fbgemm_gpu: the generic recipe, in the
+    pair's environment (the torch double of the local index), the pair's packages untouched."""
+    source = tmp_path / "own_pyproject"
+    shutil.copytree(PROJECTS / "own_pyproject", source)
+    dist = Path(world["WORK"]) / "dist"
+    before = {p: p.stat().st_mtime_ns for p in dist.glob("*/*.whl")} if dist.exists() else {}
+    res = nox_build(world, "--source", str(source), "--gfx", "gfx90a")
+    out = res.stdout + res.stderr
+    assert res.returncode == 0, out[-6000:]
+    build_id = "pyproj_ext-1.4.0rc1-cp311-rocm5.2"
+    m = manifest(world, build_id)
+    assert m["outcome"] == "ok" and m["build"]["torch"] == "2.8.0"  # type: ignore[index]
+    assert "torch" in {d["name"] for d in m["installed"]}  # type: ignore[union-attr]
+    assert "apex-" not in res.stdout and "fbgemm_gpu-" not in res.stdout
+    after = {p: p.stat().st_mtime_ns for p in dist.glob("*/*.whl") if build_id not in str(p)}
+    assert after == before  # the pair's own wheels are left alone
+    (wheel,) = (dist / build_id).glob("*.whl")
+    report = check_json(wheel, "--gfx", "gfx90a")
+    assert report["ok"] is True
+
+
 # ----------------------------------------------------------------------------- known failures
 # An entry of known_failures.toml selecting the fixture apex 1.8.0: run with
 # --include-known-failures, a real build-wheel failure is an expected failure (exit 0, xfail)

@@ -47,7 +47,7 @@ def load(path: Path) -> dict[str, Any]:
 def test_manifest_records_what_a_rerun_needs(demo: tuple[Path, dict[str, str]]) -> None:
     work, _ = demo
     m = load(work / "artifacts" / BUILD / "manifest.json")
-    assert m["schema_version"] == 3 and m["outcome"] == "ok" and m["failed_step"] is None
+    assert m["schema_version"] == 4 and m["outcome"] == "ok" and m["failed_step"] is None
     assert m["targets"] == ["gfx90a", "gfx908"]
     assert m["sdk"]["provider"] == "system" and m["sdk"]["version"].startswith("5.2")
     assert {"name": "hip-sample", "version": Path(m["wheel"]).name.split("-")[1]} in m["installed"]
@@ -58,6 +58,11 @@ def test_manifest_records_what_a_rerun_needs(demo: tuple[Path, dict[str, str]]) 
     assert Path(m["wheel"]).parent == work / "dist" / BUILD  # the published wheel
     assert all(isinstance(s["returncode"], int) or s["skipped"] for s in m["steps"])
     assert len(m["source"]["sha"]) == 40
+    # identity apart from host: the host's paths are recorded, and only there
+    assert m["host"]["paths"]["workdir"] == str(work)
+    assert m["identity"]["targets"] == ["gfx90a", "gfx908"]
+    assert m["identity"]["interpreter"]["abi"].startswith("cpython-311")
+    assert str(work) not in json.dumps(m["identity"])
 
 
 def test_repro_rebuilds_bit_for_bit(demo: tuple[Path, dict[str, str]]) -> None:
@@ -100,7 +105,7 @@ def test_a_tampered_command_never_runs(demo: tuple[Path, dict[str, str]], tmp_pa
 @pytest.mark.parametrize("edit, needle", [
     (lambda m: m.pop("plan"), "'plan' is a required property"),
     (lambda m: m.update(extra=1), "Additional properties are not allowed ('extra'"),
-    (lambda m: m.update(schema_version=2), "schema_version 2; this toolkit reads 3"),
+    (lambda m: m.update(schema_version=2), "schema_version 2; this toolkit reads 4"),
     (lambda m: m["build"].update(id=7), "its 'build' object lacks id"),
     (lambda m: m.update(targets="gfx90a"), "manifest field targets"),
     (lambda m: m["source"].update(sha="../../etc"), "manifest field source.sha"),
@@ -127,8 +132,9 @@ def test_repro_refuses_another_rocm_and_names_it(demo: tuple[Path, dict[str, str
     altered = tmp_path / "manifest.json"
     altered.write_text(json.dumps(m))
     res = invoke_repro(work, env, str(altered))
-    assert res.returncode == 4
+    assert res.returncode == 2
     assert "ROCm 6.4.0 in the manifest, 5.2" in res.stderr and "--force" in res.stderr
+    assert "REFUSE  ROCm: manifest 6.4.0" in res.stdout
     assert "Traceback" not in res.stderr
     res = invoke_repro(work, env, str(altered), "--dry-run", "--force", "--step", "check")
     assert res.returncode == 0 and "name-wheel" in res.stdout and "smoke" not in res.stdout

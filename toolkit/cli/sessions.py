@@ -68,7 +68,10 @@ def _guard(session: Any, body: Callable[[], None], fault_code: int = 5) -> None:
 
 def build(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
     def body() -> None:
+        import dataclasses
+
         from toolkit.cli.commands.plan import options_from
+        from toolkit.cli.own_project import session_project
         from toolkit.cli.running import run_and_summarise
         from toolkit.data.matrix import Matrix
         from toolkit.env.host import discover
@@ -81,11 +84,14 @@ def build(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
         args = session_parser(f"build-{python}-rocm{rocm}").parse_args(list(posargs))
         matrix, opts = options_from(args)
         assert isinstance(matrix, Matrix) and isinstance(opts, Options)
-        builds = session_builds(matrix, python, rocm, args)
+        layout = Layout.default(args.workdir)
+        own = session_project(matrix, python, rocm, args, layout)  # --source: your project
+        builds = [own] if own else session_builds(matrix, python, rocm, args)
+        if own:
+            opts = dataclasses.replace(opts, source=own.package.repo)
         host = discover()
         if any(sdk_provider(b, opts) == "system" for b in builds):
             host = with_system_rocm(host, rocm)
-        layout = Layout.default(args.workdir)
         plans = [plan(matrix, b, opts, host, layout, toolkit_python=sys.executable)
                  for b in builds]
         from toolkit.cli.known import HINT, plan_header, split

@@ -37,6 +37,9 @@ PLACEHOLDER_HELP = {
     "{TORCH_LIB}": "the installed torch's lib/ folder (learned by install-torch)",
     "{WHEEL}": "the named wheel in the build's staging folder (learned by name-wheel)",
     "{LDSHARED}": "the env interpreter's LDSHARED minus absolute -Wl,-rpath flags (build-wheel)",
+    "{LDCXXSHARED}": "the env interpreter's LDCXXSHARED minus absolute -Wl,-rpath flags "
+                     "(build-wheel)",
+    "{PYTHON_PREFIX_MAP}": "-ffile-prefix-map=<the interpreter's prefix>=/python (build-wheel)",
     "{TOOLS_PATH}": "the folders of the interpreter and uv (learned by check-env)",
     "{INTERPRETER}": "the Python interpreter found for the build (learned by check-env)",
     "{<NAME>_LIB_DIR}": "the folder holding lib<name>.so (learned by a ProvideLibrary step)",
@@ -232,8 +235,9 @@ class BuildWheel:
     def explain(self) -> list[str]:
         lines = []
         if self.sanitize_ldshared:
-            lines.append(f"{{LDSHARED}} = LDSHARED of {self.sanitize_ldshared} without "
-                         "absolute -Wl,-rpath flags")
+            lines.append(f"{{LDSHARED}}, {{LDCXXSHARED}} = LDSHARED, LDCXXSHARED of "
+                         f"{self.sanitize_ldshared} without absolute -Wl,-rpath flags; "
+                         "{PYTHON_PREFIX_MAP} maps its prefix to /python")
         if self.force:
             lines.append(f"rm -rf {self.wheelhouse} (--rebuild)")
         else:

@@ -91,6 +91,8 @@ class PackageVersion:
         default_factory=lambda: MappingProxyType({}))
     submodules: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # path -> URL
     tbb: TbbSource | None = None  # where libtbb comes from, when the build links it
+    # a project outside the matrix (``--source``): what its build backend asks for
+    build_requires: tuple[str, ...] = ()
 
     @property
     def torch_minor(self) -> str:

@@ -87,8 +87,12 @@ def plan(
         host=host,
         build_dir=str(layout.build_dir(build)),
     )
-    # Never let the interpreter's own build rpath leak into extensions (pyenv Pythons do).
+    # Never let the interpreter's own build rpath leak into extensions (pyenv Pythons do),
+    # nor its prefix (the Python headers' path in debug info).
     base_env["LDSHARED"] = "{LDSHARED}"
+    base_env["LDCXXSHARED"] = "{LDCXXSHARED}"
+    for var in ("CFLAGS", "CXXFLAGS", "HIPCC_COMPILE_FLAGS_APPEND"):
+        base_env[var] = f"{base_env.get(var, '')} {{PYTHON_PREFIX_MAP}}".strip()
     ctx = Context(build, options, host, layout, tuple(targets), rocm_paths,
                   MappingProxyType(base_env), toolkit_python)
     steps.extend(recipe.build_steps(ctx))
@@ -114,7 +118,8 @@ def plan(
         "check", "symbol, GLIBCXX, GPU-code and hygiene checks (fail on findings)",
         CheckWheel(toolkit_python, "{WHEEL}", str(layout.artifacts(build)),
                    gfx=tuple(targets) if recipe.carries_gpu_code(build, options) else (),
-                   with_libs=(*(("{TORCH_LIB}",) if recipe.needs_torch else ()),
+                   with_libs=(*(("{TORCH_LIB}",) if recipe.needs_torch or build.pkg_version.torch
+                                 else ()),
                               *(s.action.placeholder for s in steps
                                 if isinstance(s.action, ProvideLibrary))),
                    require_symbols=recipe.required_symbols(build.pkg_version)),

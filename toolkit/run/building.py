@@ -56,24 +56,47 @@ def build_key(step: Step, action: BuildWheel, run: Run) -> str:
     return h.hexdigest()
 
 
-def sanitized_ldshared(python: str) -> str:
-    """The interpreter's LDSHARED without absolute ``-Wl,-rpath`` flags.
+def _strip_rpath(value: str, default: str) -> str:
+    kept = [w for w in shlex.split(value) if not _RPATH_FLAG.match(w)]
+    return " ".join(shlex.quote(w) for w in kept) or default
+
+
+_PROBE = ("import json, os, sys, sysconfig; v = sysconfig.get_config_var; "
+          "print(json.dumps([v('LDSHARED') or '', v('LDCXXSHARED') or '', "
+          "sorted({sys.base_prefix, os.path.realpath(sys.base_prefix), sys.prefix, "
+          "os.path.realpath(sys.prefix)})]))")
+
+
+def interpreter_values(python: str) -> dict[str, str]:
+    """LDSHARED and LDCXXSHARED of ``python`` without absolute ``-Wl,-rpath`` flags, and
+    ``-ffile-prefix-map`` flags that map its prefixes to ``/python``.
 
     Interpreters built with an rpath in LDFLAGS (pyenv, some distros) stamp that build-machine
-    path as RUNPATH into every extension they link; the check rightly fails such wheels.
+    path as RUNPATH into every extension they link (the check rightly fails such wheels); their
+    headers' path reaches debug info. Neither may depend on where the interpreter lives.
     """
-    code = "import sysconfig; print(sysconfig.get_config_var('LDSHARED') or '')"
-    res = run_proc([python, "-c", code], timeout=120, check=False)
-    words = shlex.split(res.stdout.strip()) if res.ok else []
-    kept = [w for w in words if not _RPATH_FLAG.match(w)]
-    return " ".join(shlex.quote(w) for w in kept) or "gcc -shared"
+    res = run_proc([python, "-c", _PROBE], timeout=120, check=False)
+    try:
+        ldshared, ldcxxshared, prefixes = json.loads(res.stdout) if res.ok else ("", "", [])
+    except json.JSONDecodeError:
+        ldshared, ldcxxshared, prefixes = "", "", []
+    return {
+        "LDSHARED": _strip_rpath(ldshared, "gcc -shared"),
+        "LDCXXSHARED": _strip_rpath(ldcxxshared, "g++ -shared"),
+        # no quoting: hipcc splits HIPCC_COMPILE_FLAGS_APPEND on spaces (such prefixes are
+        # left out; their paths may then reach debug info)
+        "PYTHON_PREFIX_MAP": " ".join(f"-ffile-prefix-map={p}=/python"
+                                      for p in sorted(prefixes, key=len, reverse=True)
+                                      if p.startswith("/") and p != "/" and not any(
+                                          c.isspace() for c in p)),
+    }
 
 
 def build_wheel(step: Step, run: Run) -> StepResult | str:
     action = step.action
     assert isinstance(action, BuildWheel)
     if action.sanitize_ldshared:
-        run.values["LDSHARED"] = sanitized_ldshared(action.sanitize_ldshared)
+        run.values.update(interpreter_values(action.sanitize_ldshared))
     key = build_key(step, action, run)
     house = Path(action.wheelhouse)
     key_file = house / KEY_FILE
@@ -96,6 +119,8 @@ def name_wheel_step(step: Step, run: Run) -> StepResult | str:
     staging = Path(action.staging)
     shutil.rmtree(staging, ignore_errors=True)
     sha = run.values.get("SHA")
+    if sha == "0" * 40 and run.values.get("TREE"):  # no git checkout: its tree hash
+        sha = run.values["TREE"][:40]
     if action.naming == "toolkit" and not sha:
         raise StepFailed("name-wheel: the source commit (SHA) was never learned")
     label = local_label(action.rocm, sha or "") if action.naming == "toolkit" else None
@@ -114,10 +139,10 @@ def publish(step: Step, run: Run) -> StepResult | str:
     assert isinstance(action, Publish)
     staged = Path(run.resolve(action.wheel))
     dest = Path(action.dest)
-    dest.mkdir(parents=True, exist_ok=True)
     final = dest / staged.name
     tmp = dest / f".{staged.name}.{os.getpid()}.tmp"
     try:
+        dest.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(staged, tmp)
         os.replace(tmp, final)
     except OSError:  # a full or read-only disk: the earlier wheel stays, no half copy left

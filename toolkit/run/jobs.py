@@ -27,6 +27,7 @@ from toolkit.plan.layout import Layout
 from toolkit.plan.model import Plan, options_json
 from toolkit.run import executor
 from toolkit.run.context import Run
+from toolkit.run.identity import host_paths, identity
 from toolkit.run.locking import hold
 from toolkit.run.manifest_schema import SCHEMA_VERSION
 
@@ -108,7 +109,8 @@ def run_one(p: Plan, layout: Layout, reporter: Reporter) -> Outcome:
                 executor.execute(p, layout, reporter=reporter, run_out=runs,
                                  on_start=_manifest_at_start)
             except ToolkitError as err:
-                o.error = str(err) + _staged_note(runs[0] if runs else None)
+                o.error = (str(err) + _staged_note(runs[0] if runs else None)
+                           + f"\n  its log: {layout.artifacts(p.build) / 'build.log'}")
                 o.exit_code = err.exit_code
             except OSError as err:  # writing the log or the manifest: the build failed
                 o.error = f"cannot write: {describe_os_error(err)}"
@@ -205,6 +207,8 @@ def write_manifest(run: Run, outcome: Outcome | None, name: str = "manifest.json
     env_python = str(run.layout.env_python(b))
     plan_json = p.as_json()
     finished = outcome is not None and not interrupted
+    sdk = manifest.sdk_facts(plan_json, run.values)
+    installed = manifest.installed(env_python) if finished else []
     data = {
         "schema_version": SCHEMA_VERSION,
         "toolkit_version": __version__,
@@ -217,13 +221,18 @@ def write_manifest(run: Run, outcome: Outcome | None, name: str = "manifest.json
         "env_dir": str(run.layout.env_dir(b)),
         "wheel": run.values.get("WHEEL"),
         "wheel_sha256": manifest.file_sha256(run.values["WHEEL"]) if "WHEEL" in run.values else None,
-        "sdk": manifest.sdk_facts(plan_json, run.values),
-        "installed": manifest.installed(env_python) if finished else [],
+        "sdk": sdk,
+        "installed": installed,
         "environment": {s.name: dict(s.env) for s in p.steps if s.env},
         "unset": sorted({v for s in p.steps for v in s.unset}),
         "tools": manifest.tool_versions(env_python, run.values.get("ROCM_BIN"))
         if finished else {},
-        "host": manifest.host_facts() if finished else {},
+        # what decides the wheel's bits, apart from the host's facts and paths
+        "identity": identity(p, run.layout, run.values,
+                             manifest.learned_identity(env_python, sdk, installed)
+                             if finished else {}),
+        "host": {**(manifest.host_facts() if finished else {}),
+                 "paths": host_paths(p, run.layout)},
         "learned": {k: v for k, v in run.values.items() if not k.startswith("_")},
         "steps": [
             {"name": r.name, "kind": r.kind, "argv": r.argv, "env": r.env,

@@ -96,6 +96,31 @@ def host_facts() -> dict[str, Any]:
     }
 
 
+_ABI_PROBE = ("import json, sys, sysconfig; print(json.dumps([sys.implementation.name, "
+              "'%d.%d' % sys.version_info[:2], sysconfig.get_config_var('SOABI') or '']))")
+
+
+def interpreter_identity(python: str) -> dict[str, str | None]:
+    """The implementation, major.minor and ABI (SOABI) of the interpreter ``python``."""
+    try:
+        proc = run_command([python, "-I", "-c", _ABI_PROBE], timeout=60, check=False)
+        impl, version, abi = json.loads(proc.stdout) if proc.returncode == 0 else [None] * 3
+    except (CommandFailed, json.JSONDecodeError, ValueError):
+        impl = version = abi = None
+    return {"implementation": impl, "version": version, "abi": abi}
+
+
+def learned_identity(env_python: str, sdk: dict[str, Any],
+                     installed: list[dict[str, str]]) -> dict[str, Any]:
+    """The identity a run learns: the interpreter's implementation, version and ABI, the
+    SDK's version, the torch installed and the lock's hash."""
+    torch = next((d["version"] for d in installed if d["name"].lower() == "torch"), None)
+    lock = sdk.get("lock") or {}
+    return {"interpreter": interpreter_identity(env_python),
+            "sdk_version": sdk.get("version"), "torch_version": torch,
+            "lock_sha256": lock.get("sha256")}
+
+
 def installed(env_python: str) -> list[dict[str, str]]:
     code = ("import importlib.metadata as m, json; print(json.dumps(sorted("
             "{(d.metadata['Name'], d.version) for d in m.distributions() if d.metadata['Name']})))")

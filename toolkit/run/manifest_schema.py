@@ -1,6 +1,6 @@
-"""The manifest's JSON schema (``schema_version`` 3): a manifest comes back from CI artifacts,
-so it is untrusted input. ``validate`` turns the first violation into one line naming the
-field and what is allowed."""
+"""The manifest's JSON schema (``schema_version`` 4; 4 adds ``identity`` and ``host.paths``):
+a manifest comes back from CI artifacts, so it is untrusted input. ``validate`` turns the first
+violation into one line naming the field and what is allowed."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 from toolkit.core.errors import UsageError
 from toolkit.core.text import escape, quoted
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # a build id, a package name, a version: the characters a wheel name and a folder name share
 # (no "/", no "..", no shell characters, no spaces)
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_+-]*(\.[A-Za-z0-9_+-]+)*$"
@@ -59,6 +59,7 @@ SCHEMA: dict[str, Any] = _obj({
     "environment": {"type": "object", "additionalProperties": _STR_MAP},
     "unset": _STRS,
     "tools": {"type": "object", "additionalProperties": _OPT_STR},
+    "identity": {"type": "object"},
     "host": {"type": "object"},
     "learned": _STR_MAP,
     "steps": {"type": "array", "items": _obj({

@@ -36,7 +36,8 @@ from toolkit.env.torchprobe import check_torch_hip, torch_info
 from toolkit.run.context import Run, StepResult, run_command
 
 # values that are bookkeeping, never stored in the environment's stamp
-_NOT_STORED = {"TOOLS_PATH", "INTERPRETER", "SHA", "SHA8", "WHEEL", "LDSHARED"}
+_NOT_STORED = {"TOOLS_PATH", "INTERPRETER", "SHA", "SHA8", "WHEEL", "LDSHARED",
+               "LDCXXSHARED", "PYTHON_PREFIX_MAP"}
 
 
 # ----------------------------------------------------------------------------- probe-indexes

@@ -27,6 +27,7 @@ from toolkit.run.locking import hold
 IGNORED = shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__pycache__", ".nox")
 GIT_TIMEOUT_S = 3600.0
 MIRROR_WAIT_S = 3600.0
+NO_COMMIT = "0" * 40  # SHA of a source that is no git checkout
 
 
 def git(*args: str, cwd: str | Path | None = None, check: bool = True) -> str:
@@ -70,10 +71,10 @@ def ensure_mirror(repo: str, mirror: Path, ref: str, run: Run) -> None:
 def _learn_sha(run: Run, where: Path) -> None:
     """SHA/SHA8 and SOURCE_DATE_EPOCH (the commit's time; 0 outside git)."""
     try:
-        sha = git("-C", str(where), "rev-parse", "HEAD", check=False) or "0" * 40
+        sha = git("-C", str(where), "rev-parse", "HEAD", check=False) or NO_COMMIT
         epoch = git("-C", str(where), "log", "-1", "--format=%ct", "HEAD", check=False)
     except StepFailed:  # no git at all: a plain folder has no commit either
-        sha, epoch = "0" * 40, ""
+        sha, epoch = NO_COMMIT, ""
     run.values["SHA"] = sha
     run.values["SHA8"] = sha[:8]
     run.values["SOURCE_DATE_EPOCH"] = epoch if epoch.isdigit() else "0"
@@ -117,6 +118,8 @@ def copy_sources(step: Step, run: Run) -> StepResult | str:
     run.note(f"# copied {src} to {worktree}")
     _learn_sha(run, src)
     run.values["TREE"] = tree_hash(worktree)
+    if run.values["SHA"] == NO_COMMIT:  # not a git checkout: the tree names the source
+        run.values["SHA8"] = run.values["TREE"][:8]
     return StepResult(step.name, step.kind, [], {}, returncode=0)
 
 

@@ -3,8 +3,12 @@
 A manifest comes from a CI artifact: it is untrusted input. It is schema-validated, and
 ``repro`` never runs a command it holds: it re-plans the build from the recorded *inputs*
 (build id, options, targets, the source commit or tree, the lock files) with this toolkit,
-compares that plan with the recorded one (host-dependent values aside) and refuses in one
-line (exit 2) where they differ. Then it runs its own plan (every step but ``publish``: the
+in this machine's work folder (the current one, or ``--workdir``), cache and interpreter.
+It compares the build's *identity* (``toolkit.run.identity``: what decides the wheel's bits,
+host paths written as tokens) with the recorded one and refuses in one line (exit 2) where
+they differ; the host's differences (interpreter path, glibc, compilers, cores ...) are only
+shown, unless one makes the comparison meaningless (no such Python, another ROCm release:
+refused, exit 2, unless ``--force``). Then it runs its own plan (every step but ``publish``: the
 published wheel is never touched), and compares the rebuilt wheel with the recorded one:
 ``identical: <sha256>`` (exit 0) or ``differs:`` with the members, and for shared libraries
 the sections, that differ (exit 1).
@@ -20,6 +24,7 @@ import dataclasses
 import json
 import os
 import sys
+import sysconfig
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,11 +38,7 @@ from toolkit.data.matrix import Build
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Options, Plan
 from toolkit.plan.recipes import load_matrix, standalone_build
-
-# values that depend on the host, not on the build: never a reason to refuse
-_HOST_ENV = {"MAX_JOBS", "CMAKE_C_COMPILER_LAUNCHER", "CMAKE_CXX_COMPILER_LAUNCHER",
-             "CMAKE_HIP_COMPILER_LAUNCHER"}
-_DERIVED = {"definition", "does", "description", "force"}  # force: repro always rebuilds
+from toolkit.run.identity import host_paths
 
 
 @dataclass(frozen=True)
@@ -54,9 +55,73 @@ def _major_minor(version: str | None) -> str | None:
     return ".".join(version.split(".")[:2])
 
 
-def _build(data: Mapping[str, Any]) -> Build:
+def _build(data: Mapping[str, Any], source: str | None, workdir: Path) -> Build:
+    """The build the manifest names, made here: a matrix build, the bundled sample, or a
+    project outside the matrix (its metadata read again from ``source``)."""
     info = data["build"]
+    if data.get("recipe") == "generic":
+        from toolkit.env.project import read_project
+        from toolkit.plan.recipes.generic import generic_build
+
+        if source is None:
+            raise UsageError("the manifest's project has no source here")
+        project = read_project(source, workdir / "build" / "source-metadata.log")
+        if (project.name, project.version) != (data.get("dist"), info["version"]):
+            raise UsageError(f"refusing: the project at {source} is {project.name} "
+                             f"{project.version}; the manifest built {data.get('dist')} "
+                             f"{info['version']}")
+        return generic_build(project.package, project.name, project.version, project.path,
+                             info["python"], _rocm_release(data), info.get("torch") or "",
+                             project.requires)
     return standalone_build(str(info["id"]), data) or load_matrix().build(info["id"])
+
+
+def _rocm_release(data: Mapping[str, Any]) -> Any:
+    """A generic build's ROCm release: the matrix's (a session build, with torch), else the
+    system install the demo used."""
+    info = data["build"]
+    if info.get("torch"):
+        return load_matrix().rocm[info["rocm"]]
+    from toolkit.plan.recipes.sample import demo_rocm
+
+    return demo_rocm((data["sdk"].get("root") or "/opt/rocm", info["rocm"])
+                     if info["rocm"] != "cpu" else None)
+
+
+def _source(data: Mapping[str, Any], given: str | None) -> str | None:
+    """Where the build's sources are here: ``--source``, the bundled sample of this toolkit,
+    or the recorded checkout when it exists here."""
+    if given:
+        return str(Path(given).expanduser().resolve())
+    if data.get("recipe") == "sample":
+        from toolkit.plan.recipes.sample import EXAMPLE
+
+        return str(EXAMPLE)
+    recorded = (data.get("options") or {}).get("source")
+    if not isinstance(recorded, str) or not recorded:
+        return None
+    if not Path(recorded).is_dir():
+        raise UsageError(f"the recorded --source {recorded} is not here; pass --source PATH "
+                         "(a checkout of the same tree)")
+    return recorded
+
+
+def _interpreter(data: Mapping[str, Any], python: str) -> str | None:
+    """An absolute interpreter when the recorded plan named one (the demo's): this toolkit's
+    own when it is that Python, else the one discovery finds; None: the name, as recorded."""
+    check = next((s for s in data["plan"]["steps"] if s.get("name") == "check-env"), None)
+    interp = ((check or {}).get("action") or {}).get("interpreter")
+    if not (isinstance(interp, str) and os.path.isabs(interp)):
+        return None
+    if python == f"{sys.version_info.major}.{sys.version_info.minor}" \
+            and not sysconfig.get_config_var("Py_GIL_DISABLED"):
+        return sys.executable
+    from toolkit.env.interpreters import find
+
+    try:
+        return find(python).path
+    except EnvironmentProblem:
+        return None  # said by ``differences``
 
 
 def with_credentials(url: str | None, environ: Mapping[str, str]) -> str | None:
@@ -80,30 +145,31 @@ def _options(data: Mapping[str, Any], environ: Mapping[str, str]) -> Options:
 
 
 def reconstruct(data: Mapping[str, Any], environ: Mapping[str, str] | None = None, *,
-                layout: Layout | None = None) -> tuple[Plan, Layout]:
+                layout: Layout | None = None, source: str | None = None) -> tuple[Plan, Layout]:
     """Plan the build again from the manifest's recorded inputs (never its commands): the
-    build, its options and targets, the sources pinned to the recorded commit; in the
-    recorded work folder and cache unless ``layout`` says where."""
+    build, its options and targets, the sources pinned to the recorded commit; in this
+    machine's work folder, cache and interpreter (``layout``: where; default the current
+    folder and this machine's cache)."""
     from toolkit.env.host import SystemRocm, discover
     from toolkit.env.rocm import with_system_rocm
     from toolkit.plan.locks import read_locks
     from toolkit.plan.planner import plan
 
-    build = _build(data)
+    layout = layout or Layout.default()
+    src = _source(data, source)
+    build = _build(data, src, layout.root)
     sha = data["source"].get("sha")
     options = _options(data, os.environ if environ is None else environ)
-    if layout is None:
-        layout = Layout(Path(data["workdir"]), Path(data["env_dir"]).parent.parent)
-    if sha and not options.source:
+    if sha and not options.source and build.package.recipe not in ("sample", "generic"):
         build = dataclasses.replace(build, pkg_version=dataclasses.replace(build.pkg_version,
                                                                            ref=sha))
     options = dataclasses.replace(
         options, gfx=tuple(data["targets"]), rebuild=True,
+        source=src if options.source else None,
         locks=() if options.no_lock else read_locks(layout.locks()))
     host = discover()
-    check = next((s for s in data["plan"]["steps"] if s.get("name") == "check-env"), None)
-    interp = ((check or {}).get("action") or {}).get("interpreter")
-    if isinstance(interp, str) and os.path.isabs(interp) and os.path.exists(interp):
+    interp = _interpreter(data, build.python)
+    if interp:
         host = dataclasses.replace(host, interpreters=MappingProxyType({build.python: interp}))
     root = data["sdk"].get("root")
     if data["sdk"].get("provider") == "system" and build.rocm.version != "cpu":
@@ -113,53 +179,33 @@ def reconstruct(data: Mapping[str, Any], environ: Mapping[str, str] | None = Non
     return plan(load_matrix(), build, options, host, layout, toolkit_python=sys.executable), layout
 
 
-def _normal(steps: Any, tools: Mapping[str, str]) -> list[Any]:
-    """A plan's steps without what depends on the host (tool paths, job counts) or on the
-    credentials given (never recorded)."""
-    text = json.dumps(steps, sort_keys=True).replace("://***@", "://")  # credentials aside
-    for path, token in tools.items():
-        if path:
-            text = text.replace(json.dumps(path)[1:-1], token)
+def plan_differences(data: Mapping[str, Any], again: Plan, layout: Layout) -> list[str]:
+    """Where the recorded build's identity and the one planned here from its inputs differ:
+    the build, targets and output options, then step by step (host paths as tokens)."""
+    from toolkit.run.identity import (
+        identity_differences,
+        normal_steps,
+        plan_sha256,
+        planned_identity,
+    )
 
-    def clean(node: Any) -> Any:
-        if isinstance(node, dict):
-            return {k: clean(v) for k, v in node.items()
-                    if k not in _DERIVED and k not in _HOST_ENV}
-        if isinstance(node, list):
-            return [clean(v) for v in node]
-        return node
-
-    return list(clean(json.loads(text)))
-
-
-def _tools(steps: Any) -> dict[str, str]:
-    """The toolkit's python and uv as a plan names them."""
-    out: dict[str, str] = {}
-    for s in steps if isinstance(steps, list) else []:
-        action = s.get("action") if isinstance(s, dict) else None
-        if not isinstance(action, dict):
-            continue
-        if isinstance(action.get("toolkit_python"), str):
-            out[action["toolkit_python"]] = "<toolkit-python>"
-        if action.get("kind") == "create-env" and isinstance(action.get("uv"), str):
-            out[action["uv"]] = "<uv>"
-    return out
-
-
-def plan_differences(recorded: Mapping[str, Any], again: Plan) -> list[str]:
-    """Where the recorded plan and the plan made here from its inputs disagree."""
-    old_steps = recorded.get("steps", [])
-    new_steps = json.loads(again.to_json())["steps"]
-    old = _normal(old_steps, _tools(old_steps))
-    new = _normal(new_steps, _tools(new_steps))
+    here = planned_identity(again, layout)
+    recorded = data.get("identity") or {}
+    out = [d for d in identity_differences(recorded, here) if not d.startswith("plan_sha256")]
+    paths = (data.get("host") or {}).get("paths") or {}
+    steps = data["plan"].get("steps", [])
+    # never trust the recorded digest alone: it must be the recorded plan's own
+    if recorded.get("plan_sha256") != plan_sha256(steps, paths):
+        out.append("the manifest's identity is not the digest of its own plan")
+    old = normal_steps(steps, paths)
+    new = normal_steps(json.loads(again.to_json())["steps"], host_paths(again, layout))
     if old == new:
-        return []
+        return out
     names_old = [s.get("name") for s in old if isinstance(s, dict)]
     names_new = [s.get("name") for s in new]
     if names_old != names_new:
-        return [f"steps {', '.join(map(str, names_old))} recorded; {', '.join(names_new)} "
-                "planned here"]
-    out = []
+        return [*out, f"steps {', '.join(map(str, names_old))} recorded; "
+                f"{', '.join(names_new)} planned here"]
     for a, b in zip(old, new, strict=True):
         if a != b:
             keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
@@ -167,17 +213,29 @@ def plan_differences(recorded: Mapping[str, Any], again: Plan) -> list[str]:
     return out
 
 
-def differences(data: Mapping[str, Any]) -> list[Difference]:
+def _abi(facts: Mapping[str, Any]) -> str:
+    return f"{facts.get('implementation')} {facts.get('version')} ({facts.get('abi')})"
+
+
+def differences(data: Mapping[str, Any], again: Plan, layout: Layout) -> list[Difference]:
+    """What differs between the recording host and this one: fatal where the comparison
+    would be meaningless (no such Python, another ROCm release, another interpreter ABI)."""
     from toolkit.env.gpus import detect
     from toolkit.env.interpreters import find
-    from toolkit.run.manifest import host_facts
+    from toolkit.run.manifest import host_facts, interpreter_identity, tool_versions
 
     out: list[Difference] = []
     python = data["build"]["python"]
+    interp = host_paths(again, layout).get("interpreter")
     try:
-        find(python)
+        interp = interp or find(python).path
     except EnvironmentProblem as err:
         out.append(Difference("Python interpreter", python, f"missing ({err.message})", True))
+    recorded_abi = (data.get("identity") or {}).get("interpreter")
+    if interp and isinstance(recorded_abi, dict) and recorded_abi.get("abi"):
+        here_abi = interpreter_identity(interp)
+        if here_abi != recorded_abi:
+            out.append(Difference("Python", _abi(recorded_abi), _abi(here_abi), True))
     sdk = data["sdk"]
     wanted = _major_minor(sdk.get("version")) or data["build"]["rocm"]
     if sdk.get("provider") == "system" and wanted != "cpu":
@@ -192,38 +250,54 @@ def differences(data: Mapping[str, Any]) -> list[Difference]:
             out.append(Difference("ROCm", f"{sdk.get('version') or wanted}", "no system ROCm",
                                   True))
     host = data.get("host") or {}
+    paths = host.get("paths") or {}
+    for role, path in host_paths(again, layout).items():
+        if role in paths and paths[role] != path:
+            out.append(Difference(role.replace("_", " "), str(paths[role]), path, False))
     gpus = [g.gfx for g in detect().gpus]
     if sorted(host.get("gpus", [])) != sorted(gpus):
         out.append(Difference("GPUs", ", ".join(host.get("gpus", [])) or "none",
                               ", ".join(gpus) or "none", False))
     here_host = host_facts()
-    for key in ("glibc", "os"):
+    for key in ("glibc", "os", "cores"):
         if host.get(key) and host.get(key) != here_host.get(key):
             out.append(Difference(key, str(host.get(key)), str(here_host.get(key)), False))
+    recorded_tools = data.get("tools") or {}
+    rocm_bin = f"{sdk['root']}/bin" if isinstance(sdk.get("root"), str) else None
+    here_tools = tool_versions(sys.executable, rocm_bin)
+    for key in ("hipcc", "clang", "gcc"):
+        if recorded_tools.get(key) != here_tools.get(key):
+            out.append(Difference(key, str(recorded_tools.get(key) or "none"),
+                                  str(here_tools.get(key) or "none"), False))
     return out
 
 
 def _tree_check(data: Mapping[str, Any], plan: Plan, force: bool,
                 reporter: Reporter) -> bool:
-    """A --source build: is the checkout the recorded tree? (False: it is not, forced.)"""
+    """A --source build: is the checkout the recorded tree, at the recorded commit (the
+    wheel's name carries it)? False: it is not, and --force goes on."""
     recorded = data["source"].get("tree")
     if not plan.source or not recorded:
         return True
-    from toolkit.run.sources import IGNORED, tree_hash
+    from toolkit.run.sources import IGNORED, NO_COMMIT, git, tree_hash
 
     source = Path(plan.source)
     if not source.is_dir():
         raise UsageError(f"the recorded --source {plan.source} is not here")
     here = tree_hash(source, IGNORED)
-    if here == recorded:
+    sha = git("-C", str(source), "rev-parse", "HEAD", check=False) or NO_COMMIT
+    recorded_sha = data["source"].get("sha") or NO_COMMIT
+    problems = ([f"tree {here[:12]}, recorded {recorded[:12]}"] if here != recorded else []) \
+        + ([f"commit {sha[:12]}, recorded {recorded_sha[:12]}"] if sha != recorded_sha else [])
+    if not problems:
         return True
     if not force:
-        raise UsageError(f"the source tree {plan.source} differs from the recorded one "
-                         f"(tree {here[:12]}, recorded {recorded[:12]})",
+        raise UsageError(f"the source {plan.source} differs from the recorded one "
+                         f"({'; '.join(problems)})",
                          hint="restore it, or pass --force (the result is then never "
                               "called identical)")
-    reporter.info(f"note: the source tree differs from the recorded one ({here[:12]} vs "
-                  f"{recorded[:12]}); going on because of --force")
+    reporter.info(f"note: the source differs from the recorded one ({'; '.join(problems)}); "
+                  "going on because of --force")
     return False
 
 
@@ -257,29 +331,32 @@ def _verdict(data: Mapping[str, Any], wheel: str | None, same_tree: bool,
 
 
 def reproduce(path: str, reporter: Reporter, *, step: str | None = None, dry_run: bool = False,
-              force: bool = False) -> int:
+              force: bool = False, workdir: str | None = None, source: str | None = None) -> int:
     from toolkit.plan.model import render
     from toolkit.run import executor, jobs, manifest
     from toolkit.run.context import Run
 
     data = manifest.load(path)
-    plan, layout = reconstruct(data)
-    changed = plan_differences(data["plan"], plan)
+    plan, layout = reconstruct(data, layout=Layout.default(workdir), source=source)
+    changed = plan_differences(data, plan, layout)
     if changed:
-        raise UsageError("refusing: the recorded plan differs from the plan this toolkit makes "
-                         "from the manifest's inputs: " + "; ".join(changed),
-                         hint="rebuild with this toolkit version, or inspect the manifest")
+        raise UsageError("refusing: the build's identity differs from the manifest's: "
+                         + "; ".join(changed),
+                         hint="rebuild with the toolkit version the manifest names "
+                              f"({data.get('toolkit_version')}), or inspect the manifest")
     names = [s.name for s in plan.steps if s.name != "publish"]
     if step is not None and step not in names:
         raise UsageError(f"unknown step {step!r}; this build's steps: {', '.join(names)}")
-    diffs = differences(data)
+    diffs = differences(data, plan, layout)
+    if diffs:
+        reporter.info("host differences (never compared; the wheel's sha256 decides):")
     for d in diffs:
-        mark = "REFUSE" if d.fatal else "note"
+        mark = "REFUSE" if d.fatal else "host"
         reporter.info(f"{mark:>6}  {d.what}: manifest {d.manifest}; this machine {d.here}")
     fatal = [d for d in diffs if d.fatal]
     if fatal and not force:
-        raise EnvironmentProblem(
-            "reproduction would be meaningless here: "
+        raise UsageError(
+            "refusing: reproduction would be meaningless here: "
             + "; ".join(f"{d.what} {d.manifest} in the manifest, {d.here} here" for d in fatal),
             hint="run it on a matching machine, or pass --force")
     same_tree = _tree_check(data, plan, force, reporter)

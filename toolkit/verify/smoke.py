@@ -188,7 +188,7 @@ def smoke_facts(manifest: dict[str, Any]) -> dict[str, Any]:
     elif rocm and rocm != "cpu":
         hip = ".".join(rocm.split(".")[:2])
     return {
-        "needs_torch": bool(recipe.needs_torch),
+        "needs_torch": bool(recipe.needs_torch) or bool(b.get("torch")),
         "carries_gpu_code": rocm != "cpu",
         "rocm": rocm,
         "hip": hip,

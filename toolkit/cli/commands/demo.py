@@ -1,5 +1,6 @@
-"""`python -m toolkit demo [--workdir DIR] ...`: the main job on the bundled sample
-(what ``nox -s demo`` runs; works from an installed, non-editable toolkit too)."""
+"""`python -m toolkit demo [--source PATH] [--gfx ...] ...`: the main job on the bundled sample,
+or on your own project (what ``nox -s demo --`` runs, with the same options and ``--help``:
+both come from ``add_demo_arguments``; works from an installed, non-editable toolkit too)."""
 
 from __future__ import annotations
 
@@ -7,69 +8,91 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+DESCRIPTION = ("Build, check and smoke-test the bundled sample HIP extension, or your own "
+               "project (--source PATH), with this machine's Python and ROCm.")
+
+
+def add_demo_arguments(p: argparse.ArgumentParser) -> None:
+    """The demo's options: one definition for ``python -m toolkit demo`` and ``nox -s demo``."""
+    p.add_argument("--source", default=None, metavar="PATH",
+                   help="build the setuptools/pyproject project at PATH instead of the bundled "
+                        "sample (copied, never modified)")
+    p.add_argument("--gfx", action="append", default=[], metavar="TARGETS",
+                   help="gfx ids or family names, comma list (default: gfx90a,gfx908)")
+    p.add_argument("--dry-run", action="store_true", help="print the plan, run nothing")
+    p.add_argument("--json", action="store_true", help="with --dry-run: the plan as JSON")
+    p.add_argument("--workdir", default=None, metavar="DIR",
+                   help="where dist/, artifacts/, build/ go (default: the current folder)")
+    p.add_argument("--cpu", action="store_true",
+                   help="build the CPU variant (no GPU code), even where hipcc is installed")
+    p.add_argument("--no-smoke", action="store_true", help="stop after the checks")
+    p.add_argument("--rebuild", action="store_true",
+                   help="build the wheel even when nothing it depends on changed")
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("demo", help="build, check and smoke-test the bundled sample",
-                       add_help=False)
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p = sub.add_parser("demo", help="build, check and smoke-test the bundled sample or --source",
+                       description=DESCRIPTION)
+    add_demo_arguments(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        demo_main(args.rest, "python -m toolkit demo")
-    except argparse.ArgumentError as err:
-        from toolkit.core.errors import UsageError
-
-        raise UsageError(str(err)) from None
+    demo(args)
     return 0
 
 
 def demo_main(argv: Sequence[str], prog: str) -> None:
-    """The demo's body, shared by ``nox -s demo`` and ``python -m toolkit demo``."""
+    """``nox -s demo -- ARGS``: the same parser, the same body."""
+    from toolkit.cli.main import Parser
+
+    p = Parser(prog=prog, exit_on_error=False, description=DESCRIPTION)
+    add_demo_arguments(p)
+    demo(p.parse_args(list(argv)))
+
+
+def demo(args: argparse.Namespace) -> None:
     import dataclasses
 
-    from toolkit.cli.main import Parser
     from toolkit.cli.running import run_and_summarise
     from toolkit.env.host import SystemRocm, discover
     from toolkit.plan.layout import Layout
     from toolkit.plan.model import Options, render
     from toolkit.plan.planner import plan
     from toolkit.plan.recipes import load_matrix
-    from toolkit.plan.recipes.sample import DEMO_TARGETS, EXAMPLE, demo_build, detect_hip
+    from toolkit.plan.recipes.sample import DEMO_TARGETS, EXAMPLE, demo_build, demo_rocm, detect_hip
 
-    p = Parser(prog=prog, exit_on_error=False,
-                                description="Build, check and smoke-test the bundled sample.")
-    p.add_argument("--gfx", action="append", default=[], help="default: gfx90a,gfx908")
-    p.add_argument("--dry-run", action="store_true", help="print the plan, run nothing")
-    p.add_argument("--json", action="store_true", help="with --dry-run: the plan as JSON")
-    p.add_argument("--workdir", default=None, help="where dist/, artifacts/, build/ go")
-    p.add_argument("--cpu", action="store_true", help="build the CPU variant even with hipcc")
-    p.add_argument("--no-smoke", action="store_true", help="stop after the checks")
-    p.add_argument("--rebuild", action="store_true",
-                   help="build the wheel even when nothing it depends on changed")
-    args = p.parse_args(list(argv))
     matrix = load_matrix()
+    gfx = matrix.expand_gfx(args.gfx) if args.gfx else DEMO_TARGETS
+    layout = Layout.default(args.workdir)
     hip = None if args.cpu else detect_hip()
     python = f"{sys.version_info.major}.{sys.version_info.minor}"
-    build = demo_build(python, hip)
+    if args.source:
+        from toolkit.cli.own_project import project_build
+
+        build = project_build(args.source, python, demo_rocm(hip), "", layout)
+        source = build.package.repo
+    else:
+        build, source = demo_build(python, hip), str(EXAMPLE)
     host = discover()
     host = dataclasses.replace(
         host, interpreters={python: sys.executable},
         system_rocm=SystemRocm(hip[0], hip[1]) if hip else None)
-    gfx = matrix.expand_gfx(args.gfx) if args.gfx else DEMO_TARGETS
-    opts = Options(gfx=gfx, rocm_from="system", source=str(EXAMPLE), smoke=not args.no_smoke,
+    opts = Options(gfx=gfx, rocm_from="system", source=source, smoke=not args.no_smoke,
                    rebuild=args.rebuild)
-    layout = Layout.default(args.workdir)
     the_plan = plan(matrix, build, opts, host, layout, toolkit_python=sys.executable)
     if args.dry_run:
         from toolkit.core.text import clean
 
         print(the_plan.to_json() if args.json else clean(render(the_plan)))
         return
+    what = f"{build.package.dist} {build.version} from {source}" if args.source else "the sample"
     if hip:
-        print(f"demo: HIP {hip[1]} compiler found under {hip[0]}: building GPU code")
+        print(f"demo: HIP {hip[1]} compiler found under {hip[0]}: building {what} for "
+              f"{', '.join(the_plan.targets)}")
+    elif args.cpu:
+        print(f"demo: --cpu: building the CPU variant of {what}, as asked (no GPU code)")
     else:
-        print("demo: no ROCm/HIP compiler on this machine: building the CPU variant "
+        print(f"demo: no ROCm/HIP compiler on this machine: building the CPU variant of {what} "
               "(install Debian's hipcc for real GPU code)")
     run_and_summarise([the_plan], layout)

@@ -1,4 +1,5 @@
-"""`python -m toolkit repro MANIFEST [--step NAME] [--dry-run] [--force]`."""
+"""`python -m toolkit repro MANIFEST [--step NAME] [--dry-run] [--force] [--workdir DIR]
+[--source PATH]`."""
 
 from __future__ import annotations
 
@@ -10,7 +11,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("manifest", help="artifacts/<build-id>/manifest.json")
     p.add_argument("--step", default=None, help="stop after this step")
     p.add_argument("--dry-run", action="store_true", help="print the steps, run nothing")
-    p.add_argument("--force", action="store_true", help="run even where the host differs")
+    p.add_argument("--force", action="store_true",
+                   help="run even where a host difference makes the comparison meaningless")
+    p.add_argument("--workdir", default=None,
+                   help="where build/, artifacts/ go (default: the current folder)")
+    p.add_argument("--source", default=None,
+                   help="a checkout of the recorded source, when the recorded path is not here")
     p.set_defaults(func=run)
 
 
@@ -19,4 +25,4 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.verify.repro import reproduce
 
     return reproduce(args.manifest, StreamReporter(), step=args.step, dry_run=args.dry_run,
-                     force=args.force)
+                     force=args.force, workdir=args.workdir, source=args.source)

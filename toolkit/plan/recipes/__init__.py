@@ -21,10 +21,11 @@ from toolkit.data.matrix import Build, Matrix
 from toolkit.plan.recipes.apex import ApexRecipe
 from toolkit.plan.recipes.base import Recipe, RecipeOption
 from toolkit.plan.recipes.fbgemm_gpu import FbgemmGpuRecipe
+from toolkit.plan.recipes.generic import GenericRecipe
 from toolkit.plan.recipes.sample import SampleRecipe
 
 REGISTRY: Mapping[str, Recipe] = MappingProxyType({
-    r.name: r for r in (ApexRecipe(), FbgemmGpuRecipe(), SampleRecipe())
+    r.name: r for r in (ApexRecipe(), FbgemmGpuRecipe(), SampleRecipe(), GenericRecipe())
 })
 
 

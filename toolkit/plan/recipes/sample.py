@@ -43,7 +43,7 @@ class SampleRecipe(RecipeDefaults):
             ctx.build_wheel(
                 ("build hip_sample for " + ";".join(ctx.targets))
                 if self.carries_gpu_code(ctx.build, ctx.options)
-                else "build hip_sample's CPU variant (no ROCm compiler on this machine)",
+                else "build hip_sample's CPU variant (no GPU code)",
                 (ctx.env_python, "-m", "build", "--wheel", "--no-isolation",
                  "--outdir", ctx.wheelhouse, ctx.source_dir),
                 env=env, cwd=ctx.source_dir),
@@ -86,14 +86,19 @@ def detect_hip() -> tuple[str, str] | None:
     return found.root, major_minor(found.version)
 
 
+def demo_rocm(hip: tuple[str, str] | None) -> RocmRelease:
+    """The ROCm the demo builds with: the host's system install (root, major.minor), or none
+    (the CPU variant)."""
+    if hip:
+        _root, version = hip
+        return RocmRelease(version, version, "gfx90X-dcgpu",
+                           SdkSource("system", version=version), MappingProxyType({}))
+    return RocmRelease("cpu", "", "gfx90X-dcgpu", SdkSource("none"), MappingProxyType({}))
+
+
 def demo_build(python: str, hip: tuple[str, str] | None) -> Build:
     """The sample as a build: for the host's Python and whatever ROCm the host has."""
-    if hip:
-        root, version = hip
-        rocm = RocmRelease(version, version, "gfx90X-dcgpu",
-                           SdkSource("system", version=version), MappingProxyType({}))
-    else:
-        rocm = RocmRelease("cpu", "", "gfx90X-dcgpu", SdkSource("none"), MappingProxyType({}))
+    rocm = demo_rocm(hip)
     pv = PackageVersion("hip_sample", VERSION, "HEAD", "", (rocm.version,), (python,), "setuptools")
     package = Package("hip_sample", "hip-sample", str(EXAMPLE), "sample", (pv,))
     return Build(package, pv, python, rocm)
