@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from toolkit.run.manifest_schema import SCHEMA_VERSION
+
 ROOT = Path(__file__).resolve().parents[2]
 FAULTS = ROOT / "tests" / "faults"
 pytestmark = pytest.mark.integration
@@ -178,8 +180,8 @@ def _tamper(path: Path, edit: object) -> None:
     (lambda m: m.update(env_dir="relative/env"), "manifest field env_dir"),
     (lambda m: m.update(workdir="/w/\n/x"), "manifest field workdir"),
     (lambda m: m["source"].update(path="../../elsewhere"), "manifest field source.path"),
-    (lambda m: m.update(schema_version="3"),
-     "schema_version '3' is a string, expected the integer 3"),
+    (lambda m: m.update(schema_version=str(SCHEMA_VERSION)),
+     f"schema_version '{SCHEMA_VERSION}' is a string, expected the integer {SCHEMA_VERSION}"),
     (lambda m: m.update(targets="gfx90a"),
      "manifest field targets: 'gfx90a' is a string, expected an array"),
     (lambda m: m["build"].update(python=3.11),

@@ -60,11 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["demo"]:  # its own options, leading ones too (REMAINDER drops those)
-        args = argparse.Namespace(command="demo", rest=argv[1:],
-                                  func=importlib.import_module("toolkit.cli.commands.demo").run)
-    else:
-        args = parser.parse_args(argv)
+    args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
