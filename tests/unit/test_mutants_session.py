@@ -1,9 +1,11 @@
-"""`nox -s mutants` (toolkit/cli/mutants.py): the score from mutmut's result files, the module
-argument, and errors as one line."""
+"""`nox -s mutants` (toolkit/cli/mutants.py): the score from mutmut's result files, per package
+and overall, the module arguments, the random sample and its interval, errors as one line."""
 
 from __future__ import annotations
 
 import json
+import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +25,6 @@ class FakeSession:
     def run(self, *args: str, **_: Any) -> None:
         self.ran.append(args)
 
-    def error(self, text: str) -> None:
-        raise SystemExit(f"error: {text}")
-
 
 def _meta(root: Path, module: str, codes: dict[str, int | None]) -> None:
     path = root / "mutants" / (module.replace(".", "/") + ".py.meta")
@@ -33,17 +32,20 @@ def _meta(root: Path, module: str, codes: dict[str, int | None]) -> None:
     path.write_text(json.dumps({"exit_code_by_key": codes}))
 
 
-def test_score_counts_failed_and_timed_out_tests_as_kills(tmp_path: Path) -> None:
-    # mutmut's exit codes: 1 a test failed, 36 timeout, -24 killed by a signal: killed;
-    # 0 survived; 33 no test ran it; None not run yet; 34 skipped
-    codes: dict[str, int | None] = {"a": 1, "b": 36, "c": -24, "d": 0, "e": 33, "f": None, "g": 34}
+def test_score_counts_failed_timed_out_and_crashed_tests_as_kills(tmp_path: Path) -> None:
+    # mutmut's exit codes (mutmut/stats.py): 1 a test failed, 36 timeout, -24 SIGXCPU, -11 segfault:
+    # killed; 0 survived; 33 and 5 no test ran it; None not run yet, 34 skipped, 2 interrupted;
+    # 99 is no code mutmut names ("suspicious"): not a kill
+    codes: dict[str, int | None] = {"a": 1, "b": 36, "c": -24, "d": 0, "e": 33, "f": None, "g": 34,
+                                    "h": -11, "i": 5, "j": 2, "k": 99}
     _meta(tmp_path, "toolkit.inspect.policy", codes)
     _meta(tmp_path, "toolkit.inspect.elf", {"x": 1, "y": 1})
-    s = m.score(tmp_path, "toolkit.inspect.policy")
-    assert (s.killed, s.survived, s.no_tests, s.total) == (3, ["d"], ["e"], 5)
-    assert s.line() == "mutants: 3 killed of 5 (60.0%), 1 survived, 1 not covered by any test"
-    assert m.score(tmp_path).killed == 5 and m.score(tmp_path).total == 7
-    assert m.score(tmp_path, "toolkit.inspect.pol").total == 0  # a prefix of a name is not the module
+    s = m.score(tmp_path, ["toolkit.inspect.policy"])
+    assert (s.killed, s.survived, s.no_tests, s.suspicious, s.total) == (4, ["d"], ["e", "i"], ["k"], 8)
+    assert s.line() == ("mutants: 4 killed of 8 (50.0%), 1 survived, 2 not covered by any test, "
+                        "1 suspicious, 3 not run")
+    assert m.score(tmp_path).killed == 6 and m.score(tmp_path).total == 10
+    assert m.score(tmp_path, ["toolkit.inspect.pol"]).total == 0  # a prefix of a name is not the module
 
 
 def test_score_only_reports_without_running(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -51,11 +53,120 @@ def test_score_only_reports_without_running(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.chdir(tmp_path)
     s = FakeSession()
     m.mutants(s, ["toolkit.inspect.needed", "--score-only"])
-    assert s.ran == [] and s.logs == ["survived: b", "mutants: 1 killed of 2 (50.0%), 1 survived, "
-                                      "0 not covered by any test"]
+    assert s.ran == [] and s.logs == ["survived: b", "toolkit.inspect.needed: 1 killed of 2 (50.0%), "
+                                      "1 survived, 0 not covered by any test"]
 
 
-@pytest.mark.parametrize("arg", ["toolkit.plan.planner", "inspect.policy", "toolkit.inspect.Policy;rm"])
-def test_a_module_outside_inspect_is_refused_in_one_line(arg: str) -> None:
-    with pytest.raises(SystemExit, match=r"^error: bad module .*toolkit\.inspect\.policy$"):
-        m.mutants(FakeSession(), [arg, "--score-only"])
+def test_each_package_is_scored_and_then_all_of_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _meta(tmp_path, "toolkit.plan.planner", {"p1": 1, "p2": 1, "p3": 0})
+    _meta(tmp_path, "toolkit.plan.recipes.__init__", {"r1": 1})
+    _meta(tmp_path, "toolkit.data.matrix", {"d1": 1, "d2": 33})
+    _meta(tmp_path, "toolkit.inspect.elf", {"e1": 1})
+    _meta(tmp_path, "toolkit.core.proc", {"c1": 0})  # not one of the three packages
+    monkeypatch.chdir(tmp_path)
+    s = FakeSession()
+    m.mutants(s, ["--score-only"])
+    assert s.logs == [
+        "survived: p3", "no test covers: d2",
+        "toolkit.inspect: 1 killed of 1 (100.0%), 0 survived, 0 not covered by any test",
+        "toolkit.plan: 3 killed of 4 (75.0%), 1 survived, 0 not covered by any test",
+        "toolkit.data: 1 killed of 2 (50.0%), 0 survived, 1 not covered by any test",
+        "overall: 5 killed of 7 (71.4%), 1 survived, 1 not covered by any test",
+    ]
+
+
+def test_a_run_asks_mutmut_for_the_packages_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    s = FakeSession()
+    m.mutants(s, ["toolkit.plan", "toolkit.data.matrix", "--max-children", "1"])
+    mutmut = str(Path(sys.executable).with_name("mutmut"))
+    assert s.ran == [(mutmut, "run", "--max-children=1", "toolkit.plan.*", "toolkit.data.matrix.*")]
+
+
+def test_wilson_interval_matches_newcombes_published_values() -> None:
+    # Newcombe, "Two-sided confidence intervals for the single proportion: comparison of seven
+    # methods", Statistics in Medicine 17 (1998) 857-872, Table II, method 3 (score, no continuity
+    # correction), to the 4 decimals printed there
+    published = {(81, 263): (0.2553, 0.3662), (15, 148): (0.0624, 0.1605),
+                 (0, 20): (0.0, 0.1611), (1, 29): (0.0061, 0.1718)}
+    for (k, n), (lo, hi) in published.items():
+        got = m.wilson(k, n)
+        assert round(got[0], 4) == lo and round(got[1], 4) == hi, (k, n, got)
+    # by hand: 10 of 10, z = 1.96: (1 + z²/20 - z·sqrt(z²/400)) / (1 + z²/10) = 1 / 1.38415 = 0.7225
+    lo, hi = m.wilson(10, 10)
+    assert round(lo, 4) == 0.7225 and hi == pytest.approx(1.0, abs=1e-12)
+    for bad in ((1, 0), (-1, 5), (6, 5)):
+        with pytest.raises(ValueError):
+            m.wilson(*bad)
+
+
+def test_a_sample_is_a_uniform_draw_without_replacement() -> None:
+    names = [f"toolkit.plan.x_f__mutmut_{i}" for i in range(20)]
+    one = m.draw(names, 5, seed=7)
+    assert len(one) == len(set(one)) == 5 and set(one) <= set(names)
+    assert m.draw(reversed(names), 5, seed=7) == one  # the order of the names does not matter
+    assert m.draw(names, 50, seed=1) == sorted(names)  # more than there are: all of them
+    # uniform: over 4000 seeds each name is drawn 4000 * 5/20 = 1000 times on average; the
+    # standard deviation of a count is sqrt(4000 * 0.25 * 0.75) = 27.4, so 6 of them is 164
+    counts = Counter(n for seed in range(4000) for n in m.draw(names, 5, seed))
+    assert set(counts) == set(names)
+    assert all(abs(c - 1000) < 164 for c in counts.values()), counts
+
+
+def test_sampling_generates_then_runs_the_drawn_names_and_reports_the_interval(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    plan = {f"toolkit.plan.planner.x_f__mutmut_{i}": None for i in range(30)}
+    _meta(tmp_path, "toolkit.plan.planner", plan)
+    _meta(tmp_path, "toolkit.data.matrix", {"toolkit.data.matrix.x_g__mutmut_1": None})
+    monkeypatch.chdir(tmp_path)
+    s = FakeSession()
+    m.mutants(s, ["toolkit.plan", "--sample", "10", "--seed", "3", "--max-children", "1"])
+    generate, run = s.ran
+    assert generate == (sys.executable, "-c", m.GENERATE, "1")
+    drawn = list(run[3:])
+    assert run[1:3] == ("run", "--max-children=1") and drawn == m.draw(plan, 10, 3)
+    # mutmut ran them: 8 killed, 2 survived (a real run writes these into the meta files)
+    codes: dict[str, int | None] = dict(plan)
+    codes.update({n: (0 if i < 2 else 1) for i, n in enumerate(drawn)})
+    _meta(tmp_path, "toolkit.plan.planner", codes)
+    again = FakeSession()
+    m.mutants(again, ["toolkit.plan", "--sample", "10", "--seed", "3", "--score-only"])
+    assert again.ran == []
+    # 8 of 10: p = 0.8, z²/n = 0.38415; (0.8 + 0.19207 ± 1.96·sqrt(0.016 + 0.009604)) / 1.38415
+    # = (0.99207 ± 0.31362) / 1.38415 = 0.4901 .. 0.9433
+    assert again.logs == ["sample: 10 of 30 mutants, seed 3", f"survived: {drawn[0]}", f"survived: {drawn[1]}",
+                          "toolkit.plan: 8 killed of 10 (80.0%) in a sample of 10 of 30 mutants, "
+                          "95% interval 49.0-94.3%, 2 survived, 0 not covered by any test"]
+
+
+@pytest.mark.parametrize("args", [["toolkit.core.proc"], ["inspect.policy"], ["toolkit.inspect.Policy;rm"],
+                                  ["toolkit.plan", "toolkit.cli"]])
+def test_a_module_outside_the_three_packages_is_refused_in_one_line(
+        args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        m.mutants(FakeSession(), [*args, "--score-only"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: bad module ") and err.rstrip().endswith("e.g. toolkit.inspect.policy")
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(("args", "needle"), [(["--sample", "0"], "bad --sample 0"),
+                                              (["--max-children", "0"], "bad --max-children 0"),
+                                              (["--sample", "x"], "invalid int value: 'x'")])
+def test_a_bad_number_is_refused_in_one_line(args: list[str], needle: str,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        m.mutants(FakeSession(), [*args, "--score-only"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and needle in err and err.count("\n") == 1
+
+
+def test_a_sample_of_nothing_generated_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        m.mutants(FakeSession(), ["toolkit.data", "--sample", "5", "--score-only"])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == ("error: no mutants of toolkit.data in mutants/: "
+                                       "run without --score-only first\n")

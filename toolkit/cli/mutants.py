@@ -1,31 +1,54 @@
-"""The body of ``nox -s mutants``: mutation testing of ``toolkit/inspect`` with mutmut.
+"""The body of ``nox -s mutants``: mutation testing of ``toolkit/inspect``, ``toolkit/plan`` and
+``toolkit/data`` with mutmut.
 
-    nox -s mutants                          # every module of toolkit/inspect
-    nox -s mutants -- toolkit.inspect.policy  # one module
-    nox -s mutants -- --score-only          # the score of the last run, nothing run
+    nox -s mutants                                   # every mutant of the three packages
+    nox -s mutants -- toolkit.plan                   # one package (or module: toolkit.plan.planner)
+    nox -s mutants -- toolkit.inspect --sample 300 --seed 1   # a uniform random sample of them
+    nox -s mutants -- --score-only                   # the score of the last run, nothing run
 
 mutmut's configuration (what is mutated, which tests run) is ``[tool.mutmut]`` in
-pyproject.toml; it works in ``mutants/`` (git-ignored). The score counts a mutant as killed
-when a test failed or timed out on it; survivors and mutants no test covers are listed, each
-to become a test or a line in ``docs/equivalent-mutants.md``.
+pyproject.toml; it works in ``mutants/`` (git-ignored). For each mutant mutmut runs only the
+unit tests that called the mutated function when it collected its stats, so a mutant costs
+seconds. The score counts a mutant as killed when a test failed, timed out or crashed on it;
+survivors and mutants no test covers are listed, each to become a test or a line in
+``docs/equivalent-mutants.md``.
+
+``--sample N --seed S`` first generates the mutants (nothing is run), then draws N of the
+generated names uniformly at random (without replacement, from the sorted names: the same N, S
+and sources give the same sample) and runs only those. Its score is an estimate: printed with
+the sample size, the number of mutants it was drawn from and a 95% Wilson score interval.
+``--score-only --sample N --seed S`` reports the same sample's score again.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import random
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from toolkit.core.errors import EnvironmentProblem, UsageError
 
-MODULE = re.compile(r"^toolkit\.inspect(\.[a-z_][a-z0-9_]*)?$")
-SURVIVED, NO_TESTS = 0, 33
-NOT_RUN = (None, 34)  # not checked yet, skipped
+PACKAGES = ("toolkit.inspect", "toolkit.plan", "toolkit.data")
+MODULE = re.compile(r"^toolkit\.(inspect|plan|data)(\.[a-z_][a-z0-9_]*)*$")
+# mutmut 3's exit codes (mutmut/stats.py): a test failed (1), pytest's internal error (3), a
+# timeout (36, SIGXCPU 24/-24/152, 255), a crash (-11, -9) or the type checker (37) kill it
+SURVIVED, NO_TESTS = (0,), (5, 33)
+KILLED = (1, 3, 36, 24, -24, 152, 255, -11, -9, 37)
+NOT_RUN = (None, 2, 34)  # not checked yet, interrupted, skipped
+Z95 = 1.959963984540054  # the 0.975 quantile of the standard normal distribution
+
+GENERATE = ("from pathlib import Path; import sys; "
+            "from mutmut.__main__ import create_mutants; "
+            "from mutmut.utils.file_utils import copy_src_dir, copy_also_copy_files; "
+            "Path('mutants').mkdir(exist_ok=True); copy_src_dir(); copy_also_copy_files(); "
+            "create_mutants(int(sys.argv[1]))")
 
 
 @dataclass
@@ -33,76 +56,164 @@ class Score:
     killed: int = 0
     survived: list[str] = field(default_factory=list)
     no_tests: list[str] = field(default_factory=list)
+    suspicious: list[str] = field(default_factory=list)  # an exit code mutmut does not name
+    not_run: list[str] = field(default_factory=list)
 
     @property
     def total(self) -> int:
-        return self.killed + len(self.survived) + len(self.no_tests)
+        return self.killed + len(self.survived) + len(self.no_tests) + len(self.suspicious)
 
-    def line(self) -> str:
+    def add(self, key: str, code: int | None) -> None:
+        if code in NOT_RUN:
+            self.not_run.append(key)
+        elif code in SURVIVED:
+            self.survived.append(key)
+        elif code in NO_TESTS:
+            self.no_tests.append(key)
+        elif code in KILLED:
+            self.killed += 1
+        else:
+            self.suspicious.append(key)
+
+    def line(self, label: str = "mutants", drawn_from: int | None = None) -> str:
+        """One line: killed of total, the percentage, and for a sample the sample size, the
+        number of mutants it was drawn from and the 95% Wilson interval."""
         pct = 100.0 * self.killed / self.total if self.total else 0.0
-        return (f"mutants: {self.killed} killed of {self.total} ({pct:.1f}%), {len(self.survived)} survived, "
-                f"{len(self.no_tests)} not covered by any test")
+        head = f"{label}: {self.killed} killed of {self.total} ({pct:.1f}%)"
+        if drawn_from is not None and self.total:
+            lo, hi = wilson(self.killed, self.total)
+            head += (f" in a sample of {self.total} of {drawn_from} mutants, "
+                     f"95% interval {100 * lo:.1f}-{100 * hi:.1f}%")
+        tail = f", {len(self.survived)} survived, {len(self.no_tests)} not covered by any test"
+        if self.suspicious:
+            tail += f", {len(self.suspicious)} suspicious"
+        if self.not_run:
+            tail += f", {len(self.not_run)} not run"
+        return head + tail
+
+
+def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of ``k`` successes in ``n`` trials (Wilson 1927; Newcombe 1998,
+    method 3): ``(p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)``."""
+    if not 0 <= k <= n or n == 0:
+        raise ValueError(f"need 0 <= k <= n and n > 0, got k={k}, n={n}")
+    p, z2 = k / n, z * z
+    centre = p + z2 / (2 * n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    den = 1 + z2 / n
+    return max(0.0, (centre - half) / den), min(1.0, (centre + half) / den)
+
+
+def draw(names: Iterable[str], size: int, seed: int) -> list[str]:
+    """``size`` of ``names`` drawn uniformly without replacement (all of them when there are no
+    more); it depends on the set of names and the seed, not on their order."""
+    pool = sorted(set(names))
+    return sorted(random.Random(seed).sample(pool, min(size, len(pool))))
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="nox -s mutants --", exit_on_error=False,
-                                description="mutation testing of toolkit/inspect (mutmut)")
-    p.add_argument("module", nargs="?", help="one module, e.g. toolkit.inspect.policy (default: all)")
+                                description="mutation testing of toolkit/inspect, plan and data (mutmut)")
+    p.add_argument("modules", nargs="*",
+                   help="packages or modules, e.g. toolkit.plan toolkit.inspect.policy (default: the three)")
     p.add_argument("--score-only", action="store_true", help="report the last run's score, run nothing")
     p.add_argument("--max-children", type=int, default=None, help="parallel workers (mutmut's default: CPUs)")
+    p.add_argument("--sample", type=int, default=None, metavar="N",
+                   help="run N mutants drawn uniformly at random; the score gets a 95%% interval")
+    p.add_argument("--seed", type=int, default=0, help="the seed of --sample (default 0)")
     return p
 
 
-def _metas(root: Path, module: str | None) -> Iterator[tuple[str, dict[str, Any]]]:
+def _inside(name: str, modules: Sequence[str]) -> bool:
+    return any(name == m or name.startswith(m + ".") for m in modules)
+
+
+def generated(root: Path, modules: Sequence[str] = PACKAGES) -> dict[str, dict[str, int | None]]:
+    """Every generated mutant of ``modules`` in ``root/mutants``: module -> {name: exit code}
+    (the module named by its file; a package's ``__init__`` by ``pkg.__init__``)."""
     base = root / "mutants"
-    for meta in sorted(base.glob("toolkit/inspect/**/*.py.meta")):
+    out: dict[str, dict[str, int | None]] = {}
+    for meta in sorted(base.glob("toolkit/**/*.py.meta")):
         name = ".".join(meta.relative_to(base).with_suffix("").with_suffix("").parts)
-        if module and name != module and not name.startswith(module + "."):
+        if not _inside(name, modules):
             continue
         try:
-            yield name, json.loads(meta.read_text(encoding="utf-8"))
+            codes = json.loads(meta.read_text(encoding="utf-8")).get("exit_code_by_key") or {}
         except (OSError, ValueError):
             continue
-
-
-def score(root: Path, module: str | None = None) -> Score:
-    """The score of the mutants of ``module`` (or of all of toolkit/inspect) in ``mutants/``."""
-    out = Score()
-    for _, data in _metas(root, module):
-        for key, code in (data.get("exit_code_by_key") or {}).items():
-            if code in NOT_RUN:
-                continue
-            if code == SURVIVED:
-                out.survived.append(key)
-            elif code == NO_TESTS:
-                out.no_tests.append(key)
-            else:
-                out.killed += 1
+        out[name] = dict(codes)
     return out
 
 
-def mutants(session: Any, posargs: Sequence[str]) -> None:
-    """Run mutmut over toolkit/inspect (or one module) and print the score and survivors."""
-    try:
-        args = parser().parse_args(list(posargs))
-        if args.module and not MODULE.match(args.module):
-            raise UsageError(f"bad module {args.module!r}: give a dotted name under toolkit.inspect, "
-                             "e.g. toolkit.inspect.policy")
-        root = Path.cwd()
+def score(root: Path, modules: Sequence[str] = PACKAGES, only: Iterable[str] | None = None) -> Score:
+    """The score of the mutants of ``modules`` in ``mutants/`` (of those in ``only``, if given)."""
+    keep = set(only) if only is not None else None
+    out = Score()
+    for codes in generated(root, modules).values():
+        for key, code in codes.items():
+            if keep is None or key in keep:
+                out.add(key, code)
+    return out
+
+
+def _validate(args: argparse.Namespace) -> list[str]:
+    for mod in args.modules:
+        if not MODULE.match(mod):
+            raise UsageError(f"bad module {mod!r}: give a dotted name under toolkit.inspect, toolkit.plan "
+                             "or toolkit.data, e.g. toolkit.inspect.policy")
+    if args.sample is not None and args.sample < 1:
+        raise UsageError(f"bad --sample {args.sample}: give a number of mutants of at least 1")
+    if args.max_children is not None and args.max_children < 1:
+        raise UsageError(f"bad --max-children {args.max_children}: give at least 1")
+    return list(args.modules) or list(PACKAGES)
+
+
+def _body(session: Any, posargs: Sequence[str]) -> None:
+    args = parser().parse_args(list(posargs))
+    modules = _validate(args)
+    root = Path.cwd()
+    exe = Path(sys.executable).with_name("mutmut")
+    children = args.max_children
+    extra = [f"--max-children={children}"] if children else []
+    if not args.score_only and not exe.exists():
+        raise EnvironmentProblem("mutmut is not installed", hint="pip install -e '.[dev]'")
+    chosen: list[str] | None = None
+    if args.sample is not None:
         if not args.score_only:
-            exe = Path(sys.executable).with_name("mutmut")
-            if not exe.exists():
-                raise EnvironmentProblem("mutmut is not installed", hint="pip install -e '.[dev]'")
-            extra = [f"--max-children={args.max_children}"] if args.max_children else []
-            names = [f"{args.module}.*"] if args.module else []
-            session.run(str(exe), "run", *extra, *names, success_codes=[0, 1])
-        result = score(root, args.module)
-    except (UsageError, EnvironmentProblem) as err:
-        session.error(str(err))
-    except argparse.ArgumentError as err:
-        session.error(str(err))
-    for key in result.survived:
+            session.run(sys.executable, "-c", GENERATE, str(children or 2))
+        names = [k for codes in generated(root, modules).values() for k in codes]
+        if not names:
+            raise UsageError(f"no mutants of {', '.join(modules)} in mutants/: run without --score-only first")
+        chosen = draw(names, args.sample, args.seed)
+        session.log(f"sample: {len(chosen)} of {len(names)} mutants, seed {args.seed}")
+        if not args.score_only:
+            session.run(str(exe), "run", *extra, *chosen, success_codes=[0, 1])
+    elif not args.score_only:
+        session.run(str(exe), "run", *extra, *[f"{m}.*" for m in modules], success_codes=[0, 1])
+    _report(session, root, modules, chosen)
+
+
+def _report(session: Any, root: Path, modules: Sequence[str], chosen: list[str] | None) -> None:
+    total = score(root, modules, chosen)
+    for key in total.survived:
         session.log(f"survived: {key}")
-    for key in result.no_tests:
+    for key in total.no_tests:
         session.log(f"no test covers: {key}")
-    session.log(result.line())
+    for key in total.suspicious:
+        session.log(f"suspicious: {key}")
+    parts = [p for p in PACKAGES if any(_inside(m, [p]) for m in modules)]
+    for label in [*parts, "overall"] if len(parts) > 1 else parts:
+        scope = modules if label == "overall" else [m for m in modules if _inside(m, [label])]
+        s = score(root, scope, chosen)
+        drawn = None
+        if chosen is not None:
+            drawn = sum(len(c) for c in generated(root, scope).values())
+        session.log(s.line(label if label == "overall" else " ".join(scope), drawn))
+
+
+def mutants(session: Any, posargs: Sequence[str]) -> None:
+    """Run mutmut over toolkit/inspect, plan and data (or the modules given, or a sample) and
+    print the score per package, overall, and the survivors."""
+    from toolkit.cli.sessions import _guard
+
+    _guard(session, lambda: _body(session, posargs), fault_code=4)
