@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import zipfile
 from pathlib import Path
 
@@ -15,10 +16,11 @@ from toolkit.core.errors import UsageError
 from toolkit.inspect.checks import check_paths
 from toolkit.inspect.elf import Image, NeedRanges, parse_elf, read_elf_bytes
 from toolkit.inspect.errors import ElfError
-from toolkit.inspect.offload import parse_fatbin
+from toolkit.inspect.offload import Bundle, gpu_targets, parse_fatbin
 
 # example counts, deadline and randomness come from the profile (tests/conftest.py)
 FUZZ = settings(suppress_health_check=[HealthCheck.too_slow])
+RAW_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def _small_elf() -> bytes:
@@ -67,14 +69,32 @@ def test_elf_reader_only_raises_elf_error(edits: list[tuple[int, int]], cut: int
         assert info.needed == ORIGINAL.needed and info.defined == ORIGINAL.defined
 
 
+def _one_clean_line(err: Exception) -> str:
+    """An error of a reader is one line a terminal shows as is: no raw control bytes."""
+    text = str(err)
+    assert text and not RAW_CONTROL.search(text), text
+    return text
+
+
 @FUZZ
 @given(data=st.binary(max_size=512))
 def test_elf_reader_on_random_bytes(data: bytes) -> None:
-    for blob in (data, b"\x7fELF" + data):
-        try:
-            read_elf_bytes(blob)
-        except ElfError:
-            pass
+    # without the magic \x7fELF (System V gABI, e_ident[EI_MAG0..3]) nothing is an ELF file
+    if not data.startswith(b"\x7fELF"):
+        with pytest.raises(ElfError) as err:
+            read_elf_bytes(data)
+        text = _one_clean_line(err.value)
+        assert text == "not an ELF file (bad magic)" or "past the end of the file" in text
+    try:
+        info = read_elf_bytes(b"\x7fELF" + data)
+    except ElfError as err:
+        _one_clean_line(err)
+        return
+    # what parses has a valid class and encoding (EI_CLASS 1 or 2, EI_DATA 1 or 2) and is at
+    # least as long as its header (52 bytes for ELFCLASS32, 64 for ELFCLASS64)
+    assert (data[0], data[1]) in {(1, 1), (1, 2), (2, 1), (2, 2)}
+    assert info.elf_class == 32 * data[0] and info.little == (data[1] == 1)
+    assert len(data) + 4 >= (52 if data[0] == 1 else 64)
 
 
 @FUZZ
@@ -96,6 +116,15 @@ def test_sparse_parsing_only_asks_for_ranges_or_fails_cleanly(
             return
 
 
+def _bundles_inside(bundles: list[Bundle], size: int) -> None:
+    """Bundles read from ``size`` bytes lie inside them, one after the other."""
+    end = 0
+    for b in bundles:
+        assert end <= b.offset and b.stored > 0 and b.offset + b.stored <= size, (b, size)
+        assert all(e.size >= 0 for e in b.entries)
+        end = b.offset + b.stored
+
+
 @FUZZ
 @given(
     edits=st.lists(st.tuples(st.integers(0, len(SECTION) - 1), st.integers(0, 255)), max_size=8),
@@ -104,18 +133,28 @@ def test_sparse_parsing_only_asks_for_ranges_or_fails_cleanly(
 def test_bundle_reader_only_raises_offload_errors(edits: list[tuple[int, int]], cut: int | None) -> None:
     data = _mutate(SECTION, edits, cut)
     try:
-        parse_fatbin(data)
-    except ElfError:  # OffloadError derives from it
-        pass
+        bundles = parse_fatbin(data)
+    except ElfError as err:  # OffloadError derives from it
+        _one_clean_line(err)
+        return
+    _bundles_inside(bundles, len(data))
+    if not edits and cut is None:  # the section as built: a plain, a zstd and a zlib bundle
+        assert [b.compression for b in bundles] == [None, "zstd", "zlib"]
+        assert [gpu_targets([b]) for b in bundles] == [("gfx90a",)] * 3
 
 
 @FUZZ
 @given(data=st.binary(max_size=256), magic=st.sampled_from([b"__CLANG_OFFLOAD_BUNDLE__", b"CCOB", b""]))
 def test_bundle_reader_on_random_bytes(data: bytes, magic: bytes) -> None:
+    blob = magic + data
     try:
-        parse_fatbin(magic + data)
-    except ElfError:
-        pass
+        bundles = parse_fatbin(blob)
+    except ElfError as err:
+        _one_clean_line(err)
+        return
+    _bundles_inside(bundles, len(blob))
+    if not blob.strip(b"\0"):  # only padding: no bundle
+        assert bundles == []
 
 
 @pytest.fixture(scope="module")
@@ -144,7 +183,8 @@ def test_archive_damage_gives_findings_or_usage_errors(
     path.write_bytes(_mutate(wheel_bytes, edits, cut % (len(wheel_bytes) + 1) if cut else None))
     try:
         report = check_paths([path])
-    except UsageError:
+    except UsageError as err:  # exit 2, one line naming the wheel
+        assert path.name in _one_clean_line(err)
         return
     if report.ok:  # a damaged member never passes: pip would install exactly these bytes
         with zipfile.ZipFile(path) as zf:
