@@ -26,7 +26,11 @@ class FakeSession:
         self.ran.append(args)
 
 
-def _meta(root: Path, module: str, codes: dict[str, int | None]) -> None:
+def _meta(root: Path, module: str, codes: dict[str, int | None], source: bool = True) -> None:
+    if source:
+        src = root / (module.replace(".", "/") + ".py")
+        src.parent.mkdir(parents=True, exist_ok=True)
+        src.touch()
     path = root / "mutants" / (module.replace(".", "/") + ".py.meta")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"exit_code_by_key": codes}))
@@ -38,9 +42,9 @@ def test_score_counts_failed_timed_out_and_crashed_tests_as_kills(tmp_path: Path
     # 99 is no code mutmut names ("suspicious"): not a kill
     codes: dict[str, int | None] = {"a": 1, "b": 36, "c": -24, "d": 0, "e": 33, "f": None, "g": 34,
                                     "h": -11, "i": 5, "j": 2, "k": 99}
-    _meta(tmp_path, "toolkit.inspect.policy", codes)
+    _meta(tmp_path, "toolkit.inspect.readers.policy", codes)
     _meta(tmp_path, "toolkit.inspect.elf", {"x": 1, "y": 1})
-    s = m.score(tmp_path, ["toolkit.inspect.policy"])
+    s = m.score(tmp_path, ["toolkit.inspect.readers.policy"])
     assert (s.killed, s.survived, s.no_tests, s.suspicious, s.total) == (4, ["d"], ["e", "i"], ["k"], 8)
     assert s.line() == ("mutants: 4 killed of 8 (50.0%), 1 survived, 2 not covered by any test, "
                         "1 suspicious, 3 not run")
@@ -63,6 +67,7 @@ def test_each_package_is_scored_and_then_all_of_them(tmp_path: Path, monkeypatch
     _meta(tmp_path, "toolkit.data.matrix", {"d1": 1, "d2": 33})
     _meta(tmp_path, "toolkit.inspect.elf", {"e1": 1})
     _meta(tmp_path, "toolkit.core.proc", {"c1": 0})  # not one of the three packages
+    _meta(tmp_path, "toolkit.inspect.policy", {"gone": 0}, source=False)  # moved since it ran
     monkeypatch.chdir(tmp_path)
     s = FakeSession()
     m.mutants(s, ["--score-only"])
@@ -147,7 +152,7 @@ def test_a_module_outside_the_three_packages_is_refused_in_one_line(
         m.mutants(FakeSession(), [*args, "--score-only"])
     assert exit_.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: bad module ") and err.rstrip().endswith("e.g. toolkit.inspect.policy")
+    assert err.startswith("error: bad module ") and err.rstrip().endswith("e.g. toolkit.inspect.readers.policy")
     assert err.count("\n") == 1
 
 

@@ -115,7 +115,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="nox -s mutants --", exit_on_error=False,
                                 description="mutation testing of toolkit/inspect, plan and data (mutmut)")
     p.add_argument("modules", nargs="*",
-                   help="packages or modules, e.g. toolkit.plan toolkit.inspect.policy (default: the three)")
+                   help="packages or modules, e.g. toolkit.plan toolkit.inspect.readers.policy (default: the three)")
     p.add_argument("--score-only", action="store_true", help="report the last run's score, run nothing")
     p.add_argument("--max-children", type=int, default=None, help="parallel workers (mutmut's default: CPUs)")
     p.add_argument("--sample", type=int, default=None, metavar="N",
@@ -130,13 +130,15 @@ def _inside(name: str, modules: Sequence[str]) -> bool:
 
 def generated(root: Path, modules: Sequence[str] = PACKAGES) -> dict[str, dict[str, int | None]]:
     """Every generated mutant of ``modules`` in ``root/mutants``: module -> {name: exit code}
-    (the module named by its file; a package's ``__init__`` by ``pkg.__init__``)."""
+    (the module named by its file; a package's ``__init__`` by ``pkg.__init__``). Results of
+    a module whose source file is gone are left out."""
     base = root / "mutants"
     out: dict[str, dict[str, int | None]] = {}
     for meta in sorted(base.glob("toolkit/**/*.py.meta")):
-        name = ".".join(meta.relative_to(base).with_suffix("").with_suffix("").parts)
-        if not _inside(name, modules):
-            continue
+        rel = meta.relative_to(base).with_suffix("")
+        name = ".".join(rel.with_suffix("").parts)
+        if not _inside(name, modules) or not (root / rel).is_file():
+            continue  # another module, or one whose source is gone (moved or deleted)
         try:
             codes = json.loads(meta.read_text(encoding="utf-8")).get("exit_code_by_key") or {}
         except (OSError, ValueError):
@@ -160,7 +162,7 @@ def _validate(args: argparse.Namespace) -> list[str]:
     for mod in args.modules:
         if not MODULE.match(mod):
             raise UsageError(f"bad module {mod!r}: give a dotted name under toolkit.inspect, toolkit.plan "
-                             "or toolkit.data, e.g. toolkit.inspect.policy")
+                             "or toolkit.data, e.g. toolkit.inspect.readers.policy")
     if args.sample is not None and args.sample < 1:
         raise UsageError(f"bad --sample {args.sample}: give a number of mutants of at least 1")
     if args.max_children is not None and args.max_children < 1:
