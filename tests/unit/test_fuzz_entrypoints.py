@@ -117,6 +117,11 @@ def _judge(code: object, out: str, err: str) -> None:
     assert not RAW_CONTROL.search(out), out[-500:]
     assert not RAW_CONTROL.search(err), err[-500:]
     assert "SECRET9" not in out + err  # credentials masked, in every form
+    lines = err.strip().splitlines()
+    if code not in (0, 1):  # a refusal ends with the one line that says what was wrong
+        assert lines and "error: " in lines[-1] and len(lines[-1]) < 1200, err[-500:]
+    else:
+        assert not any(line.startswith("error: ") for line in lines), err[-500:]
 
 
 def _limits() -> None:  # in the child: 4 GiB of address space at most

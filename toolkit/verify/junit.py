@@ -115,13 +115,13 @@ def read(path: Path) -> list[JUnitSuite]:
     try:
         root = ET.fromstring(raw)
     except (OSError, ET.ParseError, ValueError, RecursionError) as exc:
-        raise UsageError(f"{path}: not JUnit XML: {exc}") from None
+        raise UsageError(f"{escape(path)}: not JUnit XML: {exc}") from None
     if root.tag in ("testsuite", "testsuites"):
         # every suite, nested ones too, each with its own cases; a suite that only holds
         # other suites is not a row of its own
         return [_suite(s) for s in root.iter("testsuite")
                 if s.find("testcase") is not None or s.find("testsuite") is None]
-    raise UsageError(f"{path}: not JUnit XML: the root is <{root.tag}>, expected <testsuites> "
+    raise UsageError(f"{escape(path)}: not JUnit XML: the root is <{root.tag}>, expected <testsuites> "
                      "or <testsuite>")
 
 

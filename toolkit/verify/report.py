@@ -126,7 +126,9 @@ class Summary:
 
 # ----------------------------------------------------------------------------- reading
 def _bad(path: Path, what: str) -> UsageError:
-    return UsageError(f"{path}: {what}")
+    from toolkit.core.text import escape
+
+    return UsageError(f"{escape(path)}: {escape(what, 400)}")
 
 
 def read_nox_report(path: Path, source: str | None = None) -> list[Row]:

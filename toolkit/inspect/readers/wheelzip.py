@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolkit.core.errors import UsageError
-from toolkit.core.text import quoted
+from toolkit.core.text import escape, quoted
 
 MAX_MEMBER_BYTES = 4 << 30  # default: declared inflated size of one member
 MAX_TOTAL_BYTES = 16 << 30  # default: declared inflated size of all members
@@ -90,7 +90,7 @@ class WheelZip:
             zf = zipfile.ZipFile(p)
             infos = zf.infolist()
         except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as err:
-            raise WheelZipError(f"{p}: not a readable zip archive ({err})") from err
+            raise WheelZipError(f"{escape(p)}: not a readable zip archive ({escape(err)})") from err
         members, problems, seen = [], [], set()
         for info in infos:
             name = info.filename
