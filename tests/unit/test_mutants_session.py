@@ -139,7 +139,8 @@ def test_sampling_generates_then_runs_the_drawn_names_and_reports_the_interval(
     assert again.ran == []
     # 8 of 10: p = 0.8, z²/n = 0.38415; (0.8 + 0.19207 ± 1.96·sqrt(0.016 + 0.009604)) / 1.38415
     # = (0.99207 ± 0.31362) / 1.38415 = 0.4901 .. 0.9433
-    assert again.logs == ["sample: 10 of 30 mutants, seed 3", f"survived: {drawn[0]}", f"survived: {drawn[1]}",
+    assert again.logs == ["sample: 10 of 30 mutants, seed 3",
+                          f"survived: {drawn[0]}", f"survived: {drawn[1]}",
                           "toolkit.plan: 8 killed of 10 (80.0%) in a sample of 10 of 30 mutants, "
                           "95% interval 49.0-94.3%, 2 survived, 0 not covered by any test"]
 
@@ -152,7 +153,8 @@ def test_a_module_outside_the_three_packages_is_refused_in_one_line(
         m.mutants(FakeSession(), [*args, "--score-only"])
     assert exit_.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: bad module ") and err.rstrip().endswith("e.g. toolkit.inspect.readers.policy")
+    assert err.startswith("error: bad module ")
+    assert err.rstrip().endswith("e.g. toolkit.inspect.readers.policy")
     assert err.count("\n") == 1
 
 

@@ -115,7 +115,8 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="nox -s mutants --", exit_on_error=False,
                                 description="mutation testing of toolkit/inspect, plan and data (mutmut)")
     p.add_argument("modules", nargs="*",
-                   help="packages or modules, e.g. toolkit.plan toolkit.inspect.readers.policy (default: the three)")
+                   help="packages or modules, e.g. toolkit.plan toolkit.inspect.readers.policy "
+                        "(default: the three)")
     p.add_argument("--score-only", action="store_true", help="report the last run's score, run nothing")
     p.add_argument("--max-children", type=int, default=None, help="parallel workers (mutmut's default: CPUs)")
     p.add_argument("--sample", type=int, default=None, metavar="N",
@@ -185,7 +186,8 @@ def _body(session: Any, posargs: Sequence[str]) -> None:
             session.run(sys.executable, "-c", GENERATE, str(children or 2))
         names = [k for codes in generated(root, modules).values() for k in codes]
         if not names:
-            raise UsageError(f"no mutants of {', '.join(modules)} in mutants/: run without --score-only first")
+            raise UsageError(f"no mutants of {', '.join(modules)} in mutants/: "
+                             "run without --score-only first")
         chosen = draw(names, args.sample, args.seed)
         session.log(f"sample: {len(chosen)} of {len(names)} mutants, seed {args.seed}")
         if not args.score_only:
