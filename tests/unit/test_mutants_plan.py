@@ -1,0 +1,138 @@
+"""Tests for mutants of toolkit/plan and toolkit/data that survived `nox -s mutants` (issue 19).
+
+Each asserts against a truth outside the planner: the tool that will run the command
+(pypa/build's and pip's own argument parsers), the sample's own sources, PEP 508, or a value
+worked out by hand.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+from build.__main__ import main_parser as build_parser
+from packaging.requirements import Requirement
+from pip._internal.req.req_file import build_parser as pip_req_parser
+
+from toolkit.core.errors import UsageError
+from toolkit.core.steps import BuildWheel
+from toolkit.data.known import _in
+from toolkit.data.matrix import load_matrix
+from toolkit.env.host import HostFacts, SystemRocm
+from toolkit.plan.layout import Layout
+from toolkit.plan.locks import header, requirements_in
+from toolkit.plan.model import Options, Plan, options_from_json, options_json
+from toolkit.plan.planner import plan
+from toolkit.plan.provision import with_extras
+from toolkit.plan.recipes.sample import EXAMPLE, demo_build
+from toolkit.plan.sources import Sources
+
+LAYOUT = Layout(Path("/w"), Path("/c"))
+
+
+def _demo(hip: tuple[str, str] | None) -> Plan:
+    """The plan `python -m toolkit demo` makes (toolkit/cli/commands/demo.py)."""
+    host = HostFacts(cores=16, mem_available_gib=64.0, interpreters={"3.12": "/usr/bin/python3.12"},
+                     system_rocm=SystemRocm(*hip) if hip else None)
+    opts = Options(gfx=("gfx90a",), rocm_from="system", source=str(EXAMPLE))
+    return plan(load_matrix(), demo_build("3.12", hip), opts, host, LAYOUT)
+
+
+@pytest.mark.parametrize("hip", [("/opt/rocm", "5.2"), None])
+def test_the_samples_build_command_is_what_pypa_build_accepts(hip: tuple[str, str] | None) -> None:
+    p = _demo(hip)
+    action = p.step("build-wheel").action
+    assert isinstance(action, BuildWheel)
+    argv = action.build.argv
+    assert argv[1:3] == ("-m", "build")  # `python -m build` runs pypa/build (its README)
+    args = build_parser().parse_args(list(argv[3:]))  # build's own parser: unknown flags exit 2
+    assert args.distributions == ["wheel"] and args.no_isolation
+    assert args.outdir == action.wheelhouse == str(LAYOUT.build_dir(p.build) / "wheelhouse")
+    assert args.srcdir == action.worktree
+    assert action.env_dir == str(LAYOUT.env_dir(p.build))
+    # the CPU variant is chosen by the environment variable the sample's setup.py reads
+    setup_py = (EXAMPLE / "setup.py").read_text()
+    if hip is None:
+        assert dict(action.build.env)["HIP_SAMPLE_VARIANT"] == "cpu"
+        assert 'os.environ.get("HIP_SAMPLE_VARIANT") == "cpu"' in setup_py
+        assert p.step("build-wheel").description == "build hip_sample's CPU variant (no GPU code)"
+    else:
+        assert "HIP_SAMPLE_VARIANT" not in dict(action.build.env)
+        assert p.step("build-wheel").description == "build hip_sample for gfx90a"
+    install = p.step("install-requirements").action.argv  # type: ignore[union-attr]
+    assert install[1:3] == ("pip", "install")  # `uv pip install` (uv's docs)
+    names = {Requirement(r).name.lower() for r in install[5:]}
+    assert names == {"build", "wheel", "setuptools"}  # what python -m build --no-isolation needs
+
+
+def test_requirements_in_means_to_pip_what_the_sources_say() -> None:
+    src = Sources("pip", "per-family", "gfx94X-dcgpu", "https://sdk.example/v2/gfx94X-dcgpu/",
+                  "rocm[libraries,devel]>1.0", ("/links",), "torch==2.7.1",
+                  ("--index-url", "https://torch.example/whl/", "--find-links", "/more"))
+    text = requirements_in(src)
+    parser = pip_req_parser()
+    default_index = parser.parse_args([])[0].index_url  # pip's own default (PyPI)
+    index: str | None = None
+    extra: list[str] = []
+    links: list[str] = []
+    reqs: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("-"):
+            opts, _ = pip_req_parser().parse_args(shlex.split(line))  # fresh: its lists accumulate
+            index = opts.index_url if opts.index_url != default_index else index
+            extra += opts.extra_index_urls or []
+            links += opts.find_links or []
+        else:
+            reqs.append(line)
+    # pip reads one --index-url (the SDK's) and adds the torch index as an extra one
+    assert index == "https://sdk.example/v2/gfx94X-dcgpu/"
+    assert extra == ["https://torch.example/whl/"] and links == ["/links", "/more"]
+    assert reqs == ["rocm[libraries,devel]>1.0", "torch==2.7.1"]
+
+
+def test_a_lock_header_names_the_pair_the_torch_and_the_family() -> None:
+    m = load_matrix()
+    build = m.build("apex-1.8.0-cp312-rocm7.0")
+    src = Sources("pip", "per-family", "gfx94X-dcgpu", "https://sdk.example/", "rocm>1", (), "torch", ())
+    first = header(build, src, "3.12-rocm7.0-gfx94X-dcgpu.txt", "abc").splitlines()[0]
+    assert first == f"# toolkit-lock: 3.12-rocm7.0 torch {build.pkg_version.torch_minor} family gfx94X-dcgpu"
+    system = Sources("system", None, None, None, None, (), "torch", ())
+    lines = header(build, system, "x.txt", "abc").splitlines()
+    assert lines[2] == "# sdk: system ROCm"  # no index: nothing after it
+
+
+def test_extras_are_merged_into_a_requirement_as_pep_508_reads_it() -> None:
+    merged = with_extras("rocm[libraries,devel]>1.0", ["device-gfx942", "devel"])
+    req = Requirement(merged)
+    assert req.name == "rocm" and req.extras == {"libraries", "devel", "device-gfx942"}
+    assert str(req.specifier) == ">1.0"
+    assert Requirement(with_extras("torch==2.7", [])).extras == set()
+    with pytest.raises(UsageError, match="not a requirement"):
+        with_extras("[x]", ["a"])
+
+
+def test_options_recorded_before_recipe_options_still_read() -> None:
+    old = options_from_json({"apex_ops": "none", "gfx": ["gfx90a"]})
+    assert old.recipe_options == ("apex-ops=none",) and old.gfx == ("gfx90a",)
+    assert options_from_json({"apex_ops": 3}).recipe_options == ()
+    assert options_from_json(options_json(Options(gfx=("gfx942",), rebuild=True))) == \
+        Options(gfx=("gfx942",), rebuild=True)
+    with pytest.raises(UsageError, match=r"unknown field 'nope'; valid: .*\bgfx\b"):
+        options_from_json({"nope": 1})
+    with pytest.raises(UsageError, match="gfx must be a list of strings"):
+        options_from_json({"gfx": ["gfx90a", 3]})
+    assert "locks" not in options_json(Options())
+
+
+def test_a_version_that_is_not_pep_440_is_in_no_range() -> None:
+    assert _in(">=2.7", "2.7.1") and not _in(">=2.7", "2.6") and _in("", "anything")
+    assert not _in(">=0", "not-a-version")
+
+
+def test_an_unknown_rocm_of_a_pair_is_named_with_the_valid_ones() -> None:
+    m = load_matrix()
+    with pytest.raises(UsageError) as err:
+        m.pair_builds("3.12", "9.9")
+    assert str(err.value).startswith("unknown ROCm version '9.9'; valid: ")
+    assert "7.0" in str(err.value).split("valid: ")[1].split(", ")
