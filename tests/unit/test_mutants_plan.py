@@ -16,13 +16,14 @@ from packaging.requirements import Requirement
 from pip._internal.req.req_file import build_parser as pip_req_parser
 
 from toolkit.core.errors import UsageError
-from toolkit.core.steps import BuildWheel
+from toolkit.core.steps import BuildWheel, CopySources
+from toolkit.core.steps_more import ProvideLibrary
 from toolkit.data.known import _in
 from toolkit.data.matrix import load_matrix
 from toolkit.env.host import HostFacts, SystemRocm
 from toolkit.plan.layout import Layout
-from toolkit.plan.locks import header, requirements_in
-from toolkit.plan.model import Options, Plan, options_from_json, options_json
+from toolkit.plan.locks import header, read_locks, requirements_in
+from toolkit.plan.model import Options, Plan, options_from_json, options_json, render
 from toolkit.plan.planner import plan
 from toolkit.plan.provision import with_extras
 from toolkit.plan.recipes.sample import EXAMPLE, demo_build
@@ -136,3 +137,54 @@ def test_an_unknown_rocm_of_a_pair_is_named_with_the_valid_ones() -> None:
         m.pair_builds("3.12", "9.9")
     assert str(err.value).startswith("unknown ROCm version '9.9'; valid: ")
     assert "7.0" in str(err.value).split("valid: ")[1].split(", ")
+
+
+def test_the_sample_is_copied_from_the_contributors_checkout_into_the_worktree() -> None:
+    p = _demo(("/opt/rocm", "5.2"))
+    get = p.step("get-sources")
+    assert isinstance(get.action, CopySources)
+    assert (get.action.source, get.action.worktree) == (str(EXAMPLE), str(LAYOUT.worktree(p.build)))
+    # the sample has no submodules: nothing is said about them
+    assert get.description == f"use the contributor's checkout {EXAMPLE} (copied, never modified)"
+    wheel = p.step("build-wheel").action
+    assert isinstance(wheel, BuildWheel)
+    # the planner asks for LDSHARED to be cleaned: the build step says from which Python
+    env_python = str(LAYOUT.env_dir(p.build) / "bin" / "python")
+    assert dict(wheel.build.env)["LDSHARED"] == "{LDSHARED}" and wheel.sanitize_ldshared == env_python
+
+
+@pytest.mark.parametrize("build_id", ["fbgemm_gpu-1.3.0-cp312-rocm6.4", "fbgemm_gpu-1.5.0-cp313-rocm7.0"])
+def test_tbb_is_libtbb_found_where_the_build_looks(build_id: str) -> None:
+    m = load_matrix()
+    p = plan(m, m.build(build_id), Options(gfx=("gfx90a",)), HostFacts(cores=16, mem_available_gib=64.0),
+             LAYOUT)
+    tbb = p.step("provide-tbb").action
+    assert isinstance(tbb, ProvideLibrary)
+    # -ltbb makes ld look for libtbb.so (ld(1), -l namespec); either header is TBB's
+    assert tbb.library == "libtbb.so" and set(tbb.headers) == {"tbb/tbb.h", "oneapi/tbb.h"}
+    spec = p.build.pkg_version.tbb
+    assert spec is not None
+    if spec.provider == "pypi":
+        env_dir = str(LAYOUT.env_dir(p.build))
+        assert tbb.source == f"pypi {spec.spec}" and tbb.lib_dirs == (f"{env_dir}/lib",)
+        assert tbb.include_dirs == (f"{env_dir}/include",)
+    else:
+        assert tbb.source == "system" and tbb.include_dirs == ("/usr/include",)
+        assert "/usr/lib/x86_64-linux-gnu" in tbb.lib_dirs  # Debian's multiarch folder
+    env = dict(p.step("build-wheel").action.build.env)  # type: ignore[union-attr]
+    assert env["LIBRARY_PATH"] == env["CMAKE_LIBRARY_PATH"] == tbb.placeholder == "{TBB_LIB_DIR}"
+    text = render(p)
+    assert "#   {TBB_LIB_DIR} = the folder holding libtbb.so (learned by provide-tbb)" in text
+    assert "\n# placeholders filled while running:" in text
+
+
+def test_a_lock_is_read_whatever_bytes_follow_its_header(tmp_path: Path) -> None:
+    digest = "ab" * 32
+    (tmp_path / "3.12-rocm7.0.txt").write_bytes(
+        f"# toolkit-lock-inputs: {digest}\n".encode() + b"# \xff\xfe not UTF-8\ntorch==2.7\n")
+    (tmp_path / "old.txt").write_text("torch==2.6\n")
+    refs = read_locks(tmp_path)
+    assert [(r.name, r.path, r.inputs) for r in refs] == [
+        ("3.12-rocm7.0.txt", str((tmp_path / "3.12-rocm7.0.txt").resolve()), digest),
+        ("old.txt", str((tmp_path / "old.txt").resolve()), None)]
+    assert Layout(Path("/w"), Path("/c")).locks() == Path("/w/locks")  # README: locks/<pair>.txt
