@@ -26,7 +26,8 @@ from toolkit.plan.locks import header, read_locks, requirements_in
 from toolkit.plan.model import Options, Plan, options_from_json, options_json, render
 from toolkit.plan.planner import plan
 from toolkit.plan.provision import with_extras
-from toolkit.plan.recipes.sample import EXAMPLE, demo_build
+from toolkit.plan.recipes.generic import generic_build, torch_of_pair
+from toolkit.plan.recipes.sample import EXAMPLE, demo_build, demo_rocm
 from toolkit.plan.sources import Sources
 
 LAYOUT = Layout(Path("/w"), Path("/c"))
@@ -188,3 +189,26 @@ def test_a_lock_is_read_whatever_bytes_follow_its_header(tmp_path: Path) -> None
         ("3.12-rocm7.0.txt", str((tmp_path / "3.12-rocm7.0.txt").resolve()), digest),
         ("old.txt", str((tmp_path / "old.txt").resolve()), None)]
     assert Layout(Path("/w"), Path("/c")).locks() == Path("/w/locks")  # README: locks/<pair>.txt
+
+
+def test_a_project_outside_the_matrix_installs_its_backends_requirements_but_torch() -> None:
+    rocm = demo_rocm(("/opt/rocm", "5.2"))
+    build = generic_build("my_ext", "my-ext", "1.2.3", "/src/my_ext", "3.12", rocm,
+                          requires=("setuptools>=64", "Torch>=2", "ninja"))
+    assert build.rocm is rocm and build.package.dist == "my-ext" and build.pkg_version.rocm == ("5.2",)
+    host = HostFacts(cores=16, mem_available_gib=64.0, interpreters={"3.12": "/usr/bin/python3.12"},
+                     system_rocm=SystemRocm("/opt/rocm", "5.2"))
+    opts = Options(gfx=("gfx90a", "gfx908"), rocm_from="system", source="/src/my_ext")
+    p = plan(load_matrix(), build, opts, host, LAYOUT)
+    install = p.step("install-requirements")
+    assert install.description == ("install what my-ext's build backend asks for (setuptools>=64, ninja), "
+                                   "and the build front-end")
+    # "Torch" is torch (PEP 503 names are compared lower-cased): the environment provides it
+    names = [Requirement(r).name for r in install.action.argv[5:]]  # type: ignore[union-attr]
+    assert names == ["build", "setuptools", "ninja"]
+    wheel = p.step("build-wheel")
+    assert wheel.description == "build my-ext 1.2.3 for gfx90a;gfx908"
+    args = build_parser().parse_args(list(wheel.action.build.argv[3:]))  # type: ignore[union-attr]
+    assert wheel.action.build.argv[1:3] == ("-m", "build") and args.no_isolation  # type: ignore[union-attr]
+    assert torch_of_pair([load_matrix().build("apex-1.8.0-cp312-rocm7.0")]) == \
+        load_matrix().build("apex-1.8.0-cp312-rocm7.0").pkg_version.torch
