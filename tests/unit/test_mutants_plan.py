@@ -212,3 +212,38 @@ def test_a_project_outside_the_matrix_installs_its_backends_requirements_but_tor
     assert wheel.action.build.argv[1:3] == ("-m", "build") and args.no_isolation  # type: ignore[union-attr]
     assert torch_of_pair([load_matrix().build("apex-1.8.0-cp312-rocm7.0")]) == \
         load_matrix().build("apex-1.8.0-cp312-rocm7.0").pkg_version.torch
+
+
+ENTRY = """
+[failures.apex-demo]
+package = "apex"
+versions = ">=1.8,<1.9"
+rocm = "==7.0"
+torch = ">=2.0"
+python = ["3.12"]
+fails = "build-wheel"
+reason = "a demo entry for the tests"
+evidence = "ROCm/TheRock#3413"
+"""
+
+
+def test_a_known_failure_as_json_keeps_the_data_files_field_names(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    import tomllib
+
+    from toolkit.data.matrix import data_dir
+
+    data = tmp_path / "data"
+    shutil.copytree(data_dir(), data, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    with (data / "known_failures.toml").open("a") as fh:
+        fh.write(ENTRY)
+    monkeypatch.setenv("TOOLKIT_DATA_DIR", str(data))
+    raw = tomllib.loads(ENTRY)["failures"]["apex-demo"]
+    (e,) = load_matrix().known_failures
+    out = e.as_json()
+    # every field the TOML entry sets comes out under its own name, with its value
+    assert {k: out[k] for k in raw} == raw
+    rows = dict(e.explain())
+    assert rows["re-try"].startswith("--include-known-failures") and rows["reason"] == raw["reason"]
