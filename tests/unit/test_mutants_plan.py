@@ -7,6 +7,7 @@ worked out by hand.
 
 from __future__ import annotations
 
+import re
 import shlex
 from pathlib import Path
 
@@ -247,3 +248,33 @@ def test_a_known_failure_as_json_keeps_the_data_files_field_names(
     assert {k: out[k] for k in raw} == raw
     rows = dict(e.explain())
     assert rows["re-try"].startswith("--include-known-failures") and rows["reason"] == raw["reason"]
+
+
+PY_NONE = re.compile(r"(?<!'Cuda )\bNone\b")  # apex's own message quotes 'Cuda None'
+
+
+def _plans() -> list[Plan]:
+    m = load_matrix()
+    host = HostFacts(cores=16, mem_available_gib=64.0, interpreters={"3.12": "/usr/bin/python3.12"},
+                     system_rocm=SystemRocm("/opt/rocm", "7.0"))
+    out = [_demo(("/opt/rocm", "5.2")), _demo(None)]
+    picked = {(b.package.name, b.version, b.rocm.version): b for b in m.builds}  # one per version/ROCm
+    for b in picked.values():
+        for opts in (Options(), Options(naming="upstream", gfx=("gfx90a",)), Options(rocm_from="system")):
+            try:
+                out.append(plan(m, b, opts, host, LAYOUT))
+            except UsageError:
+                continue  # e.g. a release whose targets cannot be given
+    return out
+
+
+def test_a_dry_run_shows_values_never_pythons_none() -> None:
+    """The plan is the truth of what a build does: every path, placeholder and label in its
+    text and JSON is a real value (a None that slipped in would print as "None")."""
+    plans = _plans()
+    assert len(plans) > 60
+    for p in plans:
+        text = render(p)
+        assert not PY_NONE.search(text), (p.build.id, [ln for ln in text.splitlines() if PY_NONE.search(ln)])
+        js = p.to_json()
+        assert '"None' not in js and "None/" not in js, p.build.id
