@@ -17,7 +17,7 @@ from packaging.requirements import Requirement
 from pip._internal.req.req_file import build_parser as pip_req_parser
 
 from toolkit.core.errors import UsageError
-from toolkit.core.steps import BuildWheel, CopySources
+from toolkit.core.steps import BuildWheel, CopySources, ExpectWheel
 from toolkit.core.steps_more import ProvideLibrary
 from toolkit.data.known import _in
 from toolkit.data.matrix import load_matrix
@@ -278,3 +278,55 @@ def test_a_dry_run_shows_values_never_pythons_none() -> None:
         assert not PY_NONE.search(text), (p.build.id, [ln for ln in text.splitlines() if PY_NONE.search(ln)])
         js = p.to_json()
         assert '"None' not in js and "None/" not in js, p.build.id
+
+
+def test_every_placeholder_of_a_plan_is_one_the_executor_fills() -> None:
+    from toolkit.core.steps import PLACEHOLDER_HELP, CheckWheel, Publish
+
+    known = {p for p in PLACEHOLDER_HELP if "<" not in p}
+    for p in _plans():
+        provided = {s.action.placeholder for s in p.steps if isinstance(s.action, ProvideLibrary)}
+        for s in p.steps:
+            for ph in re.findall(r"\{[A-Za-z0-9_]+\}", s.text()):
+                assert ph in known | provided, (p.build.id, s.name, ph)
+        # the wheel name-wheel learns is what check, install and publish are given, as is
+        check, publish = p.step("check").action, p.step("publish").action
+        assert isinstance(check, CheckWheel) and isinstance(publish, Publish)
+        assert check.wheel == publish.wheel == "{WHEEL}"
+        assert publish.dest == str(LAYOUT.dist(p.build)) and check.cwd == str(LAYOUT.artifacts(p.build))
+        if p.options.smoke:
+            assert p.step("install-wheel").action.argv[-3:] == (  # type: ignore[union-attr]
+                "--no-deps", "--reinstall", "{WHEEL}")
+        if p.build.package.name in ("apex", "fbgemm_gpu"):  # torch extensions resolve against torch
+            assert "{TORCH_LIB}" in check.with_libs
+        assert set(check.with_libs) >= provided
+        env = dict(p.step("build-wheel").action.build.env)  # type: ignore[union-attr]
+        assert (env["LDSHARED"], env["LDCXXSHARED"]) == ("{LDSHARED}", "{LDCXXSHARED}")
+        # C, C++ and HIP compiles all map the interpreter's prefix away
+        for var in ("CFLAGS", "CXXFLAGS", "HIPCC_COMPILE_FLAGS_APPEND"):
+            assert env[var].endswith("{PYTHON_PREFIX_MAP}"), (var, env[var])
+
+
+def test_upstream_naming_keeps_the_wheels_own_version() -> None:
+    m = load_matrix()
+    b = m.build("apex-1.8.0-cp312-rocm7.0")
+    host = HostFacts(cores=16, mem_available_gib=64.0)
+    kept = plan(m, b, Options(naming="upstream", gfx=("gfx942",)), host, LAYOUT)
+    ours = plan(m, b, Options(gfx=("gfx942",)), host, LAYOUT)
+    expect = kept.step("expect-wheel").action
+    assert isinstance(expect, ExpectWheel)  # what apex's setup.py names it
+    assert kept.step("name-wheel").description == (
+        f"name the wheel apex-{expect.version}-... in the build's staging folder (the upstream name kept)")
+    mine = ours.step("name-wheel").description
+    assert mine.startswith("name the wheel apex-1.8.0+") and expect.version not in mine and "kept" not in mine
+
+
+def test_the_cache_follows_the_xdg_base_directory_spec(monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolkit.plan.layout import default_cache
+
+    monkeypatch.delenv("TOOLKIT_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", "/x/cache")
+    assert default_cache() == Path("/x/cache/rocm-wheel-toolkit")
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", "/home/u")
+    assert default_cache() == Path("/home/u/.cache/rocm-wheel-toolkit")  # $HOME/.cache when unset
