@@ -155,11 +155,20 @@ def test_the_sample_is_copied_from_the_contributors_checkout_into_the_worktree()
     assert dict(wheel.build.env)["LDSHARED"] == "{LDSHARED}" and wheel.sanitize_ldshared == env_python
 
 
-@pytest.mark.parametrize("build_id", ["fbgemm_gpu-1.3.0-cp312-rocm6.4", "fbgemm_gpu-1.5.0-cp313-rocm7.0"])
-def test_tbb_is_libtbb_found_where_the_build_looks(build_id: str) -> None:
+@pytest.mark.parametrize(("build_id", "provider"), [("fbgemm_gpu-1.3.0-cp312-rocm6.4", "pypi"),
+                                                    ("fbgemm_gpu-1.5.0-cp313-rocm7.0", "pypi"),
+                                                    ("fbgemm_gpu-1.5.0-cp313-rocm7.0", "system")])
+def test_tbb_is_libtbb_found_where_the_build_looks(build_id: str, provider: str) -> None:
+    import dataclasses
+
     m = load_matrix()
-    p = plan(m, m.build(build_id), Options(gfx=("gfx90a",)), HostFacts(cores=16, mem_available_gib=64.0),
-             LAYOUT)
+    build = m.build(build_id)
+    if provider == "system":  # the data may say so (no shipped entry does today)
+        pv = build.pkg_version
+        assert pv.tbb is not None
+        pv = dataclasses.replace(pv, tbb=dataclasses.replace(pv.tbb, provider="system", spec=None))
+        build = dataclasses.replace(build, pkg_version=pv)
+    p = plan(m, build, Options(gfx=("gfx90a",)), HostFacts(cores=16, mem_available_gib=64.0), LAYOUT)
     tbb = p.step("provide-tbb").action
     assert isinstance(tbb, ProvideLibrary)
     # -ltbb makes ld look for libtbb.so (ld(1), -l namespec); either header is TBB's
@@ -171,8 +180,9 @@ def test_tbb_is_libtbb_found_where_the_build_looks(build_id: str) -> None:
         assert tbb.source == f"pypi {spec.spec}" and tbb.lib_dirs == (f"{env_dir}/lib",)
         assert tbb.include_dirs == (f"{env_dir}/include",)
     else:
-        assert tbb.source == "system" and tbb.include_dirs == ("/usr/include",)
+        assert tbb.install is None and tbb.source == "system" and tbb.include_dirs == ("/usr/include",)
         assert "/usr/lib/x86_64-linux-gnu" in tbb.lib_dirs  # Debian's multiarch folder
+        assert p.step("provide-tbb").description.startswith("use the system's libtbb;")
     env = dict(p.step("build-wheel").action.build.env)  # type: ignore[union-attr]
     assert env["LIBRARY_PATH"] == env["CMAKE_LIBRARY_PATH"] == tbb.placeholder == "{TBB_LIB_DIR}"
     text = render(p)
