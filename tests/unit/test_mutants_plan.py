@@ -340,3 +340,43 @@ def test_the_cache_follows_the_xdg_base_directory_spec(monkeypatch: pytest.Monke
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("HOME", "/home/u")
     assert default_cache() == Path("/home/u/.cache/rocm-wheel-toolkit")  # $HOME/.cache when unset
+
+
+def test_the_samples_modules_are_the_ones_its_setup_py_builds() -> None:
+    from toolkit.plan.recipes.sample import SampleRecipe
+
+    setup_py = (EXAMPLE / "setup.py").read_text()
+    mods = SampleRecipe().expected_modules(demo_build("3.12", None).pkg_version)
+    assert mods == ("hip_sample", "hip_sample._native")
+    assert 'Extension("hip_sample._native"' in setup_py and (EXAMPLE / "src" / "hip_sample").is_dir()
+    # a manifest's recorded build is rebuilt for the recorded ROCm
+    build = SampleRecipe().standalone("hip_sample-0.1.0-cp312-rocm5.2",
+                                      {"sdk": {"root": "/opt/rocm-5.2"}, "build": {"rocm": "5.2"}})
+    assert build is not None and build.id == "hip_sample-0.1.0-cp312-rocm5.2"
+
+
+def test_sources_record_torch_pins_only_when_there_are_some() -> None:
+    base = Sources("pip", "multi-arch", None, "https://sdk.example/", "rocm>1", (), "torch", ())
+    assert "torch_pins" not in base.as_json()
+    pinned = Sources("pip", "multi-arch", None, "https://sdk.example/", "rocm>1", (), "torch", (),
+                     torch_pins=("rocm[libraries]==7.0.2",))
+    assert pinned.as_json()["torch_pins"] == ["rocm[libraries]==7.0.2"]
+
+
+def test_artifacts_are_shown_relative_inside_the_current_folder(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    layout = Layout(tmp_path / "w", tmp_path / "c")
+    monkeypatch.chdir(tmp_path)
+    assert layout.artifacts_rel("apex-1") == "w/artifacts/apex-1"
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert layout.artifacts_rel("apex-1") == str(tmp_path / "w" / "artifacts" / "apex-1")
+
+
+def test_the_torch_of_a_pair_is_its_newest_by_version_not_by_text() -> None:
+    import dataclasses
+
+    b = load_matrix().build("apex-1.8.0-cp312-rocm7.0")
+    builds = [dataclasses.replace(b, pkg_version=dataclasses.replace(b.pkg_version, torch=t))
+              for t in ("2.9", "2.10", "2.8")]
+    assert torch_of_pair(builds) == "2.10" and torch_of_pair([]) == ""
