@@ -74,6 +74,14 @@ def _specifier(value: str) -> str | None:
     return None
 
 
+def _pattern(value: str) -> str | None:
+    try:
+        re.compile(value)
+    except re.error as exc:
+        return f"is not a regular expression ({exc})"
+    return None
+
+
 def _evidence(value: str) -> str | None:
     for part in value.split("; "):
         if not _EVIDENCE.fullmatch(part):
@@ -98,8 +106,10 @@ ENTRY = Table(
                      "test_runtime.py::test_apex_fused_layer_norm"),
         "reason": Text(pattern=r"[^\n]+", like="one line"),
         "evidence": Text(check=_evidence),
+        "holds": Text(check=_pattern),
     },
-    optional=("versions", "rocm", "torch", "python", "families", "gfx", "platform", "test"),
+    optional=("versions", "rocm", "torch", "python", "families", "gfx", "platform", "test",
+              "holds"),
 )
 SCHEMA = Table({"failures": Map(ENTRY, key=Text(pattern=ID, like="an id like apex-hip-minor"))},
                optional=("failures",))
@@ -121,6 +131,10 @@ class KnownFailure:
     targets: tuple[str, ...] = ()  # families expanded, plus gfx; empty = every target
     platform: str = BUILD_PLATFORM
     test: str | None = None  # with fails = "smoke": the smoke test expected to fail
+    # what each ``owner/repo@commit file`` of the evidence says, as a regular expression: the
+    # file holds it at that commit; when the repository's newest commit no longer does, the
+    # evidence is gone (``invoke upstream`` says to re-try the entry)
+    holds: str = ""
 
     def selects(self, build: Build) -> bool:
         """Does the entry select this build (for some targets)?"""
@@ -157,12 +171,13 @@ class KnownFailure:
                 "python": list(self.python), "families": list(self.families),
                 "gfx": list(self.gfx), "targets": list(self.targets), "platform": self.platform,
                 "fails": self.fails, "test": self.test, "reason": self.reason,
-                "evidence": self.evidence}
+                "evidence": self.evidence, "holds": self.holds or None}
 
     def explain(self) -> list[tuple[str, str]]:
         """(fact, value) rows for ``invoke matrix --explain ID``."""
         rows = [("selects", self.scope + (f" ({self.platform})" if self.platform else "")),
                 ("fails", self.what), ("reason", self.reason), ("evidence", self.evidence),
+                *([("holds", self.holds)] if self.holds else []),
                 ("re-try", "--include-known-failures (sessions, invoke plan; CI: "
                  + ", ".join(RETRY_TRIGGERS) + ")")]
         return rows
@@ -192,12 +207,15 @@ def load(file: Path, builds: Sequence[Build], packages: Sequence[str],
         where = f'failures."{name}"'
         if "test" in t and t["fails"] != "smoke":
             fail(file, f"{where}.test", "names a smoke test; valid only with fails = \"smoke\"")
+        if "@" in t["evidence"] and "holds" not in t:
+            fail(file, f"{where}.holds", "is missing: evidence owner/repo@COMMIT FILE needs "
+                 "`holds`, a regular expression of what FILE says (invoke upstream re-reads it)")
         fams, gfx = tuple(t.get("families", ())), tuple(t.get("gfx", ()))
         targets = tuple(dict.fromkeys([g for f in fams for g in family_targets[f]] + list(gfx)))
         entry = KnownFailure(
             name, t["package"], t["fails"], t["reason"], t["evidence"], t.get("versions", ""),
             t.get("rocm", ""), t.get("torch", ""), tuple(t.get("python", ())), fams, gfx,
-            targets, t.get("platform", BUILD_PLATFORM), t.get("test"))
+            targets, t.get("platform", BUILD_PLATFORM), t.get("test"), t.get("holds", ""))
         if entry.platform != BUILD_PLATFORM:
             fail(file, f"{where}.platform", f"{entry.platform!r} selects no build: the matrix "
                  f"builds {BUILD_PLATFORM} wheels only (keep such an entry out of this file)")
