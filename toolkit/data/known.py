@@ -245,15 +245,27 @@ def check_trigger(trigger: str, include: bool) -> None:
 
 
 def verdict(entry: KnownFailure, planned: Sequence[str], failed_step: str | None,
-            error: str | None) -> str:
+            error: str | None, test_outcome: str | None = None) -> str:
     """A run of a known failure, judged: ``xfail`` (it failed where expected), ``xpass`` (it
     did not fail), ``failed`` (it failed elsewhere) or ``not reached`` (the expected step was
-    not planned, e.g. smoke with --no-smoke, and nothing failed)."""
+    not planned, e.g. smoke with --no-smoke, and nothing failed).
+
+    An entry naming a smoke ``test`` is judged by that test's outcome in the smoke run's JUnit
+    (``test_outcome``: passed, failed, error, skipped; None when the run did not report it):
+    failed or error is ``xfail``, passed is ``xpass``, skipped or unreported is ``not
+    reached`` (a GPU test skips without a GPU: it did not pass) unless the run failed."""
+    if entry.test and entry.fails in planned:
+        if test_outcome in ("failed", "error"):
+            return XFAIL
+        if test_outcome == "passed":
+            return XPASS
+        if test_outcome is None and error is not None and failed_step == entry.fails \
+                and entry.test in error:
+            return XFAIL  # no JUnit, but the smoke step named the test that failed
+        return NOT_REACHED if error is None else FAILED
     if error is None:
         return XPASS if entry.fails in planned else NOT_REACHED
     if failed_step != entry.fails:
-        return FAILED
-    if entry.test and entry.test not in error:
         return FAILED
     return XFAIL
 
