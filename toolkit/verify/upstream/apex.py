@@ -161,11 +161,11 @@ def check(ctx: Context) -> list[Fact]:
             derived = _rocm_for(ctx, torch_of)
             rock, rock_ev = therock_releases(ctx, version, torch_of)
             if derived and derived[0]:
-                rocm = derived[0] + tuple(r for r in rock if r not in derived[0])
-                if set(rocm) != set(v.rocm):
+                wanted = derived[0] + tuple(r for r in rock if r not in derived[0])
+                if set(wanted) != set(v.rocm):
                     facts.append(Fact("drift", f"apex {version} ROCm releases", ", ".join(v.rocm),
-                                      ", ".join(rocm), "; ".join(e for e in (derived[1], rock_ev) if e),
-                                      (Edit(file, ("versions", i, "rocm"), list(rocm)),)))
+                                      ", ".join(wanted), "; ".join(e for e in (derived[1], rock_ev) if e),
+                                      (Edit(file, ("versions", i, "rocm"), list(wanted)),)))
             pythons = _python_for(ctx, torch_of)
             if derived and pythons and tuple(v.python) != pythons:
                 facts.append(Fact("drift", f"apex {version} Python", ", ".join(v.python),
