@@ -20,10 +20,12 @@ What the rest of the toolkit does with an entry:
   pytest's strict xfail: a failure at the expected step is ``xfail`` (exit 0), a success is
   ``xpass`` ("known failure no longer fails: remove the entry", exit 1).
 
-Hook for ``invoke upstream`` (issue 18a): ``upstream_refs()`` lists each entry's evidence as
-(entry id, kind, repository, issue number or commit, file). An entry whose issue is closed, or
-whose file at the repository's newest commit no longer holds the flag it names, is one to
-re-try with ``--include-known-failures`` and then remove; that command reports them.
+For ``invoke upstream`` (toolkit.verify.upstream.known): ``upstream_refs()`` lists each
+entry's evidence as (entry id, kind, repository, issue number or commit, file). An entry
+citing ``owner/repo@<commit> <file>`` says in ``holds`` (a regular expression) what that file
+says; once the repository's newest commit no longer says it, the entry is reported, to re-try
+with ``--include-known-failures`` and then remove. An issue cannot be read offline: it is
+reported as a note to check by hand.
 
 Imported by ``toolkit.data.matrix`` at load time: no import of it here (no cycle); the
 matrix's types are only named for the type checker.
