@@ -61,3 +61,17 @@ def test_the_ci_matrix_never_builds_it(capsys: pytest.CaptureFixture[str]) -> No
     rows = json.loads(capsys.readouterr().out)["include"]
     assert {r["id"] for r in rows if r["version"] == "1.13.0"} == \
         {b for b in SELECTED if b.endswith("rocm10.1")}
+
+
+def test_the_torch_2_11_entry_selects_tenzero_only(capsys: pytest.CaptureFixture[str]) -> None:
+    """therock-torch-2.11-no-gfx90c: apex 1.11.0 (torch 2.11) on ROCm 10.0 (TheRock's release
+    branch), Pythons 3.10-3.14 (1.11's 3.13t and 3.14t are not TheRock's): 5 builds; 7.15's
+    build of the same is not selected (its evidence would be gone at main's newest commit)."""
+    assert main(["matrix", "--format", "json", "--package", "apex"]) == 0
+    builds = json.loads(capsys.readouterr().out)
+    carried = {b["id"] for b in builds
+               if "therock-torch-2.11-no-gfx90c" in [k["id"] for k in b["known_failures"]]}
+    assert carried == {f"apex-1.11.0-cp{py}-rocm10.0" for py in ("310", "311", "312", "313", "314")}
+    assert main(["plan", "apex-1.11.0-cp312-rocm10.0", "--gfx", "gfx90c"]) == 7
+    assert "ROCm/TheRock@16adc4d87" in capsys.readouterr().err
+    assert main(["plan", "apex-1.11.0-cp312-rocm7.15", "--gfx", "gfx90c"]) == 0

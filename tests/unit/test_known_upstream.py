@@ -83,3 +83,16 @@ def test_an_unmirrored_repository_is_a_note(repo: tuple[Path, str, FakeRepo]) ->
     root, _, _ = repo
     lines = _check(root, _entry(f"pytorch/FBGEMM@c03986990 {FILE}"))
     assert len(lines) == 1 and lines[0].startswith("note: ") and "check by hand" in lines[0]
+
+
+def test_a_release_branch_is_read_on_its_own_line(repo: tuple[Path, str, FakeRepo]) -> None:
+    """A published release's branch keeps the exclusion while main lifts it: evidence cited on
+    the release branch holds; once the release branch lifts it too, it is gone there."""
+    root, _, r = repo
+    cited = r.commit({"version.json": '{"rocm-version": "10.0.0"}\n'},
+                     branch="release/therock-10.0")
+    r.commit({FILE: FIXED})  # main moves on
+    assert _check(root, _entry(f"{SLUG}@{cited[:9]} {FILE}")) == []
+    lifted = r.commit({FILE: FIXED}, branch="release/therock-10.0")
+    lines = _check(root, _entry(f"{SLUG}@{cited[:9]} {FILE}"))
+    assert len(lines) == 1 and f"evidence gone at {lifted[:9]}: re-try" in lines[0]

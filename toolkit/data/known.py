@@ -23,7 +23,8 @@ What the rest of the toolkit does with an entry:
 For ``invoke upstream`` (toolkit.verify.upstream.known): ``upstream_refs()`` lists each
 entry's evidence as (entry id, kind, repository, issue number or commit, file). An entry
 citing ``owner/repo@<commit> <file>`` says in ``holds`` (a regular expression) what that file
-says; once the repository's newest commit no longer says it, the entry is reported, to re-try
+says; once the newest commit of that commit's line (HEAD, or the release branch holding
+it) no longer says it, the entry is reported, to re-try
 with ``--include-known-failures`` and then remove. An issue cannot be read offline: it is
 reported as a note to check by hand.
 
@@ -134,8 +135,8 @@ class KnownFailure:
     platform: str = BUILD_PLATFORM
     test: str | None = None  # with fails = "smoke": the smoke test expected to fail
     # what each ``owner/repo@commit file`` of the evidence says, as a regular expression: the
-    # file holds it at that commit; when the repository's newest commit no longer does, the
-    # evidence is gone (``invoke upstream`` says to re-try the entry)
+    # file holds it at that commit; when the newest commit of its line (HEAD or a release
+    # branch) no longer does, the evidence is gone (``invoke upstream`` says to re-try)
     holds: str = ""
 
     def selects(self, build: Build) -> bool:

@@ -4,7 +4,9 @@ Each piece of an entry's evidence (``toolkit.data.known.upstream_refs``):
 
 - ``owner/repo@<commit> <file>``: the commit must exist in the repository and ``<file>`` there
   must hold the entry's ``holds`` (a regular expression); else the data is wrong (drift). When
-  the file at the repository's newest commit no longer holds it, upstream changed what made
+  the file at the newest commit of that commit's line (the repository's HEAD when its history
+  holds the commit, else the newest branch that does: a published release is read on its own
+  release branch, e.g. ``release/therock-10.0``) no longer holds it, upstream changed what made
   the build fail: drift "evidence gone at <newest>: re-try with --include-known-failures" (a
   re-try that passes reads "known failure no longer fails: remove the entry").
 - ``owner/repo#N``: an issue cannot be read offline: a note naming the issue to check by hand,
@@ -19,8 +21,26 @@ import re
 
 from toolkit.data.known import KnownFailure, upstream_refs
 from toolkit.verify.upstream.model import Context, Fact
+from toolkit.verify.upstream.repos import Repo
 
 RETRY = "re-try with --include-known-failures"
+
+
+def newest(repo: Repo, commit: str) -> str | None:
+    """The newest commit of the line ``commit`` is on: the repository's HEAD when it holds the
+    commit, else the most recently committed branch that does (a release branch such as
+    ``release/therock-10.0``: a published release is read on its own line)."""
+    head = repo.commit("HEAD")
+    if head is not None and _ancestor(repo, commit, head):
+        return head
+    out = repo.git("for-each-ref", "--contains", commit, "--sort=-committerdate",
+                   "--format=%(objectname)", "refs/heads/", check=False).split()
+    return out[0] if out else head
+
+
+def _ancestor(repo: Repo, commit: str, head: str) -> bool:
+    """Is ``commit`` in ``head``'s history (nothing of it is outside)?"""
+    return repo.git("rev-list", "-1", commit, f"^{head}", check=False).strip() == ""
 
 
 def _commit_facts(entry: KnownFailure, ctx: Context, slug: str, ref: str, path: str) -> list[Fact]:
@@ -38,12 +58,12 @@ def _commit_facts(entry: KnownFailure, ctx: Context, slug: str, ref: str, path: 
         return [Fact("drift", what, f"`{entry.holds}` in {path}",
                      f"{path} at {repo.short(full)} does not say it: the evidence is wrong",
                      repo.evidence(full, path))]
-    head = repo.commit("HEAD")
+    head = newest(repo, full)
     if head is None or holds.search(repo.show(head, path) or "") is None:
-        newest = repo.short(head) if head else "HEAD"
+        at = repo.short(head) if head else "HEAD"
         return [Fact("drift", what, f"`{entry.holds}` in {path} at {repo.short(full)}",
-                     f"evidence gone at {newest}: {RETRY} (remove the entry when it passes)",
-                     f"{slug}@{newest} {path}")]
+                     f"evidence gone at {at}: {RETRY} (remove the entry when it passes)",
+                     f"{slug}@{at} {path}")]
     return []
 
 
