@@ -353,6 +353,9 @@ def test_the_samples_modules_are_the_ones_its_setup_py_builds() -> None:
     build = SampleRecipe().standalone("hip_sample-0.1.0-cp312-rocm5.2",
                                       {"sdk": {"root": "/opt/rocm-5.2"}, "build": {"rocm": "5.2"}})
     assert build is not None and build.id == "hip_sample-0.1.0-cp312-rocm5.2"
+    # a manifest without an "sdk" record (an older schema) still names the ROCm it built with
+    older = SampleRecipe().standalone("hip_sample-0.1.0-cp312-rocm5.2", {"build": {"rocm": "5.2"}})
+    assert older is not None and older.rocm.version == "5.2"
 
 
 def test_sources_record_torch_pins_only_when_there_are_some() -> None:
