@@ -383,3 +383,35 @@ def test_the_torch_of_a_pair_is_its_newest_by_version_not_by_text() -> None:
     builds = [dataclasses.replace(b, pkg_version=dataclasses.replace(b.pkg_version, torch=t))
               for t in ("2.9", "2.10", "2.8")]
     assert torch_of_pair(builds) == "2.10" and torch_of_pair([]) == ""
+
+
+def test_provisioning_runs_in_the_env_with_the_tools_on_path() -> None:
+    from toolkit.core.steps import InstallSdk, InstallTorch
+
+    m = load_matrix()
+    p = plan(m, m.build("apex-1.8.0-cp312-rocm7.0"), Options(gfx=("gfx942",)),
+             HostFacts(cores=16, mem_available_gib=64.0), LAYOUT)
+    env_python = str(LAYOUT.env_dir(p.build) / "bin" / "python")
+    sdk, torch = p.step("install-rocm-sdk").action, p.step("install-torch").action
+    assert isinstance(sdk, InstallSdk) and isinstance(torch, InstallTorch)
+    assert sdk.python == torch.python == env_python and sdk.rocm == "7.0"
+    for cmd in (sdk.install, torch.install):
+        # POSIX: the search path is the variable PATH; the tools go first, the inherited PATH after
+        assert dict(cmd.env)["PATH"] == "{TOOLS_PATH}:{PATH}"
+        assert cmd.argv[1:5] == ("pip", "install", "--python", env_python)
+
+
+def test_every_index_and_find_links_location_is_probed_once() -> None:
+    from toolkit.core.steps import IndexProbe
+    from toolkit.plan.provision import _probes
+
+    src = Sources("pip", "per-family", "gfx94X-dcgpu", "https://sdk.example/", "rocm>1", ("/links",), "torch",
+                  ("--index-url", "https://torch.example/", "--find-links", "/more",
+                   "--extra-index-url", "https://sdk.example/", "--find-links", "/links"))
+    assert _probes(src, None) == (
+        IndexProbe("https://sdk.example/", "rocm", "ROCm SDK index"),
+        IndexProbe("https://torch.example/", "torch", "torch index"),
+        IndexProbe("/links", None, "find-links location"),
+        IndexProbe("/more", None, "find-links location"))
+    # with a lock, the projects are pinned by hash: an index need only be reachable
+    assert [p.project for p in _probes(src, "locks/x.txt")] == [None, None, None, None]
