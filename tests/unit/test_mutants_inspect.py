@@ -83,3 +83,29 @@ def test_identical_wheels_name_each_other_by_file_name() -> None:
     (fa,) = a.findings
     assert fa.message.startswith("apex-1.0+rocm7.0-cp312-cp312-linux_x86_64.whl is identical to "
                                  "apex-1.0+rocm7.1-cp312-cp312-linux_x86_64.whl apart from")
+
+
+def test_rpath_entries_are_classified_as_ld_so_reads_them() -> None:
+    from toolkit.inspect.rules.hygiene import classify_rpath
+
+    assert classify_rpath("", "pkg/x.so", {"pkg"}) == "empty"  # an empty entry: the current folder
+    # ld.so(8): $ORIGIN and ${ORIGIN} are the same token
+    for origin in ("$ORIGIN", "${ORIGIN}"):
+        assert classify_rpath(f"{origin}/../pkg.libs", "pkg/x.so", {"pkg", "pkg.libs"}) is None
+        assert classify_rpath(f"{origin}/../../..", "pkg/x.so", {"pkg"}) == "leaves"
+
+
+def test_an_elf_header_is_described_by_class_encoding_and_machine() -> None:
+    from toolkit.inspect.rules.machine import describe
+
+    # EM_X86_64 is 62 (System V gABI machine numbers)
+    assert describe(64, True, 62) == "64-bit little-endian x86-64"
+    assert describe(32, False, 0x9999).startswith("32-bit big-endian machine ")
+
+
+def test_a_library_is_attributed_to_the_requirement_named_after_it() -> None:
+    from toolkit.inspect.rules.needed import _required_package
+
+    assert _required_package("libtbb.so.12", ["numpy", "tbb"]) == "tbb"
+    assert _required_package("libTBB.so.12", ["tbb-devel"]) == "tbb-devel"  # names are lower-case
+    assert _required_package("libnuma.so.1", ["tbb"]) is None
