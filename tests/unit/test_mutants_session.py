@@ -177,3 +177,18 @@ def test_a_sample_of_nothing_generated_says_so(tmp_path: Path, monkeypatch: pyte
     assert exit_.value.code == 2
     assert capsys.readouterr().err == ("error: no mutants of toolkit.data in mutants/: "
                                        "run without --score-only first\n")
+
+
+def test_data_files_changed_since_mutmut_copied_them_are_refreshed(tmp_path: Path) -> None:
+    (tmp_path / "toolkit" / "data").mkdir(parents=True)
+    (tmp_path / "toolkit" / "data" / "known.toml").write_text("new\n")
+    (tmp_path / "toolkit" / "data" / "same.toml").write_text("same\n")
+    (tmp_path / "toolkit" / "data" / "code.py").write_text("x = 2\n")
+    assert m.refresh_data(tmp_path) == []  # nothing generated yet: nothing to refresh
+    copy = tmp_path / "mutants" / "toolkit" / "data"
+    copy.mkdir(parents=True)
+    (copy / "known.toml").write_text("old\n")
+    (copy / "same.toml").write_text("same\n")
+    (copy / "code.py").write_text("x = 1  # mutated: mutmut's own business\n")
+    assert m.refresh_data(tmp_path) == [copy / "known.toml"]
+    assert (copy / "known.toml").read_text() == "new\n" and (copy / "code.py").read_text().startswith("x = 1")

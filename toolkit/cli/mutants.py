@@ -159,6 +159,28 @@ def score(root: Path, modules: Sequence[str] = PACKAGES, only: Iterable[str] | N
     return out
 
 
+def refresh_data(root: Path) -> list[Path]:
+    """Copy into ``mutants/`` the files of ``toolkit/`` that are not Python and changed since
+    mutmut copied them: mutmut copies a source tree's other files once and never again, so
+    tests would read stale data (a TOML file edited since). The files copied are returned."""
+    import shutil
+
+    base = root / "mutants"
+    if not base.is_dir():
+        return []
+    out = []
+    for src in sorted((root / "toolkit").rglob("*")):
+        if src.suffix == ".py" or "__pycache__" in src.parts or not src.is_file():
+            continue
+        dst = base / src.relative_to(root)
+        if dst.is_file() and dst.read_bytes() == src.read_bytes():
+            continue
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dst)
+        out.append(dst)
+    return out
+
+
 def _validate(args: argparse.Namespace) -> list[str]:
     for mod in args.modules:
         if not MODULE.match(mod):
@@ -181,6 +203,9 @@ def _body(session: Any, posargs: Sequence[str]) -> None:
     if not args.score_only and not exe.exists():
         raise EnvironmentProblem("mutmut is not installed", hint="pip install -e '.[dev]'")
     chosen: list[str] | None = None
+    if not args.score_only:
+        for path in refresh_data(root):
+            session.log(f"refreshed {path.relative_to(root)}")
     if args.sample is not None:
         if not args.score_only:
             session.run(sys.executable, "-c", GENERATE, str(children or 2))
