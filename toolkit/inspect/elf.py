@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import struct
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from toolkit.core.gfx import sort_key
@@ -148,6 +148,25 @@ class ElfInfo:
     scan: tuple[ScanRange, ...] = ()  # sections still to scan for GPU code (then cleared)
     problems: list[str] = field(default_factory=list)  # what could not be judged: errors
     gpu_problems: list[str] = field(default_factory=list)  # GPU sections that are unreadable
+    packed: bytes | None = None  # ``defined`` as one NUL-joined blob, between pack and narrow
+
+    def pack(self) -> None:
+        """Hold ``defined`` as one bytes object (a worker's result reaches the main process
+        as one object, not one per name); :meth:`narrow` turns it back into a set."""
+        if self.packed is None:
+            self.packed, self.defined = b"".join(n + b"\0" for n in self.defined), frozenset()
+
+    def defined_names(self) -> Collection[bytes]:
+        """Every defined name, packed or not."""
+        if self.packed is None:
+            return self.defined
+        return self.packed.split(b"\0")[:-1]  # each name ends with a NUL
+
+    def narrow(self, keep: frozenset[bytes] | set[bytes]) -> None:
+        """Keep only the defined names in ``keep`` (what the later rules can ask about)."""
+        self.defined = frozenset(keep)
+        self.defined_versions = {n: v for n, v in self.defined_versions.items() if n in keep}
+        self.packed = None
 
     @property
     def is_gpu_code_object(self) -> bool:
@@ -277,8 +296,11 @@ def _str(table: bytes, offset: int) -> str:
     return _cstr(table, offset).decode("utf-8", "replace")
 
 
-def parse_elf(img: Image) -> ElfInfo:
-    """Parse what the checks need. Raises ``ElfError`` or, for sparse images, ``NeedRanges``."""
+def parse_elf(img: Image, pack: bool = False) -> ElfInfo:
+    """Parse what the checks need. Raises ``ElfError`` or, for sparse images, ``NeedRanges``.
+
+    ``pack``: the defined names come back packed (``ElfInfo.packed``), built without one
+    object per name when the file defines no symbol versions (a worker's memory)."""
     hdr = parse_header(img)
     info = ElfInfo(machine=hdr.machine, elf_class=hdr.elf_class, type=hdr.type, flags=hdr.flags,
                    little=hdr.little)
@@ -327,7 +349,7 @@ def parse_elf(img: Image) -> ElfInfo:
         def_idx = _read_verdef(info, data(vdef), strtab, e, vdef.info) if vdef else {}
         versym = by_type.get(SHT_VERSYM)
         versym_raw = data(versym) if versym else b""
-        _read_symbols(info, data(dynsym), strtab, versym_raw, hdr, need_idx, def_idx)
+        _read_symbols(info, data(dynsym), strtab, versym_raw, hdr, need_idx, def_idx, pack)
     info.scan = scan_ranges(sections, img.size)
     return info
 
@@ -407,6 +429,7 @@ def _read_symbols(
     hdr: Header,
     need_idx: Mapping[int, tuple[str, str]],
     def_idx: Mapping[int, str],
+    pack: bool = False,
 ) -> None:
     if hdr.elf_class == 64:  # name, info, other, shndx, value, size
         fmt, size, i_name, i_info, i_other, i_shndx = hdr.endian + "IBBHQQ", 24, 0, 1, 2, 3
@@ -420,6 +443,8 @@ def _read_symbols(
     nver = len(versym)
     undefined: list[tuple[bytes, str | None]] = []
     defined: set[bytes] = set()
+    as_set = not pack or bool(def_idx)  # the version bookkeeping below asks "defined before?"
+    blob = bytearray()
     dver: dict[bytes, list[str]] = {}
     find = strtab.find
     slen = len(strtab)
@@ -441,18 +466,26 @@ def _read_symbols(
                 if name not in dver:
                     dver[name] = [""] if name in defined else []
                 dver[name].append(def_idx.get(ver, ""))
-            defined.add(name)
+            if as_set:
+                defined.add(name)
+            else:
+                blob += name
+                blob += b"\0"
     info.undefined = undefined
     info.defined = frozenset(defined)
     info.defined_versions = {k: tuple(v) for k, v in dver.items()}
+    if pack and not as_set:
+        info.packed = bytes(blob)
+    elif pack:
+        info.pack()
 
 
-def read_elf_bytes(data: bytes | bytearray | memoryview) -> ElfInfo:
+def read_elf_bytes(data: bytes | bytearray | memoryview, pack: bool = False) -> ElfInfo:
     """Parse a whole in-memory ELF file, GPU code included."""
     from toolkit.inspect.gpuscan import scan
 
     view = memoryview(data)
-    info = parse_elf(Image.whole(view))
+    info = parse_elf(Image.whole(view), pack)
     if info.scan:
         found = scan(info.scan, lambda a, b: [bytes(view[a:b])])
         info.gpu_code, info.scan = tuple(found.objects), ()

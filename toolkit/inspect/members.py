@@ -114,7 +114,7 @@ def _encode(h: Any) -> str:
     return f"{h.name}=" + base64.urlsafe_b64encode(h.digest()).rstrip(b"=").decode()
 
 
-def _read_small(wz: WheelZip, info: zipfile.ZipInfo, algo: str) -> MemberResult:
+def _read_small(wz: WheelZip, info: zipfile.ZipInfo, algo: str, pack: bool) -> MemberResult:
     """A small member in one read and one inflate call (no streaming machinery)."""
     res = MemberResult(info.filename)
     try:
@@ -147,16 +147,17 @@ def _read_small(wz: WheelZip, info: zipfile.ZipInfo, algo: str) -> MemberResult:
     res.is_elf = is_elf(data[:4])
     if res.is_elf:
         try:
-            res.elf = read_elf_bytes(data)
+            res.elf = read_elf_bytes(data, pack)
         except UsageError as err:
             res.elf_error = str(err)
     return res
 
 
-def read_member(wz: WheelZip, info: zipfile.ZipInfo, algo: str = "sha256") -> MemberResult:
-    """Inflate one member once: digest, size, CRC; ELF facts and GPU code when it is ELF."""
+def read_member(wz: WheelZip, info: zipfile.ZipInfo, algo: str = "sha256", pack: bool = False) -> MemberResult:
+    """Inflate one member once: digest, size, CRC; ELF facts and GPU code when it is ELF
+    (``pack``: its defined names packed, see ``ElfInfo.pack``)."""
     if info.compress_size <= SMALL_BYTES and info.file_size <= SMALL_BYTES * 64:
-        return _read_small(wz, info, algo)
+        return _read_small(wz, info, algo, pack)
     res = MemberResult(info.filename)
     h: Any = None
     try:
@@ -185,16 +186,16 @@ def read_member(wz: WheelZip, info: zipfile.ZipInfo, algo: str = "sha256") -> Me
             h.close()
     if res.is_elf:
         try:
-            res.elf = _parse(reader, Image(info.file_size, [(a, buf) for (a, _), buf in held.items()]))
+            res.elf = _parse(reader, Image(info.file_size, [(a, buf) for (a, _), buf in held.items()]), pack)
         except UsageError as err:
             res.elf_error = str(err)
     return res
 
 
-def _parse(reader: MemberReader, img: Image) -> ElfInfo:
+def _parse(reader: MemberReader, img: Image, pack: bool) -> ElfInfo:
     for _ in range(4):
         try:
-            elf = parse_elf(img)
+            elf = parse_elf(img, pack)
             break
         except NeedRanges as need:
             for a, b in need.ranges:
@@ -254,7 +255,7 @@ def _batch_job(wheel: str, budget: Budget, items: list[tuple[str, str]]) -> list
     wz = _WORKER_ZIPS.get(wheel)
     if wz is None:
         wz = _WORKER_ZIPS[wheel] = WheelZip.open(wheel, budget)
-    return [read_member(wz, wz.zf.getinfo(name), algo) for name, algo in items]
+    return [read_member(wz, wz.zf.getinfo(name), algo, pack=True) for name, algo in items]
 
 
 def _batches(infos: list[zipfile.ZipInfo]) -> list[list[zipfile.ZipInfo]]:
@@ -297,7 +298,7 @@ def read_members(
                     by_name[r.name] = r
         _WORKER_ZIPS.pop(str(wz.path), None)
         return [by_name[i.filename] for i in infos]
-    return [read_member(wz, i, algo[i.filename]) for i in infos]
+    return [read_member(wz, i, algo[i.filename], pack=True) for i in infos]
 
 
 def read_one(wz: WheelZip, info: zipfile.ZipInfo) -> ElfInfo:
