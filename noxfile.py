@@ -42,7 +42,7 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=False, default=False)
 def mutants(session: nox.Session) -> None:
-    """Mutation testing of toolkit/inspect (mutmut); `-- toolkit.inspect.policy` for one module."""
+    """Mutation testing of toolkit/inspect (mutmut); `-- toolkit.inspect.readers.policy` for one module."""
     from toolkit.cli.mutants import mutants as body
 
     body(session, session.posargs)

@@ -10,9 +10,9 @@ from tests.fixtures.bundles import compress_bundle
 from tests.fixtures.native import bundle_entries, compile_hip, section
 from tests.fixtures.wheels import make_wheel
 from toolkit.cli.commands.check import expand_targets
-from toolkit.inspect import members
 from toolkit.inspect.checks import check_paths
-from toolkit.inspect.elf import EM_AMDGPU, read_elf_bytes
+from toolkit.inspect.readers import members
+from toolkit.inspect.readers.elf import EM_AMDGPU, read_elf_bytes
 from toolkit.inspect.report import Report
 
 pytestmark = [pytest.mark.integration, pytest.mark.hipcc]

@@ -16,8 +16,8 @@ from tests.unit.test_checks_wheel import _lie_about_size
 from toolkit.cli.commands.check import expand_targets
 from toolkit.cli.main import main
 from toolkit.inspect.checks import check_paths
+from toolkit.inspect.readers.wheelzip import Budget
 from toolkit.inspect.report import Report
-from toolkit.inspect.wheelzip import Budget
 
 TAG = "cp311-cp311-manylinux_2_28_x86_64"
 

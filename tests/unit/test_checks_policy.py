@@ -11,8 +11,8 @@ import pytest
 
 from toolkit.cli.main import main
 from toolkit.core.errors import DataError, EnvironmentProblem, UsageError
-from toolkit.inspect import policy
-from toolkit.inspect.policy import (
+from toolkit.inspect.readers import policy
+from toolkit.inspect.readers.policy import (
     best_policy,
     get_policy,
     load_policies,
@@ -223,7 +223,7 @@ def test_manylinux_2_32_allows_what_rhel9_ships() -> None:
 
 
 def test_the_distribution_table_is_never_stricter_than_auditwheel() -> None:
-    from toolkit.inspect.distros import runtime_maxima
+    from toolkit.inspect.readers.distros import runtime_maxima
 
     for minor, pol in _known().items():
         maxima = runtime_maxima(minor)
@@ -236,7 +236,7 @@ def test_the_distribution_table_is_never_stricter_than_auditwheel() -> None:
 def test_a_tag_beyond_the_table_cannot_be_judged() -> None:
     with pytest.raises(UsageError, match="cannot judge manylinux_2_99"):
         get_policy("manylinux_2_99")
-    from toolkit.inspect.manylinux import claimed_policy
+    from toolkit.inspect.rules.manylinux import claimed_policy
 
     pol, problems = claimed_policy(["cp312-cp312-manylinux_2_99_x86_64"])
     assert pol is None and problems[0].check == "platform-tag" and problems[0].severity == "error"

@@ -14,8 +14,8 @@ from tests.fixtures.wheels import make_wheel
 from toolkit.cli.commands.check import expand_targets
 from toolkit.cli.main import main
 from toolkit.core.errors import UsageError
-from toolkit.inspect import wheelzip
 from toolkit.inspect.checks import check_paths
+from toolkit.inspect.readers import wheelzip
 from toolkit.inspect.report import Report
 
 TAG = "cp311-cp311-manylinux_2_28_x86_64"

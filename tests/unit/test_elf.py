@@ -1,4 +1,4 @@
-"""toolkit.inspect.elf against pyelftools (an independent reader) on real system libraries."""
+"""toolkit.inspect.readers.elf against pyelftools (an independent reader) on real system libraries."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from elftools.elf.gnuversions import GNUVerNeedSection
 from tests.fixtures.native import compile_shared
 from toolkit.core.errors import UsageError
 from toolkit.core.proc import run
-from toolkit.inspect.amdgpu import amdgpu_target
-from toolkit.inspect.elf import EM_AMDGPU, Image, NeedRanges, parse_elf, read_elf_bytes
-from toolkit.inspect.errors import ElfError
-from toolkit.inspect.members import load_file
+from toolkit.inspect.readers.amdgpu import amdgpu_target
+from toolkit.inspect.readers.elf import EM_AMDGPU, Image, NeedRanges, parse_elf, read_elf_bytes
+from toolkit.inspect.readers.errors import ElfError
+from toolkit.inspect.readers.members import load_file
 
 
 def _system_lib(name: str) -> Path:

@@ -13,9 +13,9 @@ from tests.fixtures.bundles import compress_bundle, make_bundle
 from tests.fixtures.wheels import make_wheel
 from toolkit.core.errors import UsageError
 from toolkit.inspect.checks import check_paths
-from toolkit.inspect.elf import Image, NeedRanges, parse_elf, read_elf_bytes
-from toolkit.inspect.errors import ElfError
-from toolkit.inspect.offload import parse_fatbin
+from toolkit.inspect.readers.elf import Image, NeedRanges, parse_elf, read_elf_bytes
+from toolkit.inspect.readers.errors import ElfError
+from toolkit.inspect.readers.offload import parse_fatbin
 
 # example counts, deadline and randomness come from the profile (tests/conftest.py)
 FUZZ = settings(suppress_health_check=[HealthCheck.too_slow])
@@ -130,6 +130,10 @@ def wheel_bytes(tmp_path_factory: pytest.TempPathFactory) -> bytes:
 # library in it), so test_unsupported_zip_version_is_a_usage_error pins it for any layout
 @example(edits=[(26895, 64)], cut=None)
 @example(edits=[(2384, 64)], cut=None)
+# found by the ci profile once the test's source changed: the local file header's name
+# differs from the central directory's ("\x00emo/_x.so"), zipfile (so pip) refuses it,
+# and the check had passed the wheel
+@example(edits=[(30, 0)], cut=None)
 @given(
     edits=st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(0, 255)), max_size=6),
     cut=st.one_of(st.none(), st.integers(0, 1 << 20)),
@@ -151,6 +155,22 @@ def test_archive_damage_gives_findings_or_usage_errors(
             assert zf.read("demo/_x.so") == ELF
     else:
         assert any(f.severity == "error" for f in report.findings)
+
+
+def test_a_local_header_naming_another_file_is_an_error(tmp_path: Path, wheel_bytes: bytes) -> None:
+    """APPNOTE 4.3.7: the local header repeats the file name; zipfile refuses a member whose
+    local name differs from the central directory's, so pip could not install the wheel."""
+    local = wheel_bytes.index(b"PK\x03\x04demo/_x.so"[:4])  # the first member is the .so
+    assert wheel_bytes[local + 30 : local + 40] == b"demo/_x.so"
+    damaged = bytearray(wheel_bytes)
+    damaged[local + 30] = ord("x")  # "demo/_x.so" -> "xemo/_x.so" in the local header only
+    path = tmp_path / "demo-1.0-py3-none-linux_x86_64.whl"
+    path.write_bytes(bytes(damaged))
+    with zipfile.ZipFile(path) as zf, pytest.raises(zipfile.BadZipFile):
+        zf.read("demo/_x.so")  # the independent truth: Python's zipfile refuses it
+    report = check_paths([path])
+    errors = [f for f in report.findings if f.severity == "error"]
+    assert not report.ok and any("local file header names another file" in f.message for f in errors)
 
 
 def test_unsupported_zip_version_is_a_usage_error(tmp_path: Path, wheel_bytes: bytes) -> None:

@@ -12,7 +12,7 @@ import pytest
 import toolkit.inspect
 
 PACKAGE = Path(toolkit.inspect.__file__).parent
-MODULES = sorted(PACKAGE.glob("*.py"))
+MODULES = sorted(PACKAGE.glob("**/*.py"))
 
 
 def _tree(path: Path) -> ast.Module:
@@ -38,10 +38,21 @@ def _imports(tree: ast.Module) -> set[str]:
 
 
 def test_the_package_has_modules() -> None:
-    assert {"checks.py", "elf.py", "offload.py", "policy.py"} <= {p.name for p in MODULES}
+    names = {p.relative_to(PACKAGE).as_posix() for p in MODULES}
+    want = {"checks.py", "readers/elf.py", "readers/offload.py", "readers/policy.py", "rules/needed.py"}
+    assert want <= names
 
 
-@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
+def test_readers_judge_nothing() -> None:
+    """readers/ turns bytes into facts; findings, severities and verdicts live in rules/ and above."""
+    for path in sorted((PACKAGE / "readers").glob("*.py")):
+        bad = {m for m in _imports(_tree(path))
+               if m.startswith(("toolkit.inspect.rules", "toolkit.inspect.report", "toolkit.inspect.checks",
+                                "toolkit.inspect.inputs"))}
+        assert not bad, f"readers/{path.name} imports {sorted(bad)}"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(PACKAGE).as_posix())
 def test_no_console_output(path: Path) -> None:
     tree = _tree(path)
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
@@ -57,7 +68,7 @@ def test_no_console_output(path: Path) -> None:
     assert not streams, f"{path.name} touches sys.stdout/stderr at lines {streams}"
 
 
-@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(PACKAGE).as_posix())
 def test_imports_stay_in_core_and_inspect(path: Path) -> None:
     toolkit_imports = {m for m in _imports(_tree(path)) if m == "toolkit" or m.startswith("toolkit.")}
     bad = {m for m in toolkit_imports if not m.startswith(("toolkit.core", "toolkit.inspect"))}
@@ -69,11 +80,12 @@ def test_imports_stay_in_core_and_inspect(path: Path) -> None:
 def test_offload_does_not_import_the_elf_reader() -> None:
     """elf -> gpuscan -> offload, one way: the readers below never import the ELF reader."""
     for low in ("offload.py", "gpuscan.py", "amdgpu.py"):
-        assert not {m for m in _imports(_tree(PACKAGE / low)) if m.startswith("toolkit.inspect.elf")}
-    assert "toolkit.inspect.gpuscan" in _imports(_tree(PACKAGE / "elf.py"))
-    assert "toolkit.inspect.offload" in _imports(_tree(PACKAGE / "gpuscan.py"))
+        imported = _imports(_tree(PACKAGE / "readers" / low))
+        assert not {m for m in imported if m.startswith("toolkit.inspect.readers.elf")}
+    assert "toolkit.inspect.readers.gpuscan" in _imports(_tree(PACKAGE / "readers" / "elf.py"))
+    assert "toolkit.inspect.readers.offload" in _imports(_tree(PACKAGE / "readers" / "gpuscan.py"))
 
 
-@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(PACKAGE).as_posix())
 def test_modules_are_small(path: Path) -> None:
     assert len(path.read_text().splitlines()) <= 500

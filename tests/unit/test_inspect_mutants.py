@@ -9,13 +9,13 @@ import pytest
 
 from tests.fixtures.bundles import make_bundle
 from tests.fixtures.handmade_elf import EM_X86_64, shared_object
-from toolkit.inspect.amdgpu import code_object_at
-from toolkit.inspect.elf import ElfInfo, read_elf_bytes
-from toolkit.inspect.manylinux import check_policy, library_policy
-from toolkit.inspect.offload import OffloadError, Stream, read_plain
+from toolkit.inspect.readers.amdgpu import code_object_at
+from toolkit.inspect.readers.elf import ElfInfo, read_elf_bytes
+from toolkit.inspect.readers.offload import OffloadError, Stream, read_plain
+from toolkit.inspect.readers.resolver import Lib, Resolver, defines
 from toolkit.inspect.report import LibraryResult, WheelResult
-from toolkit.inspect.resolver import Lib, Resolver, defines
-from toolkit.inspect.symbols import undefined_symbols
+from toolkit.inspect.rules.manylinux import check_policy, library_policy
+from toolkit.inspect.rules.symbols import undefined_symbols
 
 
 def _lib(path: str, **kw: object) -> Lib:
@@ -105,7 +105,7 @@ def test_a_bundle_whose_entries_run_past_the_section_is_an_error() -> None:
 
 
 def test_torch_and_rocm_sonames_are_attributed_to_their_package() -> None:
-    from toolkit.inspect.needed import Missing, missing_findings, provider_of
+    from toolkit.inspect.rules.needed import Missing, missing_findings, provider_of
 
     assert [provider_of(n) for n in ("libc10.so", "libtorch_cpu.so", "libamdhip64.so.7", "libnuma.so.1")] == [
         "torch", "torch", "rocm-sdk", None]

@@ -9,7 +9,7 @@ import pytest
 from toolkit.cli.commands.check import expand_targets
 from toolkit.core.errors import UsageError
 from toolkit.core.gfx import TargetId, parse_target
-from toolkit.inspect.gpu import code_runs_on
+from toolkit.inspect.rules.gpu import code_runs_on
 
 
 def test_family_names_and_separators_expand_with_the_matrix() -> None:

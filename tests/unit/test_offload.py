@@ -7,7 +7,7 @@ import struct
 import pytest
 
 from tests.fixtures.bundles import compress_bundle, make_bundle
-from toolkit.inspect.offload import (
+from toolkit.inspect.readers.offload import (
     OffloadError,
     gpu_targets,
     parse_entry_id,
@@ -94,7 +94,7 @@ def test_a_compressed_bundle_is_inflated_only_until_its_entry_table(
     """Issue 11: reading the targets of a large CCOB bundle must not decompress all of it."""
     import os
 
-    from toolkit.inspect import offload
+    from toolkit.inspect.readers import offload
 
     entries = [(f"hipv4-amdgcn-amd-amdhsa--gfx{n}", os.urandom(4 << 20)) for n in (908, 942)]
     big = make_bundle([HOST, *entries])

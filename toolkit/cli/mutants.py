@@ -1,7 +1,7 @@
 """The body of ``nox -s mutants``: mutation testing of ``toolkit/inspect`` with mutmut.
 
     nox -s mutants                          # every module of toolkit/inspect
-    nox -s mutants -- toolkit.inspect.policy  # one module
+    nox -s mutants -- toolkit.inspect.readers.policy  # one module
     nox -s mutants -- --score-only          # the score of the last run, nothing run
 
 mutmut's configuration (what is mutated, which tests run) is ``[tool.mutmut]`` in
@@ -23,7 +23,7 @@ from typing import Any
 
 from toolkit.core.errors import EnvironmentProblem, UsageError
 
-MODULE = re.compile(r"^toolkit\.inspect(\.[a-z_][a-z0-9_]*)?$")
+MODULE = re.compile(r"^toolkit\.inspect(\.[a-z_][a-z0-9_]*){0,2}$")
 SURVIVED, NO_TESTS = 0, 33
 NOT_RUN = (None, 34)  # not checked yet, skipped
 
@@ -47,7 +47,7 @@ class Score:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="nox -s mutants --", exit_on_error=False,
                                 description="mutation testing of toolkit/inspect (mutmut)")
-    p.add_argument("module", nargs="?", help="one module, e.g. toolkit.inspect.policy (default: all)")
+    p.add_argument("module", nargs="?", help="one module, e.g. toolkit.inspect.readers.policy (default: all)")
     p.add_argument("--score-only", action="store_true", help="report the last run's score, run nothing")
     p.add_argument("--max-children", type=int, default=None, help="parallel workers (mutmut's default: CPUs)")
     return p
@@ -87,7 +87,7 @@ def mutants(session: Any, posargs: Sequence[str]) -> None:
         args = parser().parse_args(list(posargs))
         if args.module and not MODULE.match(args.module):
             raise UsageError(f"bad module {args.module!r}: give a dotted name under toolkit.inspect, "
-                             "e.g. toolkit.inspect.policy")
+                             "e.g. toolkit.inspect.readers.policy")
         root = Path.cwd()
         if not args.score_only:
             exe = Path(sys.executable).with_name("mutmut")

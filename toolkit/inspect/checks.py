@@ -3,9 +3,9 @@ symbols, GPU code targets and packaging hygiene, for wheels or folders of librar
 
 ``check_paths`` is the library entry point (the CLI is ``toolkit.cli.commands.check``). It
 never prints. This module only orchestrates: reading inputs (:mod:`.inputs`,
-:mod:`.members`), resolving libraries (:mod:`.resolver`) and the rules (:mod:`.metadata`,
-:mod:`.manylinux`, :mod:`.gpu`, :mod:`.hygiene`, :mod:`.symbols`) that fill in the report
-(:mod:`.report`).
+:mod:`.readers.members`), resolving libraries (:mod:`.readers.resolver`) and the rules
+(:mod:`.rules`: metadata, manylinux, machine, gpu, hygiene, symbols, needed, variants) that
+fill in the report (:mod:`.report`).
 """
 
 from __future__ import annotations
@@ -20,19 +20,19 @@ from packaging.utils import canonicalize_name
 
 from toolkit.core.errors import UsageError
 from toolkit.core.gfx import TargetId
-from toolkit.inspect import gpu, hygiene, machine, manylinux, needed, symbols
-from toolkit.inspect.elf import ET_REL, ElfInfo
-from toolkit.inspect.gpu import code_runs_on as code_runs_on
 from toolkit.inspect.inputs import Input, collect_dir, collect_wheel, open_input
-from toolkit.inspect.members import load_file as load_file
-from toolkit.inspect.metadata import check_metadata
-from toolkit.inspect.needed import Missing
-from toolkit.inspect.policy import LOADERS, Policy, assumed_libraries, get_policy, load_policies
+from toolkit.inspect.readers.elf import ET_REL, ElfInfo
+from toolkit.inspect.readers.members import load_file as load_file
+from toolkit.inspect.readers.policy import LOADERS, Policy, assumed_libraries, get_policy, load_policies
+from toolkit.inspect.readers.resolver import Resolver, host_system_dirs, with_libraries
+from toolkit.inspect.readers.wheelzip import Budget, WheelZip
 from toolkit.inspect.report import SCHEMA_VERSION, Finding, LibraryResult, Report, WheelResult
-from toolkit.inspect.resolver import Resolver, host_system_dirs, with_libraries
-from toolkit.inspect.symbols import Unresolved
-from toolkit.inspect.variants import content_key, identical_findings, redundant_variant
-from toolkit.inspect.wheelzip import Budget, WheelZip
+from toolkit.inspect.rules import gpu, hygiene, machine, manylinux, needed, symbols
+from toolkit.inspect.rules.gpu import code_runs_on as code_runs_on
+from toolkit.inspect.rules.metadata import check_metadata
+from toolkit.inspect.rules.needed import Missing
+from toolkit.inspect.rules.symbols import Unresolved
+from toolkit.inspect.rules.variants import content_key, identical_findings, redundant_variant
 
 # ``load_file`` and ``code_runs_on`` are re-exported for the smoke suite (smoke_tests/),
 # which imports them from here.

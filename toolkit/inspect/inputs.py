@@ -16,14 +16,14 @@ from pathlib import Path
 from toolkit.core.errors import UsageError
 from toolkit.core.files import missing, open_regular
 from toolkit.core.text import escape
-from toolkit.inspect.elf import is_elf
-from toolkit.inspect.errors import ElfError
-from toolkit.inspect.members import load_file, read_members
-from toolkit.inspect.needed import Missing
-from toolkit.inspect.record import algorithm, read_record, record_findings
+from toolkit.inspect.readers.elf import is_elf
+from toolkit.inspect.readers.errors import ElfError
+from toolkit.inspect.readers.members import load_file, read_members
+from toolkit.inspect.readers.resolver import Lib
+from toolkit.inspect.readers.wheelzip import Budget, WheelZip
 from toolkit.inspect.report import Finding, LibraryResult, WheelResult
-from toolkit.inspect.resolver import Lib
-from toolkit.inspect.wheelzip import Budget, WheelZip
+from toolkit.inspect.rules.needed import Missing
+from toolkit.inspect.rules.record import algorithm, read_record, record_findings
 
 _NOT_ELF = "%s is named like a library but is not an ELF file"
 

@@ -50,7 +50,7 @@ from packaging.version import InvalidVersion, Version
 from toolkit.core.errors import UsageError
 from toolkit.core.files import sha256_file
 from toolkit.core.text import escape
-from toolkit.inspect.wheelzip import WheelZip
+from toolkit.inspect.readers.wheelzip import WheelZip
 
 INDEX_NAME = "index.html"
 _WHEEL_ALPHABET = re.compile(r"[A-Za-z0-9._+!-]+\.whl")
@@ -211,8 +211,8 @@ def _integrity(path: Path) -> None:
     """``_Unusable`` naming the first integrity error ``check`` finds in the wheel (and how
     many there are), through check's own readers."""
     from toolkit.inspect.inputs import Input, collect_wheel
-    from toolkit.inspect.metadata import check_metadata
     from toolkit.inspect.report import WheelResult
+    from toolkit.inspect.rules.metadata import check_metadata
 
     try:
         with WheelZip.open(path) as wz:

@@ -6,8 +6,8 @@ import zipfile
 from pathlib import Path
 
 from toolkit.core.errors import UsageError
-from toolkit.inspect.elf import Image, is_elf, parse_header, read_sections
-from toolkit.inspect.errors import ElfError
+from toolkit.inspect.readers.elf import Image, is_elf, parse_header, read_sections
+from toolkit.inspect.readers.errors import ElfError
 
 MAX_SHOWN = 20
 

@@ -37,7 +37,7 @@ from toolkit.core.urls import mask
 from toolkit.data.matrix import Build
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Options, Plan
-from toolkit.plan.recipes import load_matrix, standalone_build
+from toolkit.plan.recipes import REGISTRY, load_matrix, standalone_build
 from toolkit.run.identity import host_paths
 
 
@@ -56,36 +56,12 @@ def _major_minor(version: str | None) -> str | None:
 
 
 def _build(data: Mapping[str, Any], source: str | None, workdir: Path) -> Build:
-    """The build the manifest names, made here: a matrix build, the bundled sample, or a
-    project outside the matrix (its metadata read again from ``source``)."""
+    """The build the manifest names, made here: a build outside the matrix that a recipe
+    recognises (the bundled sample; a project read again from ``source``), else the
+    matrix's."""
     info = data["build"]
-    if data.get("recipe") == "generic":
-        from toolkit.env.project import read_project
-        from toolkit.plan.recipes.generic import generic_build
-
-        if source is None:
-            raise UsageError("the manifest's project has no source here")
-        project = read_project(source, workdir / "build" / "source-metadata.log")
-        if (project.name, project.version) != (data.get("dist"), info["version"]):
-            raise UsageError(f"refusing: the project at {source} is {project.name} "
-                             f"{project.version}; the manifest built {data.get('dist')} "
-                             f"{info['version']}")
-        return generic_build(project.package, project.name, project.version, project.path,
-                             info["python"], _rocm_release(data), info.get("torch") or "",
-                             project.requires)
-    return standalone_build(str(info["id"]), data) or load_matrix().build(info["id"])
-
-
-def _rocm_release(data: Mapping[str, Any]) -> Any:
-    """A generic build's ROCm release: the matrix's (a session build, with torch), else the
-    system install the demo used."""
-    info = data["build"]
-    if info.get("torch"):
-        return load_matrix().rocm[info["rocm"]]
-    from toolkit.plan.recipes.sample import demo_rocm
-
-    return demo_rocm((data["sdk"].get("root") or "/opt/rocm", info["rocm"])
-                     if info["rocm"] != "cpu" else None)
+    logs = workdir / "build" / "source-metadata.log"
+    return standalone_build(str(info["id"]), data, source, logs) or load_matrix().build(info["id"])
 
 
 def _source(data: Mapping[str, Any], given: str | None) -> str | None:
@@ -160,7 +136,7 @@ def reconstruct(data: Mapping[str, Any], environ: Mapping[str, str] | None = Non
     build = _build(data, src, layout.root)
     sha = data["source"].get("sha")
     options = _options(data, os.environ if environ is None else environ)
-    if sha and not options.source and build.package.recipe not in ("sample", "generic"):
+    if sha and not options.source and REGISTRY[build.package.recipe].pins_recorded_source:
         build = dataclasses.replace(build, pkg_version=dataclasses.replace(build.pkg_version,
                                                                            ref=sha))
     options = dataclasses.replace(

@@ -153,7 +153,7 @@ def expand_targets(tokens: Sequence[str], warnings: list[str] | None = None) -> 
 
 def run(args: argparse.Namespace) -> int:
     from toolkit.inspect.checks import check_paths
-    from toolkit.inspect.wheelzip import Budget
+    from toolkit.inspect.readers.wheelzip import Budget
 
     warnings: list[str] = []
     targets = expand_targets(args.gfx, warnings)

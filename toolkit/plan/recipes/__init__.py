@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -57,10 +58,12 @@ def recipe_options() -> dict[str, RecipeOption]:
     return out
 
 
-def standalone_build(build_id: str, recorded: Mapping[str, Any] | None = None) -> Build | None:
-    """A build outside the matrix that ``build_id`` names (the bundled sample), else None."""
+def standalone_build(build_id: str, recorded: Mapping[str, Any] | None = None,
+                     source: str | None = None, logs: Path | None = None) -> Build | None:
+    """A build outside the matrix that ``build_id`` names (the bundled sample, or the
+    recorded project outside the matrix read again from ``source``), else None."""
     for r in REGISTRY.values():
-        build = r.standalone(build_id, recorded)
+        build = r.standalone(build_id, recorded, source, logs)
         if build is not None:
             return build
     return None

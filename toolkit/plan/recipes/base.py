@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Protocol
 
@@ -62,10 +63,17 @@ class Recipe(Protocol):
         """Evidence lines for `invoke matrix --explain`, given the build-wheel environment."""
         ...
 
-    def standalone(self, build_id: str, recorded: Mapping[str, Any] | None) -> Build | None:
+    def standalone(self, build_id: str, recorded: Mapping[str, Any] | None,
+                   source: str | None = None, logs: Path | None = None) -> Build | None:
         """A build of this recipe outside the matrix that ``build_id`` names (the bundled
-        sample), else None; ``recorded``: its manifest when there is one."""
+        sample, a project given by its source), else None; ``recorded``: its manifest when
+        there is one; ``source``: the project's folder here; ``logs``: where reading the
+        project's metadata may log."""
         ...
+
+    pins_recorded_source: bool
+    """On repro, the manifest's source commit pins the build's ref (False: the source is the
+    toolkit's own sample or the project folder given)."""
 
 
 class RecipeDefaults:
@@ -80,7 +88,10 @@ class RecipeDefaults:
     def notes(self, env: Mapping[str, str]) -> tuple[str, ...]:
         return ()
 
-    def standalone(self, build_id: str, recorded: Mapping[str, Any] | None) -> Build | None:
+    pins_recorded_source = True
+
+    def standalone(self, build_id: str, recorded: Mapping[str, Any] | None,
+                   source: str | None = None, logs: Path | None = None) -> Build | None:
         return None
 
 

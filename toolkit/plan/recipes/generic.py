@@ -13,6 +13,9 @@ the installed wheel lists in its RECORD.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
 
 from toolkit.core.steps import Step
 from toolkit.data.matrix import Build, Package, PackageVersion, RocmRelease
@@ -52,6 +55,29 @@ class GenericRecipe(RecipeDefaults):
                 env=env, cwd=ctx.source_dir),
         ]
 
+    pins_recorded_source = False  # the project folder given is the source
+
+    def standalone(self, build_id: str, recorded: Mapping[str, Any] | None,
+                   source: str | None = None, logs: Path | None = None) -> Build | None:
+        """The recorded project outside the matrix, its metadata read again from ``source``
+        (it must still be the recorded name and version)."""
+        if recorded is None or recorded.get("recipe") != self.name:
+            return None
+        from toolkit.core.errors import UsageError
+        from toolkit.env.project import read_project
+
+        info = recorded["build"]
+        if source is None or logs is None:
+            raise UsageError("the manifest's project has no source here: give --source PATH")
+        project = read_project(source, logs)
+        if (project.name, project.version) != (recorded.get("dist"), info["version"]):
+            raise UsageError(f"refusing: the project at {source} is {project.name} "
+                             f"{project.version}; the manifest built {recorded.get('dist')} "
+                             f"{info['version']}")
+        return generic_build(project.package, project.name, project.version, project.path,
+                             info["python"], _recorded_rocm(recorded), info.get("torch") or "",
+                             project.requires)
+
     def expected_wheel(self, ctx: Context) -> tuple[str, str]:
         return ctx.build.package.dist, ctx.build.version
 
@@ -70,6 +96,20 @@ def generic_build(package: str, dist: str, version: str, source: str, python: st
     pv = PackageVersion(package, version, "HEAD", torch, (rocm.version,), (python,),
                         "setuptools", build_requires=requires)
     return Build(Package(package, dist, source, "generic", (pv,)), pv, python, rocm)
+
+
+def _recorded_rocm(recorded: Mapping[str, Any]) -> RocmRelease:
+    """A recorded generic build's ROCm release: the matrix's (a session build, with torch),
+    else the system install the demo used."""
+    from toolkit.plan.recipes.sample import demo_rocm
+
+    info = recorded["build"]
+    if info.get("torch"):
+        from toolkit.data.matrix import load_matrix
+
+        return load_matrix().rocm[info["rocm"]]
+    return demo_rocm((recorded["sdk"].get("root") or "/opt/rocm", info["rocm"])
+                     if info["rocm"] != "cpu" else None)
 
 
 def torch_of_pair(builds: list[Build]) -> str:

@@ -56,7 +56,10 @@ class SampleRecipe(RecipeDefaults):
                          options: Options | None = None) -> tuple[str, ...]:
         return ("hip_sample", "hip_sample._native")
 
-    def standalone(self, build_id: str, recorded: Mapping[str, Any] | None) -> Build | None:
+    pins_recorded_source = False  # the toolkit's own example
+
+    def standalone(self, build_id: str, recorded: Mapping[str, Any] | None,
+                   source: str | None = None, logs: Path | None = None) -> Build | None:
         """``hip_sample-0.1.0-cp312-rocm5.2``: the demo's build, for the host's ROCm (or the
         recorded one of its manifest); ``-cpu``: the CPU variant."""
         m = re.fullmatch(r"hip_sample-[^-]+-cp([0-9])([0-9]+)(t?)-(.+)", build_id)

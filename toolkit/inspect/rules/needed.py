@@ -15,8 +15,8 @@ import fnmatch
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from toolkit.inspect.hygiene import ROCM_LIBS, TORCH_LIBS
 from toolkit.inspect.report import Finding
+from toolkit.inspect.rules.hygiene import ROCM_LIBS, TORCH_LIBS
 
 TORCH_PACKAGES = ("torch", "pytorch-triton-rocm")
 ROCM_PACKAGES = ("rocm", "rocm-sdk-core", "rocm-sdk-libraries", "rocm-sdk-devel")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolkit.core.errors import UsageError
-from toolkit.inspect.elf import (
+from toolkit.inspect.readers.elf import (
     ElfInfo,
     Image,
     NeedRanges,
@@ -34,10 +34,10 @@ from toolkit.inspect.elf import (
     section_table_range,
     segment_ranges,
 )
-from toolkit.inspect.errors import ElfError
-from toolkit.inspect.gpuscan import scan
-from toolkit.inspect.inflate import INFLATE_ERRORS, MemberReader, crc32, inflater
-from toolkit.inspect.wheelzip import Budget, MemberError, WheelZip
+from toolkit.inspect.readers.errors import ElfError
+from toolkit.inspect.readers.gpuscan import scan
+from toolkit.inspect.readers.inflate import INFLATE_ERRORS, MemberReader, crc32, inflater
+from toolkit.inspect.readers.wheelzip import Budget, MemberError, WheelZip
 
 HEAD_KEEP = 2 << 20  # bytes kept from the start of each ELF member while inflating it (the
 # dynamic symbol tables beyond it are inflated again from the nearest checkpoint)

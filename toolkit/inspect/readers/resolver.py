@@ -21,10 +21,10 @@ from pathlib import Path
 
 from toolkit.core.errors import UsageError
 from toolkit.core.proc import CommandFailed, run
-from toolkit.inspect.elf import ElfInfo
-from toolkit.inspect.errors import ElfError
-from toolkit.inspect.members import load_file, read_one
-from toolkit.inspect.wheelzip import WheelZip
+from toolkit.inspect.readers.elf import ElfInfo
+from toolkit.inspect.readers.errors import ElfError
+from toolkit.inspect.readers.members import load_file, read_one
+from toolkit.inspect.readers.wheelzip import WheelZip
 
 STD_DIRS = (
     "/lib64",

@@ -3,7 +3,7 @@
 Nothing is extracted to disk. Member names are checked (no ``..``, no absolute paths),
 inflation is bounded (a member never yields more than it declares, and the declared sizes
 are capped per member, per archive and by ratio: :class:`Budget`, judged before inflating).
-:mod:`toolkit.inspect.inflate` inflates members straight from the archive's bytes.
+:mod:`toolkit.inspect.readers.inflate` inflates members straight from the archive's bytes.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolkit.core.errors import UsageError
+from toolkit.core.text import quoted
 
 MAX_MEMBER_BYTES = 4 << 30  # default: declared inflated size of one member
 MAX_TOTAL_BYTES = 16 << 30  # default: declared inflated size of all members
@@ -139,6 +140,13 @@ class WheelZip:
         if len(local) < 30 or local[:4] != b"PK\x03\x04":
             raise MemberError(f"{info.filename}: bad local file header")
         name_len, extra_len = struct.unpack_from("<HH", local, 26)
+        raw = os.pread(fd, name_len, info.header_offset + 30)
+        # as zipfile (and so pip) does: the local header must name the member the central
+        # directory names, else the member cannot be extracted
+        name = raw.decode("utf-8" if info.flag_bits & 0x800 else "cp437", errors="replace")
+        if name != info.orig_filename:
+            raise MemberError(f"{info.filename}: the local file header names another file "
+                              f"({quoted(name)}); pip cannot extract this member")
         return int(info.header_offset + 30 + name_len + extra_len)
 
     def _fd(self) -> int:

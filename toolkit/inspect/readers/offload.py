@@ -21,7 +21,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from toolkit.inspect.errors import ElfError
+from toolkit.inspect.readers.errors import ElfError
 
 PLAIN_MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
 CCOB_MAGIC = b"CCOB"

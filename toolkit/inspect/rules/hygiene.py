@@ -7,7 +7,7 @@ import posixpath
 import re
 from collections.abc import Sequence
 
-from toolkit.inspect.elf import ElfInfo
+from toolkit.inspect.readers.elf import ElfInfo
 from toolkit.inspect.report import Finding, Severity
 
 # library names (without ``.so``) that only torch / ROCm may ship

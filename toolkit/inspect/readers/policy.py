@@ -7,7 +7,7 @@ sets contain every version it needs (prefixes a policy does not list are not res
 PEP 600 tags that auditwheel's file lacks (``manylinux_2_32``) are judged all the same, with
 a policy derived host-independently (:func:`derived_policy`): GLIBC nodes up to 2.N, and for
 the GCC runtime the newest nodes every distribution with glibc >= 2.N ships
-(:mod:`toolkit.inspect.distros`), never looser than auditwheel's next policy above N.
+(:mod:`toolkit.inspect.readers.distros`), never looser than auditwheel's next policy above N.
 """
 
 from __future__ import annotations
@@ -206,7 +206,7 @@ def get_policy(name: str, arch: str = "x86_64") -> Policy:
 @cache
 def derived_policy(minor: int, arch: str = "x86_64") -> Policy:
     """``manylinux_2_<minor>``: GLIBC up to 2.<minor>; GCC runtime nodes up to what every
-    distribution of :mod:`toolkit.inspect.distros` with glibc >= 2.<minor> ships, and never
+    distribution of :mod:`toolkit.inspect.readers.distros` with glibc >= 2.<minor> ships, and never
     more than auditwheel's next policy above it allows."""
     name = f"manylinux_2_{minor}"
     known: dict[int, Policy] = {}
@@ -242,7 +242,7 @@ def _allowed(prefix: str, ver: str, minor: int, maxima: Mapping[str, tuple[int, 
 
 
 def _runtime_maxima(minor: int) -> dict[str, tuple[int, ...]] | None:
-    from toolkit.inspect.distros import runtime_maxima
+    from toolkit.inspect.readers.distros import runtime_maxima
 
     found = runtime_maxima(minor)
     return None if found is None else {k: _num(v) for k, v in found.items()}

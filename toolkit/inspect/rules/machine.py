@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from toolkit.inspect.elf import ElfInfo
+from toolkit.inspect.readers.elf import ElfInfo
 from toolkit.inspect.report import Finding
 
 # platform-tag architecture -> (ELF class, little-endian, e_machine)

@@ -2,7 +2,7 @@
 
 A ``manylinux_2_N`` wheel must run on every mainstream distribution whose glibc is 2.N or
 newer, with the libstdc++ and libgcc_s that distribution ships. For tags auditwheel's policy
-file lacks (``manylinux_2_32``, ...), :mod:`toolkit.inspect.policy` derives the policy from
+file lacks (``manylinux_2_32``, ...), :mod:`toolkit.inspect.readers.policy` derives the policy from
 this table. Sources and the reasoning: ``docs/manylinux-symbol-versions.md``.
 """
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from toolkit.core.errors import UsageError
-from toolkit.inspect.elf import ElfInfo
-from toolkit.inspect.policy import (
+from toolkit.inspect.readers.elf import ElfInfo
+from toolkit.inspect.readers.policy import (
     ARCH_OF_MACHINE,
     Policy,
     best_policy,
@@ -21,8 +21,8 @@ from toolkit.inspect.policy import (
     policy_for_tag,
     version_key,
 )
+from toolkit.inspect.readers.resolver import Lib
 from toolkit.inspect.report import Finding, LibraryResult, WheelResult
-from toolkit.inspect.resolver import Lib
 
 
 def _external_versions(info: ElfInfo, own_files: set[str]) -> list[str]:

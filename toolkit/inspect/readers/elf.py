@@ -2,7 +2,7 @@
 
 It reads the ELF header, the section headers and the dynamic-linking sections
 (``.dynsym``, ``.dynstr``, ``.gnu.version*``, ``.dynamic``), and names the sections that
-may hold GPU code (:func:`scan_ranges`) for :mod:`toolkit.inspect.gpuscan`.
+may hold GPU code (:func:`scan_ranges`) for :mod:`toolkit.inspect.readers.gpuscan`.
 
 Data comes from an :class:`Image`: a whole file (bytes or mmap) or
 a *sparse* image holding only some byte ranges of a member still compressed in a wheel.
@@ -21,9 +21,9 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from toolkit.core.gfx import sort_key
-from toolkit.inspect.amdgpu import V2_MAX_BYTES, amdgpu_target, needs_note, note_target
-from toolkit.inspect.errors import ElfError as ElfError
-from toolkit.inspect.gpuscan import CodeObject, ScanRange
+from toolkit.inspect.readers.amdgpu import V2_MAX_BYTES, amdgpu_target, needs_note, note_target
+from toolkit.inspect.readers.errors import ElfError as ElfError
+from toolkit.inspect.readers.gpuscan import CodeObject, ScanRange
 
 ELF_MAGIC = b"\x7fELF"
 EM_AMDGPU = 224
@@ -482,7 +482,7 @@ def _read_symbols(
 
 def read_elf_bytes(data: bytes | bytearray | memoryview, pack: bool = False) -> ElfInfo:
     """Parse a whole in-memory ELF file, GPU code included."""
-    from toolkit.inspect.gpuscan import scan
+    from toolkit.inspect.readers.gpuscan import scan
 
     view = memoryview(data)
     info = parse_elf(Image.whole(view), pack)

@@ -15,8 +15,8 @@ import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from toolkit.inspect.readers.wheelzip import MemberError, WheelZip
 from toolkit.inspect.report import Finding
-from toolkit.inspect.wheelzip import MemberError, WheelZip
 
 UNSIGNED = (".dist-info/RECORD", ".dist-info/RECORD.jws", ".dist-info/RECORD.p7s")
 

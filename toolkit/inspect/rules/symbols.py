@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
-from toolkit.inspect.demangle import demangle_many, source_name_fragment
-from toolkit.inspect.elf import ElfInfo
-from toolkit.inspect.policy import max_versions
+from toolkit.inspect.readers.demangle import demangle_many, source_name_fragment
+from toolkit.inspect.readers.elf import ElfInfo
+from toolkit.inspect.readers.policy import max_versions
+from toolkit.inspect.readers.resolver import Lib, defines
 from toolkit.inspect.report import Finding, LibraryResult, WheelResult
-from toolkit.inspect.resolver import Lib, defines
 
 INTERPRETER_PREFIXES = (b"Py", b"_Py")  # defined by the Python interpreter loading the module
 EXAMPLES = 5  # undefined symbols shown per group without --verbose

@@ -7,7 +7,7 @@
   after its header validates (the HIP runtime itself holds the bundle magic as a string).
 
 Machine code, symbol/string/relocation tables and unwind data are not scanned (see
-:func:`scan_ranges` in :mod:`toolkit.inspect.elf`). Sections are read as streams of chunks,
+:func:`scan_ranges` in :mod:`toolkit.inspect.readers.elf`). Sections are read as streams of chunks,
 so a GB-sized library is scanned in bounded memory; a compressed bundle is decompressed only
 until its entry table is read.
 """
@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from toolkit.inspect.amdgpu import V2_MAX_BYTES, code_object_at, needs_note, note_target
-from toolkit.inspect.errors import ElfError
-from toolkit.inspect.offload import (
+from toolkit.inspect.readers.amdgpu import V2_MAX_BYTES, code_object_at, needs_note, note_target
+from toolkit.inspect.readers.errors import ElfError
+from toolkit.inspect.readers.offload import (
     CCOB_MAGIC,
     METHODS,
     PLAIN_MAGIC,

@@ -17,7 +17,7 @@ from typing import Any
 
 from toolkit.core.errors import UsageError
 from toolkit.core.gfx import TargetId, parse_target, runs_on, sort_key
-from toolkit.inspect.gpuscan import CodeObject
+from toolkit.inspect.readers.gpuscan import CodeObject
 from toolkit.inspect.report import Finding, LibraryResult, TargetCode
 
 # generic processors (LLVM AMDGPUUsage "Generic processors") -> the processors they run on
