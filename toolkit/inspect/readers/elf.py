@@ -24,6 +24,7 @@ from toolkit.core.gfx import sort_key
 from toolkit.inspect.readers.amdgpu import V2_MAX_BYTES, amdgpu_target, needs_note, note_target
 from toolkit.inspect.readers.errors import ElfError as ElfError
 from toolkit.inspect.readers.gpuscan import CodeObject, ScanRange
+from toolkit.inspect.readers.inflate import pack_bytes, unpack_bytes
 
 ELF_MAGIC = b"\x7fELF"
 EM_AMDGPU = 224
@@ -148,19 +149,19 @@ class ElfInfo:
     scan: tuple[ScanRange, ...] = ()  # sections still to scan for GPU code (then cleared)
     problems: list[str] = field(default_factory=list)  # what could not be judged: errors
     gpu_problems: list[str] = field(default_factory=list)  # GPU sections that are unreadable
-    packed: bytes | None = None  # ``defined`` as one NUL-joined blob, between pack and narrow
+    packed: bytes | None = None  # ``defined`` NUL-terminated and deflated, between pack and narrow
 
     def pack(self) -> None:
-        """Hold ``defined`` as one bytes object (a worker's result reaches the main process
-        as one object, not one per name); :meth:`narrow` turns it back into a set."""
+        """Hold ``defined`` as one small bytes object (a worker's result reaches the main
+        process as one object, not one per name); :meth:`narrow` turns it back into a set."""
         if self.packed is None:
-            self.packed, self.defined = b"".join(n + b"\0" for n in self.defined), frozenset()
+            self.packed, self.defined = pack_bytes(b"".join(n + b"\0" for n in self.defined)), frozenset()
 
     def defined_names(self) -> Collection[bytes]:
         """Every defined name, packed or not."""
         if self.packed is None:
             return self.defined
-        return self.packed.split(b"\0")[:-1]  # each name ends with a NUL
+        return unpack_bytes(self.packed).split(b"\0")[:-1]  # each name ends with a NUL
 
     def narrow(self, keep: frozenset[bytes] | set[bytes]) -> None:
         """Keep only the defined names in ``keep`` (what the later rules can ask about)."""
@@ -475,7 +476,7 @@ def _read_symbols(
     info.defined = frozenset(defined)
     info.defined_versions = {k: tuple(v) for k, v in dver.items()}
     if pack and not as_set:
-        info.packed = bytes(blob)
+        info.packed = pack_bytes(blob)
     elif pack:
         info.pack()
 

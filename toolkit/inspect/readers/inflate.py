@@ -36,6 +36,15 @@ def crc32(data: bytes | memoryview, value: int = 0) -> int:
     return int(_zlib.crc32(data, value))
 
 
+def pack_bytes(data: bytes | bytearray) -> bytes:
+    """Fast deflate (zlib format, level 1) for data kept in memory for later (symbol names)."""
+    return bytes(_zlib.compress(data, 1))
+
+
+def unpack_bytes(data: bytes) -> bytes:
+    return bytes(_zlib.decompress(data))
+
+
 def inflater() -> Any:
     """A raw-deflate decompressor (zlib-ng's when installed)."""
     return _zlib.decompressobj(-15)
