@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import struct
 from array import array
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from toolkit.core.gfx import sort_key
 from toolkit.inspect.readers.amdgpu import V2_MAX_BYTES, amdgpu_target, needs_note, note_target
 from toolkit.inspect.readers.errors import ElfError as ElfError
 from toolkit.inspect.readers.gpuscan import CodeObject, ScanRange
-from toolkit.inspect.readers.inflate import pack_bytes, unpack_bytes
+from toolkit.inspect.readers.inflate import name_batches, pack_bytes
 
 ELF_MAGIC = b"\x7fELF"
 EM_AMDGPU = 224
@@ -157,11 +157,9 @@ class ElfInfo:
         if self.packed is None:
             self.packed, self.defined = pack_bytes(b"".join(n + b"\0" for n in self.defined)), frozenset()
 
-    def defined_names(self) -> Collection[bytes]:
-        """Every defined name, packed or not."""
-        if self.packed is None:
-            return self.defined
-        return unpack_bytes(self.packed).split(b"\0")[:-1]  # each name ends with a NUL
+    def defined_batches(self, size: int = 1 << 20) -> Iterator[Collection[bytes]]:
+        """Every defined name, packed or not, in batches (never all at once as objects)."""
+        return iter((self.defined,)) if self.packed is None else name_batches(self.packed, size)
 
     def narrow(self, keep: frozenset[bytes] | set[bytes]) -> None:
         """Keep only the defined names in ``keep`` (what the later rules can ask about)."""
@@ -232,8 +230,9 @@ def section_table_range(hdr: Header) -> tuple[int, int]:
     return hdr.shoff, hdr.shoff + hdr.shnum * hdr.shentsize
 
 
-def segment_ranges(img: Image, hdr: Header, ptype: int) -> list[tuple[int, int]]:
-    """File ranges of the program headers of one type (PT_DYNAMIC = 2)."""
+def segment_ranges(img: Image, hdr: Header, ptype: int, without_flags: int = 0) -> list[tuple[int, int]]:
+    """File ranges of the program headers of one type (PT_DYNAMIC = 2, PT_LOAD = 1) whose
+    flags have none of ``without_flags`` (PF_X = 1: not executable)."""
     fmt = hdr.endian + ("IIQQQQQQ" if hdr.elf_class == 64 else "IIIIIIII")
     size = struct.calcsize(fmt)
     if hdr.phentsize < size or hdr.phnum > 1 << 16:
@@ -241,8 +240,8 @@ def segment_ranges(img: Image, hdr: Header, ptype: int) -> list[tuple[int, int]]
     out = []
     for i in range(hdr.phnum):
         f = struct.unpack(fmt, img.view(hdr.phoff + i * hdr.phentsize, size, "program header"))
-        off, filesz = (f[2], f[5]) if hdr.elf_class == 64 else (f[1], f[4])
-        if f[0] == ptype:
+        off, filesz, flags = (f[2], f[5], f[1]) if hdr.elf_class == 64 else (f[1], f[4], f[6])
+        if f[0] == ptype and not flags & without_flags:
             out.append((off, off + filesz))
     return out
 

@@ -41,8 +41,20 @@ def pack_bytes(data: bytes | bytearray) -> bytes:
     return bytes(_zlib.compress(data, 1))
 
 
-def unpack_bytes(data: bytes) -> bytes:
-    return bytes(_zlib.decompress(data))
+def name_batches(packed: bytes, size: int = 1 << 20) -> Iterator[list[bytes]]:
+    """The NUL-terminated names of :func:`pack_bytes` data, inflated about ``size`` bytes
+    at a time, in batches (so they never all exist as objects at once)."""
+    d, data, rest = _zlib.decompressobj(), packed, b""
+    while not d.eof:
+        piece = d.decompress(data, size)
+        data = d.unconsumed_tail
+        if not piece and not data:
+            return
+        buf = rest + piece
+        cut = buf.rfind(b"\0") + 1
+        if cut:
+            yield buf[: cut - 1].split(b"\0")
+        rest = buf[cut:]
 
 
 def inflater() -> Any:

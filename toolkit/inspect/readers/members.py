@@ -17,7 +17,7 @@ import multiprocessing
 import os
 import zipfile
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -36,7 +36,8 @@ from toolkit.inspect.readers.elf import (
 )
 from toolkit.inspect.readers.errors import ElfError
 from toolkit.inspect.readers.gpuscan import scan
-from toolkit.inspect.readers.inflate import INFLATE_ERRORS, MemberReader, crc32, inflater
+from toolkit.inspect.readers.inflate import CHECKPOINT_EVERY, INFLATE_ERRORS, MemberReader, crc32, inflater
+from toolkit.inspect.readers.ranged import Ranged
 from toolkit.inspect.readers.wheelzip import Budget, MemberError, WheelZip
 
 HEAD_KEEP = 2 << 20  # bytes kept from the start of each ELF member while inflating it (the
@@ -48,9 +49,10 @@ BATCH_BYTES = 4 << 20  # compressed bytes of small members handed to a worker at
 SMALL_BYTES = 1 << 20  # compressed bytes up to which a member is read and inflated in one go
 THREAD_HASH_BYTES = 64 << 20  # members this large are hashed in a second thread
 PT_DYNAMIC = 2
+SEEK_MIN = CHECKPOINT_EVERY  # skips this long restart at a checkpoint instead of inflating through
 
 
-@dataclass
+@dataclass(slots=True)
 class MemberResult:
     """One member read: its digest and size (for RECORD), and its ELF facts if it is ELF."""
 
@@ -193,6 +195,9 @@ def read_member(wz: WheelZip, info: zipfile.ZipInfo, algo: str = "sha256", pack:
 
 
 def _parse(reader: MemberReader, img: Image, pack: bool) -> ElfInfo:
+    """Parse a member read once: missing ranges are inflated again from the nearest
+    checkpoint; then the GPU scan the same way, passing over what it skips (a bundle's
+    body) without inflating it when that is cheaper (:class:`Ranged`)."""
     for _ in range(4):
         try:
             elf = parse_elf(img, pack)
@@ -203,12 +208,10 @@ def _parse(reader: MemberReader, img: Image, pack: bool) -> ElfInfo:
     else:
         raise ElfError("could not gather the sections it needs")
 
-    def chunks(a: int, b: int) -> Iterator[bytes]:
+    def chunks(a: int, b: int) -> Iterable[bytes]:
         if img.has(a, b - a):
-            yield bytes(img.view(a, b - a))
-        else:
-            for _, data in reader.chunks(a, b):
-                yield data
+            return [bytes(img.view(a, b - a))]
+        return Ranged(lambda x, y: (data for _, data in reader.chunks(x, y)), a, b, SEEK_MIN)
 
     _scan_gpu(elf, chunks)
     return elf

@@ -111,9 +111,16 @@ class Stream:
         return out
 
     def skip(self, n: int) -> int:
+        """Skip ``n`` bytes (fewer at the end); a source with ``seek(n) -> int | None`` is
+        asked to pass over what is not buffered without producing it."""
         done = 0
+        seek = getattr(self._it, "seek", None)
         while done < n:
             if not self._buf:
+                moved = seek(n - done) if seek is not None else None
+                if moved is not None:
+                    done += moved
+                    break
                 self._fill(1)
                 if not self._buf:
                     break

@@ -145,7 +145,8 @@ def required_candidates(libs: Iterable[Lib], symbols: Sequence[str]) -> set[str]
     out: set[str] = set()
     for lib in libs:
         if lib.info is not None:
-            out |= _candidates(lib.info.defined_names(), symbols)
+            for names in lib.info.defined_batches():
+                out |= _candidates(names, symbols)
     return out
 
 
@@ -173,10 +174,11 @@ def compact_defined(libs: Iterable[Lib], symbols: Sequence[str]) -> set[str]:
     for lib in libs:
         info = lib.info
         assert info is not None
-        names = info.defined_names()
-        cands |= _candidates(names, symbols)
-        keep = wanted.intersection(names)
-        keep.update(n for n in names if n.startswith(b"PyInit_"))
+        keep: set[bytes] = set()
+        for names in info.defined_batches():
+            cands |= _candidates(names, symbols)
+            keep |= wanted.intersection(names)
+            keep.update(n for n in names if n.startswith(b"PyInit_"))
         info.narrow(keep)
     return cands
 
