@@ -24,7 +24,7 @@ from toolkit.core.gfx import sort_key
 from toolkit.inspect.readers.amdgpu import V2_MAX_BYTES, amdgpu_target, needs_note, note_target
 from toolkit.inspect.readers.errors import ElfError as ElfError
 from toolkit.inspect.readers.gpuscan import CodeObject, ScanRange
-from toolkit.inspect.readers.inflate import name_batches, pack_bytes
+from toolkit.inspect.readers.inflate import name_batches, pack_bytes, pack_pairs, unpack_pairs
 
 ELF_MAGIC = b"\x7fELF"
 EM_AMDGPU = 224
@@ -150,10 +150,10 @@ class ElfInfo:
     problems: list[str] = field(default_factory=list)  # what could not be judged: errors
     gpu_problems: list[str] = field(default_factory=list)  # GPU sections that are unreadable
     packed: bytes | None = None  # ``defined`` NUL-terminated and deflated, between pack and narrow
+    packed_undefined: bytes | None = None  # ``undefined`` likewise (``pack_pairs``), until narrow
 
     def pack(self) -> None:
-        """Hold ``defined`` as one small bytes object (a worker's result reaches the main
-        process as one object, not one per name); :meth:`narrow` turns it back into a set."""
+        """``defined`` as one small bytes object (a worker's result: one object, not one per name)."""
         if self.packed is None:
             self.packed, self.defined = pack_bytes(b"".join(n + b"\0" for n in self.defined)), frozenset()
 
@@ -161,8 +161,14 @@ class ElfInfo:
         """Every defined name, packed or not, in batches (never all at once as objects)."""
         return iter((self.defined,)) if self.packed is None else name_batches(self.packed, size)
 
+    def unpack_undefined(self) -> list[tuple[bytes, str | None]]:  # (``narrow`` unpacks too)
+        if self.packed_undefined is not None:
+            self.undefined, self.packed_undefined = unpack_pairs(self.packed_undefined), None
+        return self.undefined
+
     def narrow(self, keep: frozenset[bytes] | set[bytes]) -> None:
         """Keep only the defined names in ``keep`` (what the later rules can ask about)."""
+        self.unpack_undefined()
         self.defined = frozenset(keep)
         self.defined_versions = {n: v for n, v in self.defined_versions.items() if n in keep}
         self.packed = None
@@ -474,10 +480,10 @@ def _read_symbols(
     info.undefined = undefined
     info.defined = frozenset(defined)
     info.defined_versions = {k: tuple(v) for k, v in dver.items()}
-    if pack and not as_set:
-        info.packed = pack_bytes(blob)
-    elif pack:
-        info.pack()
+    if pack:
+        info.packed_undefined, info.undefined = pack_pairs(undefined), []
+        info.packed = None if as_set else pack_bytes(blob)
+        info.pack()  # (when built as a set)
 
 
 def read_elf_bytes(data: bytes | bytearray | memoryview, pack: bool = False) -> ElfInfo:

@@ -189,3 +189,18 @@ class MemberReader:
     def read(self, start: int, length: int) -> bytes:
         """Inflated bytes [start, start + length), cut at the member's end."""
         return b"".join(data for _, data in self.chunks(start, start + length))
+
+
+def pack_pairs(pairs: list[tuple[bytes, str | None]]) -> bytes:
+    """(name, version or None) pairs as :func:`pack_bytes` data: the name, NUL, then
+    ``@version`` or nothing, NUL (names and versions hold no NUL)."""
+    return pack_bytes(b"".join(n + b"\0" + (b"" if v is None else b"@" + v.encode()) + b"\0" for n, v in pairs))
+
+
+def unpack_pairs(packed: bytes) -> list[tuple[bytes, str | None]]:
+    items = [x for batch in name_batches(packed) for x in batch]
+    versions: dict[bytes, str | None] = {b"": None}  # one object per distinct version
+    for raw in items[1::2]:
+        if raw not in versions:
+            versions[raw] = raw[1:].decode()
+    return list(zip(items[::2], (versions[raw] for raw in items[1::2]), strict=False))

@@ -280,28 +280,42 @@ def _batches(infos: list[zipfile.ZipInfo]) -> list[list[zipfile.ZipInfo]]:
     return out
 
 
-def read_members(
-    wz: WheelZip, infos: list[zipfile.ZipInfo], algos: dict[str, str], jobs: int | None
-) -> list[MemberResult]:
-    """Read every member (in ``infos`` order), in a process pool when it pays."""
+def start_pool(wz: WheelZip, jobs: int | None) -> ProcessPoolExecutor | None:
+    """A process pool for a wheel large enough to be worth one, or None. Its workers fork
+    at once, before the caller reads RECORD and the rest: each starts as a copy of this
+    process, so the smaller it is then, the smaller every worker stays."""
     workers = min(jobs or os.cpu_count() or 1, 8)
-    big = sum(i.compress_size for i in infos) >= POOL_MIN_BYTES
-    algo = {i.filename: algos.get(i.filename, "sha256") for i in infos}
-    if workers > 1 and big and "fork" in multiprocessing.get_all_start_methods():
-        by_name: dict[str, MemberResult] = {}
-        context = multiprocessing.get_context("fork")
-        _WORKER_ZIPS[str(wz.path)] = wz  # forked workers read through the same descriptor (pread)
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            futs = [
-                pool.submit(_batch_job, str(wz.path), wz.budget, [(i.filename, algo[i.filename]) for i in b])
-                for b in _batches(infos)
-            ]
-            for fut in futs:
-                for r in fut.result():
-                    by_name[r.name] = r
+    big = sum(i.compress_size for i in wz.members) >= POOL_MIN_BYTES
+    if workers < 2 or not big or "fork" not in multiprocessing.get_all_start_methods():
+        return None
+    _WORKER_ZIPS[str(wz.path)] = wz  # forked workers read through the same descriptor (pread)
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+    pool.submit(int).result()  # the first task forks every worker
+    return pool
+
+
+def stop_pool(wz: WheelZip, pool: ProcessPoolExecutor | None) -> None:
+    if pool is not None:
+        pool.shutdown()
         _WORKER_ZIPS.pop(str(wz.path), None)
-        return [by_name[i.filename] for i in infos]
-    return [read_member(wz, i, algo[i.filename], pack=True) for i in infos]
+
+
+def read_members(
+    wz: WheelZip, infos: list[zipfile.ZipInfo], algos: dict[str, str], pool: ProcessPoolExecutor | None = None
+) -> list[MemberResult]:
+    """Read every member (in ``infos`` order), in ``pool`` (see :func:`start_pool`) if any."""
+    algo = {i.filename: algos.get(i.filename, "sha256") for i in infos}
+    if pool is None:
+        return [read_member(wz, i, algo[i.filename], pack=True) for i in infos]
+    by_name: dict[str, MemberResult] = {}
+    futs = [
+        pool.submit(_batch_job, str(wz.path), wz.budget, [(i.filename, algo[i.filename]) for i in b])
+        for b in _batches(infos)
+    ]
+    for fut in futs:
+        for r in fut.result():
+            by_name[r.name] = r
+    return [by_name[i.filename] for i in infos]
 
 
 def read_one(wz: WheelZip, info: zipfile.ZipInfo) -> ElfInfo:

@@ -169,7 +169,7 @@ def compact_defined(libs: Iterable[Lib], symbols: Sequence[str]) -> set[str]:
     (A large wheel's libraries define hundreds of thousands of names, of which the checks
     ask about a few thousand.)"""
     libs = [lib for lib in libs if lib.info is not None]
-    wanted = {n for lib in libs for n, _ in lib.info.undefined}  # type: ignore[union-attr]
+    wanted = {n for lib in libs for n, _ in lib.info.unpack_undefined()}  # type: ignore[union-attr]
     cands: set[str] = set()
     for lib in libs:
         info = lib.info
