@@ -29,7 +29,8 @@ METHODS = {0: "zlib", 1: "zstd"}
 MAX_ENTRIES = 1 << 14
 MAX_ID_LEN = 1 << 12
 MAX_HEADER_BYTES = 1 << 22  # decompressed bytes kept to find a compressed bundle's header
-_FEED = 1 << 16
+_FEED = 1 << 12  # compressed bytes fed at a time while looking for the header (a zstd piece
+# inflates without a bound: 64 KiB of a code object became 3.5 MiB)
 
 
 class OffloadError(ElfError):
