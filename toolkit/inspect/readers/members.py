@@ -35,7 +35,7 @@ from toolkit.inspect.readers.elf import (
     segment_ranges,
 )
 from toolkit.inspect.readers.errors import ElfError
-from toolkit.inspect.readers.gpuscan import scan
+from toolkit.inspect.readers.gpuscan import Hits, scan
 from toolkit.inspect.readers.inflate import CHECKPOINT_EVERY, INFLATE_ERRORS, MemberReader, crc32, inflater
 from toolkit.inspect.readers.ranged import Ranged
 from toolkit.inspect.readers.wheelzip import Budget, MemberError, WheelZip
@@ -48,7 +48,8 @@ POOL_MIN_BYTES = 24 << 20  # compressed bytes worth a process pool
 BATCH_BYTES = 4 << 20  # compressed bytes of small members handed to a worker at once
 SMALL_BYTES = 1 << 20  # compressed bytes up to which a member is read and inflated in one go
 THREAD_HASH_BYTES = 64 << 20  # members this large are hashed in a second thread
-PT_DYNAMIC = 2
+PT_DYNAMIC, PT_LOAD, PF_X, PF_W = 2, 1, 1, 2
+HITS_MIN = 32 << 20  # inflated bytes from which a member's GPU-code places are noted while inflating
 SEEK_MIN = CHECKPOINT_EVERY  # skips this long restart at a checkpoint instead of inflating through
 
 
@@ -162,6 +163,7 @@ def read_member(wz: WheelZip, info: zipfile.ZipInfo, algo: str = "sha256", pack:
         return _read_small(wz, info, algo, pack)
     res = MemberResult(info.filename)
     h: Any = None
+    hits: Hits | None = None
     try:
         reader = MemberReader(wz, info)
         h = _BackgroundHash(algo) if info.file_size >= THREAD_HASH_BYTES else _digest(algo)
@@ -174,6 +176,9 @@ def read_member(wz: WheelZip, info: zipfile.ZipInfo, algo: str = "sha256", pack:
                     held = {r: bytearray() for r in [(0, min(HEAD_KEEP, info.file_size))]}
                     for r in _header_ranges(chunk, info.file_size):
                         held.setdefault(r, bytearray())
+                    hits = _start_hits(chunk, info.file_size)
+            if hits is not None:
+                hits.feed(off, chunk)
             end = off + len(chunk)
             for (a, b), buf in held.items():
                 if a < end and b > off:
@@ -188,13 +193,27 @@ def read_member(wz: WheelZip, info: zipfile.ZipInfo, algo: str = "sha256", pack:
             h.close()
     if res.is_elf:
         try:
-            res.elf = _parse(reader, Image(info.file_size, [(a, buf) for (a, _), buf in held.items()]), pack)
+            res.elf = _parse(reader, Image(info.file_size, [(a, buf) for (a, _), buf in held.items()]), pack, hits)
         except UsageError as err:
             res.elf_error = str(err)
     return res
 
 
-def _parse(reader: MemberReader, img: Image, pack: bool) -> ElfInfo:
+def _start_hits(first: bytes, size: int) -> Hits | None:
+    """For a large member: note where GPU code may start in its read-only data segments (not
+    executable, not writable: ``.rodata``, ``.eh_frame``, often ``.hip_fatbin``) during the
+    one inflating pass, so scanning those sections later inflates only around the places."""
+    if size < HITS_MIN:
+        return None
+    try:
+        img = Image(size, [(0, first)])
+        ranges = segment_ranges(img, parse_header(img), PT_LOAD, PF_X | PF_W)
+    except (ElfError, NeedRanges):
+        return None
+    return Hits(ranges) if ranges else None
+
+
+def _parse(reader: MemberReader, img: Image, pack: bool, hits: Hits | None = None) -> ElfInfo:
     """Parse a member read once: missing ranges are inflated again from the nearest
     checkpoint; then the GPU scan the same way, passing over what it skips (a bundle's
     body) without inflating it when that is cheaper (:class:`Ranged`)."""
@@ -213,13 +232,13 @@ def _parse(reader: MemberReader, img: Image, pack: bool) -> ElfInfo:
             return [bytes(img.view(a, b - a))]
         return Ranged(lambda x, y: (data for _, data in reader.chunks(x, y)), a, b, SEEK_MIN)
 
-    _scan_gpu(elf, chunks)
+    _scan_gpu(elf, chunks, hits)
     return elf
 
 
-def _scan_gpu(elf: ElfInfo, chunks: object) -> None:
+def _scan_gpu(elf: ElfInfo, chunks: object, hits: Hits | None = None) -> None:
     if elf.scan:
-        found = scan(elf.scan, chunks)  # type: ignore[arg-type]
+        found = scan(elf.scan, chunks, hits)  # type: ignore[arg-type]
         elf.gpu_code, elf.scan = tuple(found.objects), ()
         elf.gpu_problems += found.problems
 
