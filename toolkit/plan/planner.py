@@ -27,7 +27,7 @@ from toolkit.core.steps import (
 )
 from toolkit.core.steps_more import mirror_name
 from toolkit.data.matrix import Build, Matrix
-from toolkit.env.buildenv import build_env
+from toolkit.env.buildenv import RocmPaths, build_env
 from toolkit.env.host import HostFacts
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Context, Options, Plan
@@ -62,6 +62,25 @@ def _sources_steps(build: Build, options: Options, layout: Layout) -> list[Step]
                 Submodule(path, url, str(submodule_mirrors(layout) / mirror_name(url)))
                 for path, url in subs.items()), str(submodule_mirrors(layout)))))
     return steps
+
+
+# a ROCm spread over the distribution's own folders (Debian's hipcc: /usr) cannot be told
+# apart from the host's libraries, so it is no declared provider of the check
+SHARED_PREFIXES = frozenset({"/usr", "/usr/local", "/"})
+
+
+def rocm_provider(build: Build, rocm: RocmPaths) -> tuple[str, ...]:
+    """The ROCm library folder the check counts as a provider (``--with``): the installed
+    SDK's ``lib`` (TheRock's devel root links every runtime library there:
+    ROCm/TheRock@89553ce37 build_tools/packaging/python/templates/rocm/src/rocm_sdk/_devel.py),
+    or a system install's in its own prefix (/opt/rocm/lib); none for a CPU build or a ROCm
+    installed into the distribution's /usr."""
+    if build.rocm.sdk.provider == "none":
+        return ()
+    root = rocm.root.rstrip("/") or "/"
+    if root in SHARED_PREFIXES:
+        return ()
+    return (f"{root}/lib",)
 
 
 def plan(
@@ -120,6 +139,7 @@ def plan(
                    gfx=tuple(targets) if recipe.carries_gpu_code(build, options) else (),
                    with_libs=(*(("{TORCH_LIB}",) if recipe.needs_torch or build.pkg_version.torch
                                  else ()),
+                              *rocm_provider(build, rocm_paths),
                               *(s.action.placeholder for s in steps
                                 if isinstance(s.action, ProvideLibrary))),
                    require_symbols=recipe.required_symbols(build.pkg_version)),
