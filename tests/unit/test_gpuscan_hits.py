@@ -87,7 +87,8 @@ def test_the_noted_places_cover_patterns_split_across_chunks() -> None:
         hits = Hits([(0, len(data))])
         hits.feed(0, data[:cut])
         hits.feed(cut, data[cut:])
-        assert hits.within(0, len(data)) == [(10, b"__CLANG_OFFLOAD_BUNDLE__"), (34, b"CCOB"), (38, b"\x7fELF")]
+        want = [(10, b"__CLANG_OFFLOAD_BUNDLE__"), (34, b"CCOB"), (38, b"\x7fELF")]
+        assert hits.within(0, len(data)) == want
 
 
 def test_a_section_outside_the_searched_bytes_is_read_whole() -> None:

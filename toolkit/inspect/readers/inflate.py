@@ -194,7 +194,7 @@ class MemberReader:
 def pack_pairs(pairs: list[tuple[bytes, str | None]]) -> bytes:
     """(name, version or None) pairs as :func:`pack_bytes` data: the name, NUL, then
     ``@version`` or nothing, NUL (names and versions hold no NUL)."""
-    return pack_bytes(b"".join(n + b"\0" + (b"" if v is None else b"@" + v.encode()) + b"\0" for n, v in pairs))
+    return pack_bytes(b"".join(n + (b"\0" if v is None else b"\0@" + v.encode()) + b"\0" for n, v in pairs))
 
 
 def unpack_pairs(packed: bytes) -> list[tuple[bytes, str | None]]:

@@ -156,7 +156,9 @@ def _read_small(wz: WheelZip, info: zipfile.ZipInfo, algo: str, pack: bool) -> M
     return res
 
 
-def read_member(wz: WheelZip, info: zipfile.ZipInfo, algo: str = "sha256", pack: bool = False) -> MemberResult:
+def read_member(
+    wz: WheelZip, info: zipfile.ZipInfo, algo: str = "sha256", pack: bool = False
+) -> MemberResult:
     """Inflate one member once: digest, size, CRC; ELF facts and GPU code when it is ELF
     (``pack``: its defined names packed, see ``ElfInfo.pack``)."""
     if info.compress_size <= SMALL_BYTES and info.file_size <= SMALL_BYTES * 64:
@@ -193,7 +195,8 @@ def read_member(wz: WheelZip, info: zipfile.ZipInfo, algo: str = "sha256", pack:
             h.close()
     if res.is_elf:
         try:
-            res.elf = _parse(reader, Image(info.file_size, [(a, buf) for (a, _), buf in held.items()]), pack, hits)
+            img = Image(info.file_size, [(a, buf) for (a, _), buf in held.items()])
+            res.elf = _parse(reader, img, pack, hits)
         except UsageError as err:
             res.elf_error = str(err)
     return res

@@ -11,7 +11,9 @@ class Ranged:
     bundle's body): only for skips of at least ``min_seek`` bytes, as reading again starts
     over (an inflating source restarts at its nearest checkpoint); shorter skips are read."""
 
-    def __init__(self, read: Callable[[int, int], Iterator[bytes]], start: int, end: int, min_seek: int) -> None:
+    def __init__(
+        self, read: Callable[[int, int], Iterator[bytes]], start: int, end: int, min_seek: int
+    ) -> None:
         self._read, self._pos, self._end, self._min = read, start, end, min_seek
         self._cur: Iterator[bytes] | None = None
 
