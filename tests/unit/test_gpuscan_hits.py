@@ -96,3 +96,9 @@ def test_a_section_outside_the_searched_bytes_is_read_whole() -> None:
     hits.feed(0, bytes(50))  # outside the ranges: not searched
     hits.feed(50, bytes(200))
     assert hits.covers(60, 240) and not hits.covers(0, 100)
+
+
+def test_too_many_places_give_up_and_the_scan_reads_everything() -> None:
+    hits = Hits([(0, 1 << 20)])
+    hits.feed(0, b"CCOB" * (Hits.MAX // 2 + 1) * 2)
+    assert not hits.covers(0, 16) and hits.found == []

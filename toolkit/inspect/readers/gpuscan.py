@@ -84,7 +84,7 @@ class Hits:
 
     def feed(self, off: int, chunk: bytes) -> None:
         end = off + len(chunk)
-        if not any(a < end and b > off for a, b in self.ranges) or len(self.found) > self.MAX:
+        if not any(a < end and b > off for a, b in self.ranges):
             self._carry = b""
             return
         if self._carry:  # patterns that start in the previous chunk and end in this one
@@ -96,9 +96,11 @@ class Hits:
         else:
             self._searched.append([off, end])
         self._carry = (self._carry + chunk[-_OVERLAP:])[-_OVERLAP:]
+        if len(self.found) > self.MAX:  # (a crafted member): give up, bounded memory
+            self.ranges, self.found, self._searched = [], [], []
 
     def covers(self, start: int, end: int) -> bool:
-        return len(self.found) <= self.MAX and any(a <= start and end <= b for a, b in self._searched)
+        return any(a <= start and end <= b for a, b in self._searched)
 
     def within(self, start: int, end: int) -> list[tuple[int, bytes]]:
         """The places of ``[start, end)`` (whole patterns inside it), from ``start``, in order."""
