@@ -27,7 +27,7 @@ def _multi(flag: str, values: str | list[str] | None) -> list[str]:
         "package": "package name(s), comma list",
         "rocm": "ROCm version(s), comma list",
         "python": "Python version(s), comma list",
-        "format": "table | json | github",
+        "format": "table | json | github | github-shards (matrices of at most 256 entries)",
         "trigger": "with --format github: pull_request | push | schedule | workflow_dispatch",
         "families": "with --format github: GPU families to build/test for, comma list",
         "explain": "a build id: print its facts with the upstream evidence of each; or a "

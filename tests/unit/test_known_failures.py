@@ -59,7 +59,8 @@ def test_shipped_file_loads_and_every_entry_has_evidence() -> None:
     from toolkit.data.matrix import load_matrix
 
     m = load_matrix()
-    for e in m.known_failures:  # today none selects the matrix (see docs/known-failures.md)
+    assert m.known_failures  # the real entries: tests/unit/test_known_failures_real.py
+    for e in m.known_failures:
         assert e.evidence and e.reason and any(e.selects(b) for b in m.builds)
 
 
@@ -213,6 +214,12 @@ MALFORMED = {
                            'valid only with fails = "smoke"'),
     "unknown family": (ENTRY.replace('python = ["3.12"]', 'families = ["gfx999X"]'),
                        "'gfx999X' is not allowed"),
+    "commit evidence without holds": (
+        ENTRY.replace('"ROCm/TheRock#3413"', '"ROCm/apex@215398d0 setup.py"'),
+        'failures."apex-demo".holds: is missing: evidence owner/repo@COMMIT FILE needs `holds`'),
+    "holds not a regex": (
+        ENTRY.replace('fails =', "holds = 'release[1.7'\nfails ="),
+        "is not a regular expression"),
 }
 
 
@@ -252,6 +259,24 @@ PLANNED = ["get-sources", "build-wheel", "check", "smoke", "publish"]
 def test_verdict(e: KnownFailure, planned: list[str], failed: str | None, error: str | None,
                  want: str) -> None:
     assert known.verdict(e, planned, failed, error) == want
+
+
+SMOKE_ENTRY = entry(fails="smoke", test="test_runtime.py::test_x")
+
+
+@pytest.mark.parametrize(("failed", "error", "outcome", "want"), [
+    ("smoke", "smoke tests failed", "failed", known.XFAIL),
+    ("smoke", "smoke tests failed", "error", known.XFAIL),
+    (None, None, "passed", known.XPASS),  # the named test ran and passed: strict xpass
+    (None, None, "skipped", known.NOT_REACHED),  # skipped (no GPU) is not a pass
+    (None, None, None, known.NOT_REACHED),  # the run never reported it
+    ("smoke", "smoke tests failed", "skipped", known.FAILED),  # another test failed
+    ("smoke", "smoke tests failed", "passed", known.XPASS),
+    ("build-wheel", "step 'build-wheel' failed", None, known.FAILED),
+])
+def test_smoke_test_verdict_by_its_junit_outcome(failed: str | None, error: str | None,
+                                                 outcome: str | None, want: str) -> None:
+    assert known.verdict(SMOKE_ENTRY, PLANNED, failed, error, outcome) == want
 
 
 def test_exit_codes_like_strict_xfail() -> None:
@@ -334,3 +359,109 @@ def test_nox_list_names_a_malformed_entry_in_one_line(tmp_path: Path,
     assert res.stderr.strip().splitlines() == [
         f'error: {data / "known_failures.toml"}: failures."apex-demo".evidence: missing '
         "(a non-empty string is required)"]
+
+
+# ----------------------------------------------------------------------------- the manifest
+@pytest.mark.parametrize(("error", "failed_step", "want", "code"), [
+    ("step 'build-wheel' failed", "build-wheel", "xfail", 0),
+    (None, None, "xpass", 1),
+])
+def test_manifest_records_xfail_and_xpass(error: str | None, failed_step: str | None, want: str,
+                                          code: int, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """A run of a known failure (the executor stands in: it writes the manifest a run writes
+    and returns its outcome): the manifest says xfail or xpass, not only failed or ok."""
+    from toolkit.cli.running import run_and_summarise
+    from toolkit.data.matrix import load_matrix
+    from toolkit.plan.layout import Layout
+    from toolkit.run import jobs, manifest
+
+    data_with(tmp_path, ENTRY, monkeypatch)
+    layout = Layout(tmp_path / "work", tmp_path / "cache")
+    build = load_matrix().build(SELECTED)
+    plan = SimpleNamespace(build=build, targets=("gfx942",),
+                           steps=[SimpleNamespace(name=n) for n in PLANNED])
+    path = layout.artifacts(build) / "manifest.json"
+
+    def fake_run(plans: list[object], lay: object, reporter: object) -> list[jobs.Outcome]:
+        manifest.write(path, {"build": {"id": SELECTED, "package": "apex", "version": "1.8.0"},
+                              "outcome": "ok" if error is None else "failed",
+                              "failed_step": failed_step, "error": error})
+        return [jobs.Outcome(SELECTED, "apex", error=error, failed_step=failed_step,
+                             exit_code=5 if error else 0)]
+
+    monkeypatch.setattr(jobs, "run_plans", fake_run)
+    if code:
+        with pytest.raises(SystemExit) as exc:
+            run_and_summarise([plan], layout, known_failures=True)
+        assert exc.value.code == code
+    else:
+        run_and_summarise([plan], layout, known_failures=True)
+    recorded = json.loads(path.read_text())
+    assert recorded["outcome"] == ("ok" if error is None else "failed")  # what the run did
+    assert recorded["known_failure"]["id"] == "apex-demo"
+    assert recorded["known_failure"]["result"] == want
+    assert capsys.readouterr().out.count(SELECTED) >= 1
+
+
+# ----------------------------------------------------------------------------- smoke-level entries
+SMOKE_TEST = "test_runtime.py::test_apex_fused_layer_norm"
+SMOKE_JUNIT_XML = """<?xml version="1.0" encoding="utf-8"?>
+<testsuites><testsuite name="pytest" tests="2">
+<testcase classname="test_imports" name="test_import[apex]" time="0.1"/>
+<testcase classname="test_runtime" name="test_apex_fused_layer_norm[gfx942]" time="0.2">{body}</testcase>
+</testsuite></testsuites>
+"""
+
+
+@pytest.mark.parametrize(("body", "smoke_failed", "want", "code"), [
+    ('<failure message="AssertionError: mismatch">trace</failure>', True, "xfail", 0),
+    ("", False, "xpass", 1),
+    ('<skipped type="pytest.skip" message="no GPU"/>', False, "not reached", 0),
+])
+def test_smoke_level_entry_is_judged_by_its_test(body: str, smoke_failed: bool, want: str,
+                                                 code: int, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """The named smoke test runs in the smoke step, which keeps its JUnit XML beside the
+    manifest (the executor stands in: it writes what a smoke run writes, by hand)."""
+    from toolkit.cli.running import run_and_summarise
+    from toolkit.core.steps import SMOKE_JUNIT
+    from toolkit.env.host import HostFacts
+    from toolkit.plan.layout import Layout
+    from toolkit.plan.model import Options
+    from toolkit.plan.planner import plan
+    from toolkit.plan.recipes import load_matrix
+    from toolkit.run import jobs, manifest
+
+    data_with(tmp_path, ENTRY.replace('fails = "build-wheel"',
+                                      f'fails = "smoke"\ntest = "{SMOKE_TEST}"'), monkeypatch)
+    m = load_matrix()
+    layout = Layout(tmp_path / "work", tmp_path / "cache")
+    p = plan(m, m.build(SELECTED), Options(), HostFacts(cores=2, mem_available_gib=8.0), layout)
+    smoke = p.step("smoke")
+    assert "--junit" in smoke.argv  # the smoke step keeps its JUnit XML
+    artifacts = layout.artifacts(p.build)
+    error = "smoke tests failed" if smoke_failed else None
+
+    def fake_run(plans: list[object], lay: object, reporter: object) -> list[jobs.Outcome]:
+        artifacts.mkdir(parents=True, exist_ok=True)
+        (artifacts / SMOKE_JUNIT).write_text(SMOKE_JUNIT_XML.format(body=body))
+        manifest.write(artifacts / "manifest.json",
+                       {"build": {"id": SELECTED, "package": "apex", "version": "1.8.0"},
+                        "outcome": "failed" if error else "ok"})
+        return [jobs.Outcome(SELECTED, "apex", error=error,
+                             failed_step="smoke" if error else None, exit_code=1 if error else 0)]
+
+    monkeypatch.setattr(jobs, "run_plans", fake_run)
+    if code:
+        with pytest.raises(SystemExit) as exc:
+            run_and_summarise([p], layout, known_failures=True)
+        assert exc.value.code == code
+    else:
+        run_and_summarise([p], layout, known_failures=True)
+    assert json.loads((artifacts / "manifest.json").read_text())["known_failure"]["result"] == want
+    out = capsys.readouterr().out
+    if want == "xpass":
+        assert "known failure no longer fails: remove the entry apex-demo" in out

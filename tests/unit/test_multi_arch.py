@@ -83,6 +83,9 @@ def test_split_torch_with_the_device_packages_and_the_sdk_pinned(data_copy: Path
     p = _plan(_with_builds(data_copy), "demo-1.8.0-cp312-rocm10.0", gfx=("gfx950",))
     torch = p.step("install-torch")
     assert "torch[device-gfx950]>=2.12,<2.13" in torch.argv
+    # the device package named too: an extra torch lacks is only a warning to pip and uv
+    # (TheRock builds no device package for a family its torch excludes)
+    assert "amd-torch-device-gfx950>=2.12,<2.13" in torch.argv  # at torch's version
     assert "rocm[libraries,devel,device-gfx950]>1.0,>=10.0.0a0,<10.1" in torch.argv
     assert MULTI_ARCH_INDEX in torch.argv
     names = [s.name for s in p.steps]

@@ -15,6 +15,7 @@ import pytest
 
 from tests.unit.upstream_fakes import SCRIPT, FakeRepo, _matrix_script, make_data, make_upstream
 from toolkit.cli.main import main
+from toolkit.data.matrix import forget_loaded
 
 TI = "tools/scripts/generate_binary_build_matrix.py"
 
@@ -231,3 +232,28 @@ def test_without_dir_keeps_partial_clones_in_the_cache_and_fetches_again(
     world.repo("ROCm/apex").git("branch", "-D", "release/1.1.0")
     code, lines, _ = run(capsys, )
     assert code == 1 and any(line.startswith("drift: apex 1.1.0:") for line in lines)
+
+
+def test_therock_building_apex_adds_its_release(world: World,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """TheRock's 7.0 torch 2.5 (cited at a commit whose Linux PyTorch workflow checks apex out
+    and whose README names apex release/1.1.0 for 2.5): apex 1.1.0 builds there too."""
+    rock = world.repo("ROCm/TheRock")
+    wf = ".github/workflows/multi_arch_build_portable_linux_pytorch_wheels.yml"
+    cited = rock.commit({wf: "run: ./external-builds/pytorch/pytorch_apex_repo.py checkout\n"})
+    rocm = world.data / "rocm.toml"
+    rocm.write_text(rocm.read_text().replace(
+        f'evidence = "ROCm/TheRock@{world.c["rock70"][:9]} RELEASES.md" }}',
+        f'evidence = "ROCm/TheRock@{cited[:9]} {wf}" }}'))
+    code, lines, _ = run(capsys, str(world.root))
+    assert code == 1
+    assert failing(lines) == [
+        f"drift: apex 1.1.0 ROCm releases: data 6.1; upstream 6.1, 7.0 [pytorch/test-infra@"
+        f"{world.c['ti25'][:9]} {TI} (2.5.0: rocm 6.1); ROCm/TheRock@{cited[:9]} (7.0) "
+        "external-builds/pytorch/README.md, .github/workflows/*linux_pytorch_wheels.yml]"]
+    # without the apex checkout in the workflow, TheRock does not build it: no drift
+    rock.commit({wf: "run: ./external-builds/pytorch/pytorch_torch_repo.py checkout\n"})
+    rocm.write_text(rocm.read_text().replace(cited[:9], rock.git("rev-parse", "HEAD")[:9]))
+    forget_loaded()  # the data changed in place
+    code, lines, _ = run(capsys, str(world.root))
+    assert code == 0, failing(lines)

@@ -1,4 +1,5 @@
-""".github/workflows/wheels.yml: valid for GitHub, and every command in it is one the toolkit
+""".github/workflows/wheels.yml and the wheels-shard.yml it calls once per shard of at most
+256 entries (GitHub's limit per matrix): valid for GitHub, and every command in them is one the toolkit
 supports (the matrix step is run here, for each trigger, exactly as the workflow writes it; the
 test job's install step installs a wheel through a find-links page made by `invoke index`).
 Hardened: zizmor reports nothing, actions pinned by commit sha, images by digest, no `${{ }}`
@@ -27,7 +28,8 @@ from toolkit.data.matrix import load_matrix
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW = ROOT / ".github" / "workflows" / "wheels.yml"
 WORKFLOWS = ROOT / ".github" / "workflows"
-MATRIX_EXPR = "${{ fromJSON(needs.matrix.outputs.matrix) }}"
+SHARD = WORKFLOWS / "wheels-shard.yml"
+MATRIX_EXPR = "${{ fromJSON(inputs.matrix) }}"
 MANYLINUX = "quay.io/pypa/manylinux_2_28_x86_64"
 PINNED_USES = re.compile(r"^\s*(?:-\s+)?uses:\s+([\w.-]+/[\w./-]+)@([0-9a-f]{40}) # (v\d+(?:\.\d+)*)$")
 
@@ -47,17 +49,32 @@ def _load_yaml(text: str) -> Any:
     return YAML(typ="safe", pure=True).load(text)
 
 
-@pytest.fixture(scope="module")
-def wf() -> dict[str, Any]:
-    doc = _load_yaml(WORKFLOW.read_text())
+def _doc(path: Path) -> dict[str, Any]:
+    doc = _load_yaml(path.read_text())
     assert isinstance(doc, dict)
     if True in doc:  # YAML 1.1 readers (PyYAML) read the key `on` as a boolean
         doc["on"] = doc.pop(True)
     return doc
 
 
+@pytest.fixture(scope="module")
+def shard() -> dict[str, Any]:
+    return _doc(SHARD)
+
+
+@pytest.fixture(scope="module")
+def wf(shard: dict[str, Any]) -> dict[str, Any]:
+    """wheels.yml, its jobs joined by the called workflow's (build, test): one view of what
+    a run does (the names do not clash: a test asserts it)."""
+    doc = _doc(WORKFLOW)
+    assert not set(doc["jobs"]) & set(shard["jobs"])
+    doc["jobs"] = {**doc["jobs"], **shard["jobs"]}
+    return doc
+
+
 def _steps(wf: dict[str, Any], job: str) -> list[dict[str, Any]]:
-    steps: list[dict[str, Any]] = wf["jobs"][job]["steps"]
+    """A job's steps (none for a job that calls a reusable workflow)."""
+    steps: list[dict[str, Any]] = wf["jobs"][job].get("steps", [])
     return steps
 
 
@@ -125,14 +142,15 @@ def _validate(path: Path) -> subprocess.CompletedProcess[str]:
         capture_output=True, text=True, timeout=120)
 
 
-def test_workflow_passes_githubs_schema() -> None:
-    res = _validate(WORKFLOW)
+@pytest.mark.parametrize("path", [WORKFLOW, SHARD], ids=lambda p: p.name)
+def test_workflow_passes_githubs_schema(path: Path) -> None:
+    res = _validate(path)
     assert res.returncode == 0, res.stdout + res.stderr
 
 
 def test_schema_check_catches_a_broken_workflow(tmp_path: Path) -> None:
     broken = tmp_path / "broken.yml"
-    broken.write_text(WORKFLOW.read_text().replace("runs-on: ${{ matrix.runner }}",
+    broken.write_text(SHARD.read_text().replace("runs-on: ${{ matrix.runner }}",
                                                    "runs_on: ${{ matrix.runner }}"))
     res = _validate(broken)
     assert res.returncode != 0, "the validator must reject an unknown job key"
@@ -164,18 +182,20 @@ def _run_matrix_step(wf: dict[str, Any], event: str, families: str,
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
     lines = out.read_text().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("matrix=")
-    doc = json.loads(lines[0].removeprefix("matrix="))
-    entries: list[dict[str, str]] = doc["include"]
+    assert len(lines) == 1 and lines[0].startswith("shards=")
+    shards = json.loads(lines[0].removeprefix("shards="))
+    assert shards and all(0 < len(s["include"]) <= 256 for s in shards), [len(s["include"]) for s in shards]
+    entries: list[dict[str, str]] = [e for s in shards for e in s["include"]]
+    assert res.stdout.strip() == f"{len(entries)} entries in {len(shards)} shards"
     return entries
 
 
 def test_matrix_job_runs_the_toolkits_command(wf: dict[str, Any]) -> None:
     job = wf["jobs"]["matrix"]
-    assert job["outputs"]["matrix"] == "${{ steps.compute.outputs.matrix }}"
+    assert job["outputs"]["shards"] == "${{ steps.compute.outputs.shards }}"
     step = _step(wf, "matrix", "invoke matrix")
     assert step["id"] == "compute"
-    assert 'invoke matrix --format github --trigger "$EVENT"' in step["run"]
+    assert 'invoke matrix --format github-shards --trigger "$EVENT"' in step["run"]
     assert step["env"]["EVENT"] == "${{ github.event_name }}"
     assert step["env"]["FAMILIES"] == "${{ inputs.families }}"
     assert any("pip install -e ." in str(s.get("run", "")) for s in _steps(wf, "matrix"))
@@ -190,12 +210,41 @@ def test_matrix_step_output_per_trigger(wf: dict[str, Any], event: str, tmp_path
 def test_matrix_step_with_dispatch_families(wf: dict[str, Any], tmp_path: Path) -> None:
     entries = _run_matrix_step(wf, "workflow_dispatch", "gfx90a,gfx94X-dcgpu", tmp_path)
     assert len(entries) == 2 * len(load_matrix().builds)
+    assert len(entries) > 256, "more than one matrix holds: the shards carry it"
     assert {e["family"] for e in entries} == {"gfx90a", "gfx94X-dcgpu"}
+    assert len({(e["id"], e["family"]) for e in entries}) == len(entries), "no entry twice"
+
+
+def test_each_shard_is_one_call_of_the_shard_workflow(wf: dict[str, Any], shard: dict[str, Any]) -> None:
+    job = wf["jobs"]["wheels"]
+    assert job["uses"] == "./.github/workflows/wheels-shard.yml"
+    assert job["needs"] == "matrix"
+    assert job["strategy"]["matrix"]["shard"] == "${{ fromJSON(needs.matrix.outputs.shards) }}"
+    assert job["strategy"]["fail-fast"] is False, "one failing shard must not cancel the others"
+    assert job["with"]["matrix"] == "${{ toJSON(matrix.shard) }}"
+    call = shard["on"]["workflow_call"]["inputs"]["matrix"]
+    assert call["required"] is True and call["type"] == "string"
+    assert set(shard["on"]) == {"workflow_call"}
+    assert "wheels" in str(wf["jobs"]["report"]["needs"]), "the report waits for every shard"
+
+
+@pytest.mark.parametrize(("count", "sizes"), [
+    (1, [1]), (256, [256]), (257, [129, 128]), (512, [256, 256]), (513, [171, 171, 171]),
+])
+def test_shards_are_even_and_at_most_256(count: int, sizes: list[int]) -> None:
+    from toolkit.data.ci import github_json, github_matrix, github_shards
+    from toolkit.plan.recipes import load_matrix as recipes_matrix
+
+    matrix = recipes_matrix()
+    one = github_matrix(matrix, load_ci(matrix), "schedule")[0]
+    shards = github_shards([one] * count)
+    assert [len(s["include"]) for s in shards] == sizes
+    assert [e for s in shards for e in s["include"]] == github_json([one] * count)["include"]
 
 
 # ----------------------------------------------------------------------------- build and test jobs
 def test_every_matrix_field_the_workflow_uses_exists(wf: dict[str, Any]) -> None:
-    used = set(re.findall(r"(?<![.\w])matrix\.([A-Za-z_]+)", WORKFLOW.read_text()))
+    used = set(re.findall(r"(?<![.\w])matrix\.([A-Za-z_]+)", SHARD.read_text()))
     assert {"id", "session", "package", "gfx", "test_runner"} <= used
     for entry in _entries("schedule"):
         assert used <= set(entry), used - set(entry)
@@ -203,7 +252,7 @@ def test_every_matrix_field_the_workflow_uses_exists(wf: dict[str, Any]) -> None
 
 def test_build_job(wf: dict[str, Any]) -> None:
     job = wf["jobs"]["build"]
-    assert job["needs"] == "matrix"
+    assert "needs" not in job, "the shard's matrix is its input"
     assert job["strategy"]["matrix"] == MATRIX_EXPR
     assert job["strategy"]["fail-fast"] is False
     assert job["container"]["image"].startswith(MANYLINUX + "@sha256:")
@@ -384,12 +433,16 @@ def test_every_action_is_pinned_to_a_commit_sha_with_its_version(wf: dict[str, A
     lines = [ln for p in sorted(WORKFLOWS.glob("*.y*ml"))
              for ln in p.read_text().splitlines() if re.match(r"^\s*(-\s+)?uses:", ln)]
     assert lines
-    bad = [ln.strip() for ln in lines if not PINNED_USES.match(ln)]
+    local = [ln.strip() for ln in lines if re.fullmatch(r"\s*uses: \./\.github/workflows/[\w-]+\.yml", ln)]
+    assert local == ["uses: ./.github/workflows/wheels-shard.yml"], "the one call of our own workflow"
+    bad = [ln.strip() for ln in lines if not PINNED_USES.match(ln) and ln.strip() not in local]
     assert bad == [], "pin as owner/repo@<40 hex> # vX.Y.Z"
     used = {str(s["uses"]) for job in wf["jobs"] for s in _steps(wf, job) if "uses" in s}
     assert all(re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", u) for u in used), used
     versions: dict[str, set[str]] = {}
     for ln in lines:
+        if ln.strip() in local:
+            continue
         m = PINNED_USES.match(ln)
         assert m is not None
         versions.setdefault(m.group(1), set()).add(f"{m.group(2)} {m.group(3)}")
@@ -420,8 +473,9 @@ def test_checkouts_do_not_persist_credentials(wf: dict[str, Any]) -> None:
             assert step.get("with", {}).get("persist-credentials") is False, job
 
 
-def test_permissions_are_least_privilege(wf: dict[str, Any]) -> None:
+def test_permissions_are_least_privilege(wf: dict[str, Any], shard: dict[str, Any]) -> None:
     assert wf["permissions"] == {}, "nothing at the top; each job asks for what it needs"
+    assert shard["permissions"] == {}
     for name, job in wf["jobs"].items():
         assert job.get("permissions") == {"contents": "read"}, name
 
@@ -450,7 +504,7 @@ def test_zizmor_catches_a_regression(tmp_path: Path) -> None:
     """The check is live: a script expression, a tag pin and a floating image are findings."""
     folder = tmp_path / ".github" / "workflows"
     folder.mkdir(parents=True)
-    text = WORKFLOW.read_text()
+    text = SHARD.read_text()
     text = text.replace('--build "$BUILD_ID"', "--build ${{ matrix.id }}")
     text = re.sub(r"actions/download-artifact@[0-9a-f]{40} # v[\d.]+", "actions/download-artifact@v4", text)
     text = re.sub(r"(manylinux_2_28_x86_64)@sha256:[0-9a-f]{64}", r"\1:latest", text)

@@ -120,13 +120,40 @@ class Verdict:
         return f"{self.build_id}: failed, but not where known failure {e.id} expects ({e.what})"
 
 
+def smoke_test_outcome(plan: Any, test: str) -> str | None:
+    """The outcome of smoke test ``test`` (``test_runtime.py::test_x``, every parameter of it)
+    in the JUnit XML the plan's smoke step wrote: failed (or error) if any case failed, passed
+    if any passed, skipped if all skipped; None when the run wrote none or did not report it."""
+    from pathlib import Path
+
+    from toolkit.core.errors import UsageError
+    from toolkit.core.steps import SMOKE_JUNIT, Smoke
+    from toolkit.verify import junit
+
+    step = next((s for s in plan.steps if isinstance(getattr(s, "action", None), Smoke)), None)
+    path = Path(step.action.cwd) / SMOKE_JUNIT if step is not None else None
+    if path is None or not path.is_file():
+        return None
+    try:
+        found = [c.outcome for c in junit.cases(path)
+                 if c.test_id == test or c.test_id.startswith(test + "[")]
+    except UsageError:
+        return None
+    for outcome in (junit.FAILED, junit.ERROR, junit.PASSED, junit.SKIPPED):
+        if outcome in found:
+            return outcome
+    return None
+
+
 def judge(plans: Sequence[Any], outcomes: Sequence[Any]) -> list[Verdict]:
-    """The verdict of each run known failure (outcomes in plan order)."""
+    """The verdict of each run known failure (outcomes in plan order); an entry naming a
+    smoke test is judged by that test's outcome in the smoke JUnit XML."""
     out: list[Verdict] = []
     for p, o in zip(plans, outcomes, strict=False):
         planned = [s.name for s in p.steps]
         for e in known_for_plan(p):
-            result = known.verdict(e, planned, getattr(o, "failed_step", None), o.error)
+            tested = smoke_test_outcome(p, e.test) if e.test else None
+            result = known.verdict(e, planned, getattr(o, "failed_step", None), o.error, tested)
             out.append(Verdict(p.build.id, e, result))
     return out
 

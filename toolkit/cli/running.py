@@ -29,6 +29,7 @@ def run_and_summarise(plans: list[Any], layout: Any, *, refused: int = 0,
     summary(outcomes, verdicts={v.build_id: v.result for v in verdicts})
     for v in verdicts:
         print(v.line())
+    _record(plans, layout, verdicts)
     if junit:
         from toolkit.verify.junit import write_builds
 
@@ -36,3 +37,17 @@ def run_and_summarise(plans: list[Any], layout: Any, *, refused: int = 0,
     code = exit_code(verdicts, outcomes) or (KnownFailureRefused.exit_code if refused else 0)
     if code:
         raise SystemExit(code)
+
+
+def _record(plans: list[Any], layout: Any, verdicts: list[Any]) -> None:
+    """Each judged build's manifest records its verdict (xfail, xpass ...), not only failed."""
+    from toolkit.run.manifest import record_known_failure
+
+    by_id = {p.build.id: p.build for p in plans}
+    for v in verdicts:
+        path = layout.artifacts(by_id[v.build_id]) / "manifest.json"
+        if path.is_file():
+            e = v.entry
+            record_known_failure(path, {"id": e.id, "result": v.result, "fails": e.fails,
+                                        "test": e.test, "reason": e.reason,
+                                        "evidence": e.evidence, "line": v.line()})

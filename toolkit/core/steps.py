@@ -291,6 +291,9 @@ class CheckWheel:
         return []
 
 
+SMOKE_JUNIT = "smoke-junit.xml"  # in the build's artifacts folder
+
+
 @dataclass(frozen=True)
 class Smoke:
     """The smoke suite in the build's environment against the installed wheel."""
@@ -303,9 +306,11 @@ class Smoke:
     cwd: str  # outside any source checkout: the installed toolkit is the one that runs
 
     def command(self) -> Command:
+        # the JUnit XML beside the manifest: a smoke-level known failure is judged by its test
         return Command((self.toolkit_python, "-m", "toolkit", "smoke", "--env", self.env_dir,
                         "--build", self.build_id, "--gfx", ",".join(self.gfx),
-                        "--workdir", self.workdir), cwd=self.cwd, echo=True)
+                        "--workdir", self.workdir, "--junit", f"{self.cwd}/{SMOKE_JUNIT}"),
+                       cwd=self.cwd, echo=True)
 
     def explain(self) -> list[str]:
         return []

@@ -223,6 +223,29 @@ def github_matrix(
     return entries
 
 
+# GitHub Actions: "A matrix can generate a maximum of 256 jobs per workflow run"
+# (docs.github.com, "Running variations of jobs in a workflow"); the workflow runs one
+# reusable-workflow call per shard, each with its own matrix.
+MAX_MATRIX_JOBS = 256
+
+
+def github_shards(entries: Sequence[CiEntry], size: int = MAX_MATRIX_JOBS) -> list[dict[str, Any]]:
+    """``github_json`` cut into matrices of at most ``size`` entries, in order, as even as
+    possible (a nightly of 300 entries: 150 + 150, not 256 + 44)."""
+    if size < 1:
+        raise UsageError(f"bad shard size {size}: expected 1 or more")
+    every = github_json(entries)["include"]
+    count = -(-len(every) // size)
+    base, extra = divmod(len(every), count)
+    out: list[dict[str, Any]] = []
+    start = 0
+    for i in range(count):
+        end = start + base + (1 if i < extra else 0)
+        out.append({"include": every[start:end]})
+        start = end
+    return out
+
+
 def github_json(entries: Sequence[CiEntry]) -> dict[str, Any]:
     """``{"include": [...]}``, the shape ``strategy.matrix: ${{ fromJSON(...) }}`` takes."""
     if not entries:

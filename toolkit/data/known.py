@@ -20,10 +20,13 @@ What the rest of the toolkit does with an entry:
   pytest's strict xfail: a failure at the expected step is ``xfail`` (exit 0), a success is
   ``xpass`` ("known failure no longer fails: remove the entry", exit 1).
 
-Hook for ``invoke upstream`` (issue 18a): ``upstream_refs()`` lists each entry's evidence as
-(entry id, kind, repository, issue number or commit, file). An entry whose issue is closed, or
-whose file at the repository's newest commit no longer holds the flag it names, is one to
-re-try with ``--include-known-failures`` and then remove; that command reports them.
+For ``invoke upstream`` (toolkit.verify.upstream.known): ``upstream_refs()`` lists each
+entry's evidence as (entry id, kind, repository, issue number or commit, file). An entry
+citing ``owner/repo@<commit> <file>`` says in ``holds`` (a regular expression) what that file
+says; once the newest commit of that commit's line (HEAD, or the release branch holding
+it) no longer says it, the entry is reported, to re-try
+with ``--include-known-failures`` and then remove. An issue cannot be read offline: it is
+reported as a note to check by hand.
 
 Imported by ``toolkit.data.matrix`` at load time: no import of it here (no cycle); the
 matrix's types are only named for the type checker.
@@ -74,6 +77,14 @@ def _specifier(value: str) -> str | None:
     return None
 
 
+def _pattern(value: str) -> str | None:
+    try:
+        re.compile(value)
+    except re.error as exc:
+        return f"is not a regular expression ({exc})"
+    return None
+
+
 def _evidence(value: str) -> str | None:
     for part in value.split("; "):
         if not _EVIDENCE.fullmatch(part):
@@ -98,8 +109,10 @@ ENTRY = Table(
                      "test_runtime.py::test_apex_fused_layer_norm"),
         "reason": Text(pattern=r"[^\n]+", like="one line"),
         "evidence": Text(check=_evidence),
+        "holds": Text(check=_pattern),
     },
-    optional=("versions", "rocm", "torch", "python", "families", "gfx", "platform", "test"),
+    optional=("versions", "rocm", "torch", "python", "families", "gfx", "platform", "test",
+              "holds"),
 )
 SCHEMA = Table({"failures": Map(ENTRY, key=Text(pattern=ID, like="an id like apex-hip-minor"))},
                optional=("failures",))
@@ -121,6 +134,10 @@ class KnownFailure:
     targets: tuple[str, ...] = ()  # families expanded, plus gfx; empty = every target
     platform: str = BUILD_PLATFORM
     test: str | None = None  # with fails = "smoke": the smoke test expected to fail
+    # what each ``owner/repo@commit file`` of the evidence says, as a regular expression: the
+    # file holds it at that commit; when the newest commit of its line (HEAD or a release
+    # branch) no longer does, the evidence is gone (``invoke upstream`` says to re-try)
+    holds: str = ""
 
     def selects(self, build: Build) -> bool:
         """Does the entry select this build (for some targets)?"""
@@ -157,12 +174,13 @@ class KnownFailure:
                 "python": list(self.python), "families": list(self.families),
                 "gfx": list(self.gfx), "targets": list(self.targets), "platform": self.platform,
                 "fails": self.fails, "test": self.test, "reason": self.reason,
-                "evidence": self.evidence}
+                "evidence": self.evidence, "holds": self.holds or None}
 
     def explain(self) -> list[tuple[str, str]]:
         """(fact, value) rows for ``invoke matrix --explain ID``."""
         rows = [("selects", self.scope + (f" ({self.platform})" if self.platform else "")),
                 ("fails", self.what), ("reason", self.reason), ("evidence", self.evidence),
+                *([("holds", self.holds)] if self.holds else []),
                 ("re-try", "--include-known-failures (sessions, invoke plan; CI: "
                  + ", ".join(RETRY_TRIGGERS) + ")")]
         return rows
@@ -192,12 +210,15 @@ def load(file: Path, builds: Sequence[Build], packages: Sequence[str],
         where = f'failures."{name}"'
         if "test" in t and t["fails"] != "smoke":
             fail(file, f"{where}.test", "names a smoke test; valid only with fails = \"smoke\"")
+        if "@" in t["evidence"] and "holds" not in t:
+            fail(file, f"{where}.holds", "is missing: evidence owner/repo@COMMIT FILE needs "
+                 "`holds`, a regular expression of what FILE says (invoke upstream re-reads it)")
         fams, gfx = tuple(t.get("families", ())), tuple(t.get("gfx", ()))
         targets = tuple(dict.fromkeys([g for f in fams for g in family_targets[f]] + list(gfx)))
         entry = KnownFailure(
             name, t["package"], t["fails"], t["reason"], t["evidence"], t.get("versions", ""),
             t.get("rocm", ""), t.get("torch", ""), tuple(t.get("python", ())), fams, gfx,
-            targets, t.get("platform", BUILD_PLATFORM), t.get("test"))
+            targets, t.get("platform", BUILD_PLATFORM), t.get("test"), t.get("holds", ""))
         if entry.platform != BUILD_PLATFORM:
             fail(file, f"{where}.platform", f"{entry.platform!r} selects no build: the matrix "
                  f"builds {BUILD_PLATFORM} wheels only (keep such an entry out of this file)")
@@ -227,15 +248,27 @@ def check_trigger(trigger: str, include: bool) -> None:
 
 
 def verdict(entry: KnownFailure, planned: Sequence[str], failed_step: str | None,
-            error: str | None) -> str:
+            error: str | None, test_outcome: str | None = None) -> str:
     """A run of a known failure, judged: ``xfail`` (it failed where expected), ``xpass`` (it
     did not fail), ``failed`` (it failed elsewhere) or ``not reached`` (the expected step was
-    not planned, e.g. smoke with --no-smoke, and nothing failed)."""
+    not planned, e.g. smoke with --no-smoke, and nothing failed).
+
+    An entry naming a smoke ``test`` is judged by that test's outcome in the smoke run's JUnit
+    (``test_outcome``: passed, failed, error, skipped; None when the run did not report it):
+    failed or error is ``xfail``, passed is ``xpass``, skipped or unreported is ``not
+    reached`` (a GPU test skips without a GPU: it did not pass) unless the run failed."""
+    if entry.test and entry.fails in planned:
+        if test_outcome in ("failed", "error"):
+            return XFAIL
+        if test_outcome == "passed":
+            return XPASS
+        if test_outcome is None and error is not None and failed_step == entry.fails \
+                and entry.test in error:
+            return XFAIL  # no JUnit, but the smoke step named the test that failed
+        return NOT_REACHED if error is None else FAILED
     if error is None:
         return XPASS if entry.fails in planned else NOT_REACHED
     if failed_step != entry.fails:
-        return FAILED
-    if entry.test and entry.test not in error:
         return FAILED
     return XFAIL
 

@@ -60,6 +60,10 @@ class TorchSource:
     device_extras: bool = False
     note: str | None = None
     evidence: str = ""
+    python: tuple[str, ...] = ()  # the Pythons this source publishes torch for; () = any
+
+    def serves(self, python: str) -> bool:
+        return not self.python or python in self.python
 
 
 @dataclass(frozen=True)
@@ -364,7 +368,7 @@ def _load_rocm(file: Path, families: Mapping[str, GpuFamily],
                 tv, version, t["kind"], t["spec"], idx, _url(t, "find_links", urls),
                 per_family=(t["kind"] == "therock" and sdk.layout != "multi-arch"),
                 device_extras=(t["kind"] == "therock" and sdk.layout == "multi-arch"),
-                note=t.get("note"), evidence=t["evidence"],
+                note=t.get("note"), evidence=t["evidence"], python=tuple(t.get("python", ())),
             )
         releases[version] = RocmRelease(
             version, rel["hip"], rel["default_family"], sdk, MappingProxyType(torches),
@@ -407,6 +411,10 @@ def _load_package(file: Path, rocm: Mapping[str, RocmRelease], recipes: Recipes 
             if pv.torch_minor not in rocm[r].torch:
                 fail(file, f"versions[{i}].rocm", f"ROCm {r} has no torch {pv.torch_minor} "
                      f"source in rocm.toml; it has: {', '.join(rocm[r].torch) or 'none'}")
+            served = rocm[r].torch[pv.torch_minor].python
+            if pv.torch and served and not set(served) & set(pv.python):
+                fail(file, f"versions[{i}].rocm", f"ROCm {r}'s torch {pv.torch_minor} is "
+                     f"published for Python {', '.join(served)} only, none of this version's")
         if any(v.version == pv.version for v in versions):
             fail(file, f"versions[{i}].version", f"{pv.version} is listed twice")
         versions.append(pv)
@@ -434,6 +442,8 @@ def _load(data_dir: Path, recipes: Recipes | None) -> Matrix:
         for pv in p.versions
         for r in pv.rocm
         for py in pv.python
+        # a torch source that lists its Pythons (TheRock's) limits the version's Pythons there
+        if not pv.torch or rocm[r].torch[pv.torch_minor].serves(py)
     )
     matrix = Matrix(MappingProxyType(packages), MappingProxyType(rocm),
                     MappingProxyType(families), MappingProxyType(eras), data_dir, builds)

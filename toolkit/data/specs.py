@@ -87,9 +87,11 @@ _TORCH = Tagged("kind", {
                   "evidence": _EVIDENCE},
                  optional=("note",), any_of=(("find_links", "index_url"),)),
     # TheRock's index (torch built against the pip SDK)
+    # `python`: the Pythons TheRock builds this torch for (its release workflow's list); a
+    # package version builds on this release only for those of its Pythons
     "therock": Table({"index": _INDEX, "index_url": _URL, "spec": _TEXT, "note": _TEXT,
-                      "evidence": _EVIDENCE},
-                     optional=("note",), one_of=(("index", "index_url"),)),
+                      "python": Texts(Text(choices=PYTHONS)), "evidence": _EVIDENCE},
+                     optional=("note", "python"), one_of=(("index", "index_url"),)),
 })
 FAMILY_NAME = r"gfx[0-9A-Za-z]+(-[a-z]+)?"
 # the GPU families a release's per-family SDK index served (TheRock renamed families over time)

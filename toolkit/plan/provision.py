@@ -81,6 +81,13 @@ def buildable(build: Build, targets: Sequence[str]) -> tuple[str, ...]:
     return tuple(targets)
 
 
+# TheRock splits its torch into a host wheel and one device package per gfx, named
+# amd-torch-device-<gfx> at torch's version (ROCm/TheRock@89553ce37
+# .github/workflows/multi_arch_build_portable_linux_pytorch_wheels.yml --device-package-prefix,
+# RELEASES.md "amd-torch-device-gfx1100==2.11.0+...")
+TORCH_DEVICE_PREFIX = "amd-torch-device-"
+
+
 def device_extras(build: Build, targets: Sequence[str]) -> tuple[str, ...]:
     """``device-<gfx>`` extras of a multi-arch index, one per processor (features such as
     ``:xnack+`` stripped); a target without a rocm-sdk-device package is a ``UsageError``."""
@@ -193,8 +200,14 @@ def sources_for(matrix: Matrix, build: Build, options: Options) -> Sources:
         torch_args += ["--find-links", src.find_links]
     torch_spec, pins = src.spec, tuple[str, ...]()
     if src.device_extras:  # split torch: host wheel + amd-torch-device-<gfx> per target
-        torch_spec = with_extras(src.spec, device_extras(build, targets))
-        pins = (spec,) if provider == "pip" and spec else ()
+        extras = device_extras(build, targets)
+        torch_spec = with_extras(src.spec, extras)
+        # named as well as asked for by extra: an extra torch lacks (TheRock built no device
+        # package for that gfx) is only a warning to pip and uv, a missing requirement fails
+        # (a device package's version is its torch's: RELEASES.md, so torch's range pins it)
+        versions = re.sub(r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(\[[^\]]*\])?", "", src.spec)
+        pins = ((spec,) if provider == "pip" and spec else ()) \
+            + tuple(TORCH_DEVICE_PREFIX + e.removeprefix("device-") + versions for e in extras)
     return Sources(provider, layout, family, sdk_index, spec, tuple(options.find_links),
                    torch_spec, tuple(torch_args),
                    sdk.version if provider == "system" else None, pins)

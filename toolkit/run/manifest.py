@@ -192,6 +192,15 @@ def write(path: Path, data: dict[str, Any]) -> Path:
     return path
 
 
+def record_known_failure(path: Path, verdict: dict[str, Any]) -> Path:
+    """Add a known failure's verdict (``known_failure``: id, result xfail | xpass | failed |
+    not reached, what it expected, the line said) to a written manifest, atomically; its
+    ``outcome`` stays what the run did."""
+    data = read(path)
+    data["known_failure"] = verdict
+    return write(path, data)
+
+
 _BUILD_KEYS = ("id", "package", "version")
 
 

@@ -79,6 +79,13 @@ SCHEMA: dict[str, Any] = _obj({
 })
 
 
+# a known failure the run was judged against (toolkit.data.known): what it expected and the
+# verdict, xfail (failed where expected) or xpass (did not fail: remove the entry); optional
+SCHEMA["properties"]["known_failure"] = _obj({
+    "id": _STR, "result": {"enum": ["xfail", "xpass", "failed", "not reached"]},
+    "fails": _STR, "test": _OPT_STR, "reason": _STR, "evidence": _STR, "line": _STR})
+
+
 def validate(data: Any, where: str) -> None:
     """``UsageError`` (exit 2) naming the first violation: its JSON path and the rule."""
     import jsonschema

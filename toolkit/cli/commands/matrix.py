@@ -1,7 +1,8 @@
 """`python -m toolkit matrix`: the matrix as a table (seed-table shape), JSON, or the
 GitHub Actions matrix (``--format github --trigger EVENT [--families F,...]
-[--include-known-failures]``); ``--explain ID``: one build's facts, each with the upstream
-evidence it was read from, or one known failure (``toolkit.cli.commands.known``)."""
+[--include-known-failures]``; ``--format github-shards``: the same entries cut into a list of
+matrices of at most 256, GitHub's limit per matrix); ``--explain ID``: one build's facts,
+each with the upstream evidence it was read from, or one known failure (``toolkit.cli.commands.known``)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from toolkit.core.versions import version_sort_key
 from toolkit.data.matrix import Build, Matrix, python_sort_key
 from toolkit.plan.recipes import load_matrix
 
-FORMATS = ("table", "json", "github")
+FORMATS = ("table", "json", "github", "github-shards")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -175,17 +176,19 @@ def run(args: argparse.Namespace) -> int:
     trigger = getattr(args, "trigger", None)
     families = getattr(args, "families", [])
     include = bool(getattr(args, "include_known_failures", False))
-    if args.format != "github" and (trigger or any(f.strip() for f in families) or include):
+    github = args.format.startswith("github")
+    if not github and (trigger or any(f.strip() for f in families) or include):
         raise UsageError("--trigger, --families and --include-known-failures apply to "
-                         "--format github only")
+                         "--format github and github-shards only")
     builds = select(args)
-    if args.format == "github":
-        from toolkit.data.ci import github_json, github_matrix, load_ci
+    if github:
+        from toolkit.data.ci import github_json, github_matrix, github_shards, load_ci
 
         matrix = load_matrix()
         entries = github_matrix(matrix, load_ci(matrix), trigger or "workflow_dispatch",
                                 families=families, builds=builds, include_known_failures=include)
-        print(json.dumps(github_json(entries)))
+        doc = github_json(entries) if args.format == "github" else github_shards(entries)
+        print(json.dumps(doc))
         return 0
     from toolkit.cli.known import build_json, known_notes, row_failures
 

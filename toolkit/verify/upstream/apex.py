@@ -8,9 +8,13 @@
   default branch), then TheRock's statement of which apex branch each torch release builds
   with (``external-builds/pytorch/README.md``, every version of it: the newest word wins).
 - ROCm releases: apex documents none. A version past the seed table takes those upstream
-  PyTorch published its torch for (pytorch/test-infra, see ``pytorch.py``); the seed table's
-  versions (evidence "seed table") keep theirs. Likewise the Pythons: those PyTorch published
-  that torch for.
+  PyTorch published its torch for (pytorch/test-infra, see ``pytorch.py``), plus TheRock's SDK
+  releases that build it: a release whose TheRock torch source (rocm.toml) cites a
+  ``ROCm/TheRock@<commit>`` at which a Linux PyTorch wheel workflow checks apex out
+  (``pytorch_apex_repo.py``) and ``external-builds/pytorch/README.md`` names this apex branch
+  for that torch. The seed table's versions (evidence "seed table") keep theirs. The Pythons:
+  those PyTorch published that torch for (TheRock's own list is its torch source's
+  ``python`` in rocm.toml, which limits the builds there).
 - Recipe facts (jit-prebuild versions): the ops ``op_builder/*.py`` declare (``NAME = ...``)
   must be the recipe's expected modules; a difference needs a recipe review.
 
@@ -32,6 +36,8 @@ THEROCK_DOC = "external-builds/pytorch/README.md"
 _README_ROW = re.compile(r"^\|\s*``([0-9.]+)``\s*\|\s*release/([0-9.]+)\s*\|\s*``([0-9.]+)``", re.M)
 _THEROCK_ROW = re.compile(r"^\|\s*([0-9]+\.[0-9]+)\s*\|(.*)$", re.M)
 _THEROCK_APEX = re.compile(r"ROCm/apex `release/([0-9.]+)`")
+_CITED = re.compile(rf"{re.escape(THEROCK)}@([0-9a-f]{{7,40}})")
+APEX_CHECKOUT = "pytorch_apex_repo.py"  # TheRock's apex checkout, run by the workflows that build it
 _OP_NAME = re.compile(r'^\s+NAME\s*=\s*["\']([A-Za-z0-9_]+)["\']', re.M)
 # ops op_builder builds only when the environment allows (RCCL >= 2.19): never expected
 CONDITIONAL_OPS = ("_apex_nccl_allocator",)
@@ -83,6 +89,33 @@ def _rocm_for(ctx: Context, torch: str) -> tuple[tuple[str, ...], str] | None:
     return tuple(r for r in rel.rocm if r in ctx.matrix.rocm), rel.evidence
 
 
+def therock_releases(ctx: Context, version: str, torch: str) -> tuple[tuple[str, ...], str]:
+    """The matrix's TheRock releases whose torch ``torch`` TheRock builds with apex
+    ``version`` (at the commit the torch source cites), and the evidence."""
+    therock = ctx.repos.get(THEROCK)
+    if therock is None:
+        return (), ""
+    found: list[str] = []
+    cited: list[str] = []
+    for rel in ctx.matrix.rocm.values():
+        src = rel.torch.get(torch)
+        m = _CITED.search(src.evidence) if src is not None and src.kind == "therock" else None
+        if m is None:
+            continue
+        commit = m.group(1)
+        named = {v for t, rest in _THEROCK_ROW.findall(therock.show(commit, THEROCK_DOC) or "")
+                 if t == torch for v in _THEROCK_APEX.findall(rest)}
+        workflows = therock.git("grep", "-l", APEX_CHECKOUT, commit, "--", ".github/workflows/",
+                                check=False)
+        if version in named and any(w.endswith("linux_pytorch_wheels.yml")
+                                    for w in workflows.splitlines()):
+            found.append(rel.version)
+            cited.append(f"{therock.short(commit)} ({rel.version})")
+    ev = (f"{THEROCK}@{', @'.join(cited)} {THEROCK_DOC}, .github/workflows/*linux_pytorch_wheels.yml"
+          if cited else "")
+    return tuple(found), ev
+
+
 def _python_for(ctx: Context, torch: str) -> tuple[str, ...]:
     from toolkit.data.specs import PYTHONS
 
@@ -126,10 +159,13 @@ def check(ctx: Context) -> list[Fact]:
         if "seed table" not in v.evidence:  # from the torch upstream pairs it with
             torch_of = pairs[version][0] if version in pairs else v.torch_minor
             derived = _rocm_for(ctx, torch_of)
-            if derived and derived[0] and set(derived[0]) != set(v.rocm):
-                facts.append(Fact("drift", f"apex {version} ROCm releases", ", ".join(v.rocm),
-                                  ", ".join(derived[0]), derived[1],
-                                  (Edit(file, ("versions", i, "rocm"), list(derived[0])),)))
+            rock, rock_ev = therock_releases(ctx, version, torch_of)
+            if derived and derived[0]:
+                wanted = derived[0] + tuple(r for r in rock if r not in derived[0])
+                if set(wanted) != set(v.rocm):
+                    facts.append(Fact("drift", f"apex {version} ROCm releases", ", ".join(v.rocm),
+                                      ", ".join(wanted), "; ".join(e for e in (derived[1], rock_ev) if e),
+                                      (Edit(file, ("versions", i, "rocm"), list(wanted)),)))
             pythons = _python_for(ctx, torch_of)
             if derived and pythons and tuple(v.python) != pythons:
                 facts.append(Fact("drift", f"apex {version} Python", ", ".join(v.python),

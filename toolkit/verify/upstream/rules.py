@@ -1,8 +1,8 @@
 """The rules and the one entry point: ``run(data_dir, folder=..., cache=...)``.
 
 Each rule is ``(slugs it reads, function(Context) -> list[Fact])``; a rule whose repositories
-are all present runs. Adding a rule (e.g. known failures whose upstream issue closed) is one
-more entry here and one module beside this one.
+are all present runs. Adding a rule is one more entry here and one module beside this one
+(``known``: known failures whose evidence is gone upstream).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.plan.recipes import load_matrix
-from toolkit.verify.upstream import apex, fbgemm, pytorch, therock
+from toolkit.verify.upstream import apex, fbgemm, known, pytorch, therock
 from toolkit.verify.upstream.model import Context, Fact
 from toolkit.verify.upstream.repos import from_cache, from_folder, require_git
 
@@ -31,6 +31,8 @@ RULES: tuple[RuleSpec, ...] = (
     RuleSpec("apex", (apex.SLUG, apex.THEROCK), apex.check),
     RuleSpec("fbgemm_gpu", (fbgemm.SLUG,), fbgemm.check),
     RuleSpec("therock", (therock.SLUG,), therock.check),
+    # reads the repositories the entries cite among those above (another one: a note)
+    RuleSpec("known_failures", (), known.check),
 )
 
 

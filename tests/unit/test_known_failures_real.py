@@ -1,0 +1,77 @@
+"""The shipped known failure (toolkit/data/known_failures.toml), from the real data.
+
+therock-torch-2.13-no-gfx90c: TheRock's release matrix builds its torch 2.13 for no gfx90c
+(ROCm/TheRock@89553ce37 and @c0f14ee2c configure_pytorch_release_matrix.py). Worked out by
+hand from apex.toml and rocm.toml: apex 1.13.0 pairs with torch 2.13, which the matrix takes
+from TheRock on ROCm 7.15, 10.0 and 10.1, for TheRock's Pythons 3.10-3.14 (apex 1.13's
+3.14t is not among them): 15 builds, and the entry selects them only for gfx90c.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toolkit.cli.main import main
+
+ENTRY = "therock-torch-2.13-no-gfx90c"
+SELECTED = {f"apex-1.13.0-cp{py}-rocm{r}" for py in ("310", "311", "312", "313", "314")
+            for r in ("7.15", "10.0", "10.1")}
+BUILD = "apex-1.13.0-cp312-rocm10.1"
+
+
+def test_it_selects_the_builds_worked_out_by_hand(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["matrix", "--format", "json", "--package", "apex"]) == 0
+    builds = json.loads(capsys.readouterr().out)
+    carried = {b["id"] for b in builds if ENTRY in [k["id"] for k in b["known_failures"]]}
+    assert carried == SELECTED
+
+
+def test_plan_for_gfx90c_is_refused_in_one_line_with_exit_7(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", BUILD, "--gfx", "gfx90c"]) == 7
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert f"known failure {ENTRY}: step install-torch fails: " in err[0]
+    assert "no amd-torch-device-gfx90c 2.13" in err[0]
+    assert "ROCm/TheRock@89553ce37 build_tools/github_actions/configure_pytorch_release_matrix.py" \
+        in err[0]
+    assert "--include-known-failures" in err[0]
+
+
+def test_other_targets_and_the_retry_are_planned(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", BUILD, "--gfx", "gfx942"]) == 0
+    assert ENTRY not in capsys.readouterr().out
+    assert main(["plan", BUILD, "--gfx", "gfx90c", "--include-known-failures"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"# known failure {ENTRY}:")
+    # the step the entry expects to fail names the package TheRock does not build
+    assert "'amd-torch-device-gfx90c>=2.13,<2.14'" in out
+
+
+def test_the_ci_matrix_never_builds_it(capsys: pytest.CaptureFixture[str]) -> None:
+    # gfx90c has no test runner class (ci.toml): no trigger can request it, so this entry
+    # never removes a CI row; the rows for the families CI builds stay
+    assert main(["matrix", "--format", "github", "--trigger", "schedule", "--package", "apex",
+                 "--families", "gfx90c"]) == 2
+    capsys.readouterr()
+    assert main(["matrix", "--format", "github", "--trigger", "push", "--package", "apex",
+                 "--rocm", "10.1"]) == 0
+    rows = json.loads(capsys.readouterr().out)["include"]
+    assert {r["id"] for r in rows if r["version"] == "1.13.0"} == \
+        {b for b in SELECTED if b.endswith("rocm10.1")}
+
+
+def test_the_torch_2_11_entry_selects_tenzero_only(capsys: pytest.CaptureFixture[str]) -> None:
+    """therock-torch-2.11-no-gfx90c: apex 1.11.0 (torch 2.11) on ROCm 10.0 (TheRock's release
+    branch), Pythons 3.10-3.14 (1.11's 3.13t and 3.14t are not TheRock's): 5 builds; 7.15's
+    build of the same is not selected (its evidence would be gone at main's newest commit)."""
+    assert main(["matrix", "--format", "json", "--package", "apex"]) == 0
+    builds = json.loads(capsys.readouterr().out)
+    carried = {b["id"] for b in builds
+               if "therock-torch-2.11-no-gfx90c" in [k["id"] for k in b["known_failures"]]}
+    assert carried == {f"apex-1.11.0-cp{py}-rocm10.0" for py in ("310", "311", "312", "313", "314")}
+    assert main(["plan", "apex-1.11.0-cp312-rocm10.0", "--gfx", "gfx90c"]) == 7
+    assert "ROCm/TheRock@16adc4d87" in capsys.readouterr().err
+    assert main(["plan", "apex-1.11.0-cp312-rocm7.15", "--gfx", "gfx90c"]) == 0
