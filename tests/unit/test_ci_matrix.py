@@ -174,7 +174,7 @@ def test_bad_input_exits_2(argv: list[str], needle: str, capsys: pytest.CaptureF
 
 def test_trigger_needs_github_format(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["matrix", "--trigger", "push"]) == 2
-    assert "apply to --format github only" in capsys.readouterr().err
+    assert "apply to --format github and github-shards only" in capsys.readouterr().err
 
 
 def test_unknown_family_names_the_valid_ones(capsys: pytest.CaptureFixture[str]) -> None:

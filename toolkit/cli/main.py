@@ -45,7 +45,14 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {escape(mask(message), 1000)}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_name(module: str) -> str:
+    """The subcommand a module of SUBCOMMAND_MODULES registers (``name_wheel``: name-wheel)."""
+    return module.rsplit(".", 1)[-1].replace("_", "-")
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line; ``only``: with just that subcommand registered (a run of one
+    subcommand does not import every other one: ``check``'s start-up time and memory)."""
     parser = Parser(
         prog="python -m toolkit",
         description="Build, check and smoke-test ROCm PyTorch-extension wheels.",
@@ -53,7 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"toolkit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMAND_MODULES:
-        importlib.import_module(name).register(sub)
+        if only is None or command_name(name) == only:
+            importlib.import_module(name).register(sub)
     return parser
 
 
@@ -66,8 +74,9 @@ def _subparser(parser: argparse.ArgumentParser, command: str | None) -> argparse
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
+    known = {command_name(m) for m in SUBCOMMAND_MODULES}
+    parser = build_parser(argv[0] if argv and argv[0] in known else None)
     args, extra = parser.parse_known_args(argv)
     if extra:  # named by the subcommand's parser, with its usage, not the top level's
         chosen = _subparser(parser, getattr(args, "command", None)) or parser

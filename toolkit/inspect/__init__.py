@@ -10,8 +10,11 @@ Imports only ``toolkit.core`` and itself, and never prints. Inside, imports go o
 * ``report``: findings (check, severity, library, message, cause) and the JSON report;
   ``check.schema.json`` is the ``--json`` contract;
 * ``readers/``: bytes to facts, judging nothing: ``wheelzip`` (safe archive access, size
-  budget), ``inflate`` (zlib-ng, checkpoints), ``members`` (every wheel member read once,
-  files on disk through mmap), ``elf``, ``gpuscan`` (GPU code in any section), ``amdgpu``,
+  budget), ``inflate`` (zlib-ng, checkpoints, packed symbol names), ``members`` (every
+  wheel member inflated once, in workers forked early, returning packed symbols; files on
+  disk through mmap), ``ranged`` (a byte range read again, passing over what a scan
+  skips), ``elf``, ``gpuscan`` (GPU code in any section; places noted in the one
+  inflating pass), ``amdgpu``,
   ``offload``, ``demangle``, ``resolver`` (DT_NEEDED resolution like ld.so: RPATH/RUNPATH,
   ``--with``; the policy's libraries assumed; the system path an input used only to name
   this machine's copies), ``policy`` and ``distros`` (manylinux policies, derived for every

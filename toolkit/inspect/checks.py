@@ -14,6 +14,7 @@ import os
 import posixpath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
@@ -70,6 +71,7 @@ def check_paths(
     system = host_system_dirs() if system_path is None else tuple(system_path)
     resolver = Resolver(with_libraries(with_paths), system, allowed)
     pending: list[Unresolved] = []
+    cands: dict[Path, set[str]] = {}
     try:
         for inp in inputs:
             inp.result = WheelResult(str(inp.path))
@@ -79,11 +81,11 @@ def check_paths(
                 inp.result.content_key = _content_key(inp, inp.wheel)
             else:
                 collect_dir(inp)
+            cands[inp.path] = symbols.compact_defined(inp.libs, required_symbols)
             pending += _check_libraries(inp, resolver, targets, allow_bundled)
     finally:
         for inp in inputs:
             inp.close()
-    cands = {inp.path: symbols.required_candidates(inp.libs, required_symbols) for inp in inputs}
     demangled = symbols.demangle_all(pending, cands.values())
     symbols.report_unresolved(pending, demangled)
     for inp in inputs:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import posixpath
 import zipfile
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from toolkit.core.files import missing, open_regular
 from toolkit.core.text import escape
 from toolkit.inspect.readers.elf import is_elf
 from toolkit.inspect.readers.errors import ElfError
-from toolkit.inspect.readers.members import load_file, read_members
+from toolkit.inspect.readers.members import load_file, read_members, start_pool, stop_pool
 from toolkit.inspect.readers.resolver import Lib
 from toolkit.inspect.readers.wheelzip import Budget, WheelZip
 from toolkit.inspect.report import Finding, LibraryResult, WheelResult
@@ -69,6 +70,14 @@ def looks_native(name: str) -> bool:
 
 def collect_wheel(inp: Input, wz: WheelZip, jobs: int | None) -> None:
     """Read every member of a wheel once (within its budget): RECORD verified, ELF parsed."""
+    pool = start_pool(wz, jobs)
+    try:
+        _collect_wheel(inp, wz, pool)
+    finally:
+        stop_pool(wz, pool)
+
+
+def _collect_wheel(inp: Input, wz: WheelZip, pool: ProcessPoolExecutor | None) -> None:
     res = inp.result
     for prob in wz.problems:
         res.findings.append(Finding("archive", "error", prob.member, prob.message, cause="unsafe archive"))
@@ -97,7 +106,7 @@ def collect_wheel(inp: Input, wz: WheelZip, jobs: int | None) -> None:
         left -= info.file_size
         todo.append(info)
     res.members = len(wz.members)
-    for info, r in zip(todo, read_members(wz, todo, algos, jobs), strict=True):
+    for info, r in zip(todo, read_members(wz, todo, algos, pool), strict=True):
         seen[info.filename] = (r.digest, r.size)
         inp.digests[info.filename] = r.digest
         if r.error:

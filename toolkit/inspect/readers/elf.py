@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import struct
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from toolkit.core.gfx import sort_key
 from toolkit.inspect.readers.amdgpu import V2_MAX_BYTES, amdgpu_target, needs_note, note_target
 from toolkit.inspect.readers.errors import ElfError as ElfError
 from toolkit.inspect.readers.gpuscan import CodeObject, ScanRange
+from toolkit.inspect.readers.inflate import name_batches, pack_bytes, pack_pairs, unpack_pairs
 
 ELF_MAGIC = b"\x7fELF"
 EM_AMDGPU = 224
@@ -148,6 +149,29 @@ class ElfInfo:
     scan: tuple[ScanRange, ...] = ()  # sections still to scan for GPU code (then cleared)
     problems: list[str] = field(default_factory=list)  # what could not be judged: errors
     gpu_problems: list[str] = field(default_factory=list)  # GPU sections that are unreadable
+    packed: bytes | None = None  # ``defined`` NUL-terminated and deflated, between pack and narrow
+    packed_undefined: bytes | None = None  # ``undefined`` likewise (``pack_pairs``), until narrow
+
+    def pack(self) -> None:
+        """``defined`` as one small bytes object (a worker's result: one object, not one per name)."""
+        if self.packed is None:
+            self.packed, self.defined = pack_bytes(b"".join(n + b"\0" for n in self.defined)), frozenset()
+
+    def defined_batches(self, size: int = 1 << 20) -> Iterator[Collection[bytes]]:
+        """Every defined name, packed or not, in batches (never all at once as objects)."""
+        return iter((self.defined,)) if self.packed is None else name_batches(self.packed, size)
+
+    def unpack_undefined(self) -> list[tuple[bytes, str | None]]:  # (``narrow`` unpacks too)
+        if self.packed_undefined is not None:
+            self.undefined, self.packed_undefined = unpack_pairs(self.packed_undefined), None
+        return self.undefined
+
+    def narrow(self, keep: frozenset[bytes] | set[bytes]) -> None:
+        """Keep only the defined names in ``keep`` (what the later rules can ask about)."""
+        self.unpack_undefined()
+        self.defined = frozenset(keep)
+        self.defined_versions = {n: v for n, v in self.defined_versions.items() if n in keep}
+        self.packed = None
 
     @property
     def is_gpu_code_object(self) -> bool:
@@ -212,8 +236,9 @@ def section_table_range(hdr: Header) -> tuple[int, int]:
     return hdr.shoff, hdr.shoff + hdr.shnum * hdr.shentsize
 
 
-def segment_ranges(img: Image, hdr: Header, ptype: int) -> list[tuple[int, int]]:
-    """File ranges of the program headers of one type (PT_DYNAMIC = 2)."""
+def segment_ranges(img: Image, hdr: Header, ptype: int, without_flags: int = 0) -> list[tuple[int, int]]:
+    """File ranges of the program headers of one type (PT_DYNAMIC = 2, PT_LOAD = 1) whose
+    flags have none of ``without_flags`` (PF_X = 1: not executable)."""
     fmt = hdr.endian + ("IIQQQQQQ" if hdr.elf_class == 64 else "IIIIIIII")
     size = struct.calcsize(fmt)
     if hdr.phentsize < size or hdr.phnum > 1 << 16:
@@ -221,8 +246,8 @@ def segment_ranges(img: Image, hdr: Header, ptype: int) -> list[tuple[int, int]]
     out = []
     for i in range(hdr.phnum):
         f = struct.unpack(fmt, img.view(hdr.phoff + i * hdr.phentsize, size, "program header"))
-        off, filesz = (f[2], f[5]) if hdr.elf_class == 64 else (f[1], f[4])
-        if f[0] == ptype:
+        off, filesz, flags = (f[2], f[5], f[1]) if hdr.elf_class == 64 else (f[1], f[4], f[6])
+        if f[0] == ptype and not flags & without_flags:
             out.append((off, off + filesz))
     return out
 
@@ -277,8 +302,11 @@ def _str(table: bytes, offset: int) -> str:
     return _cstr(table, offset).decode("utf-8", "replace")
 
 
-def parse_elf(img: Image) -> ElfInfo:
-    """Parse what the checks need. Raises ``ElfError`` or, for sparse images, ``NeedRanges``."""
+def parse_elf(img: Image, pack: bool = False) -> ElfInfo:
+    """Parse what the checks need. Raises ``ElfError`` or, for sparse images, ``NeedRanges``.
+
+    ``pack``: the defined names come back packed (``ElfInfo.packed``), built without one
+    object per name when the file defines no symbol versions (a worker's memory)."""
     hdr = parse_header(img)
     info = ElfInfo(machine=hdr.machine, elf_class=hdr.elf_class, type=hdr.type, flags=hdr.flags,
                    little=hdr.little)
@@ -327,7 +355,7 @@ def parse_elf(img: Image) -> ElfInfo:
         def_idx = _read_verdef(info, data(vdef), strtab, e, vdef.info) if vdef else {}
         versym = by_type.get(SHT_VERSYM)
         versym_raw = data(versym) if versym else b""
-        _read_symbols(info, data(dynsym), strtab, versym_raw, hdr, need_idx, def_idx)
+        _read_symbols(info, data(dynsym), strtab, versym_raw, hdr, need_idx, def_idx, pack)
     info.scan = scan_ranges(sections, img.size)
     return info
 
@@ -407,6 +435,7 @@ def _read_symbols(
     hdr: Header,
     need_idx: Mapping[int, tuple[str, str]],
     def_idx: Mapping[int, str],
+    pack: bool = False,
 ) -> None:
     if hdr.elf_class == 64:  # name, info, other, shndx, value, size
         fmt, size, i_name, i_info, i_other, i_shndx = hdr.endian + "IBBHQQ", 24, 0, 1, 2, 3
@@ -420,6 +449,8 @@ def _read_symbols(
     nver = len(versym)
     undefined: list[tuple[bytes, str | None]] = []
     defined: set[bytes] = set()
+    as_set = not pack or bool(def_idx)  # the version bookkeeping below asks "defined before?"
+    blob = bytearray()
     dver: dict[bytes, list[str]] = {}
     find = strtab.find
     slen = len(strtab)
@@ -441,18 +472,26 @@ def _read_symbols(
                 if name not in dver:
                     dver[name] = [""] if name in defined else []
                 dver[name].append(def_idx.get(ver, ""))
-            defined.add(name)
+            if as_set:
+                defined.add(name)
+            else:
+                blob += name
+                blob += b"\0"
     info.undefined = undefined
     info.defined = frozenset(defined)
     info.defined_versions = {k: tuple(v) for k, v in dver.items()}
+    if pack:
+        info.packed_undefined, info.undefined = pack_pairs(undefined), []
+        info.packed = None if as_set else pack_bytes(blob)
+        info.pack()  # (when built as a set)
 
 
-def read_elf_bytes(data: bytes | bytearray | memoryview) -> ElfInfo:
+def read_elf_bytes(data: bytes | bytearray | memoryview, pack: bool = False) -> ElfInfo:
     """Parse a whole in-memory ELF file, GPU code included."""
     from toolkit.inspect.readers.gpuscan import scan
 
     view = memoryview(data)
-    info = parse_elf(Image.whole(view))
+    info = parse_elf(Image.whole(view), pack)
     if info.scan:
         found = scan(info.scan, lambda a, b: [bytes(view[a:b])])
         info.gpu_code, info.scan = tuple(found.objects), ()

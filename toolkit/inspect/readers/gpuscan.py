@@ -69,8 +69,49 @@ def _from_bundle(b: Bundle, where: str) -> list[CodeObject]:
     return [CodeObject(e.target, b.stored_bytes(e), how) for e in b.entries if e.is_device and e.target]
 
 
-def scan(ranges: Iterable[ScanRange], chunks: Callable[[int, int], Iterable[bytes]]) -> GpuCode:
-    """GPU code in ``ranges``; ``chunks(start, end)`` yields the bytes of a file range."""
+class Hits:
+    """Where the patterns occur in some byte ranges of a file, noted while it streams past
+    once (``feed`` every chunk in order), so a later scan of a section inside them reads
+    only the bytes at those places (:func:`scan`), not the whole section again."""
+
+    MAX = 1 << 16  # more places than this: not worth it, the scan reads everything
+
+    def __init__(self, ranges: list[tuple[int, int]]) -> None:
+        self.ranges = ranges
+        self.found: list[tuple[int, bytes]] = []
+        self._searched: list[list[int]] = []  # [start, end] of the bytes searched, merged
+        self._carry = b""  # the end of the previous searched chunk (patterns across chunks)
+
+    def feed(self, off: int, chunk: bytes) -> None:
+        end = off + len(chunk)
+        if not any(a < end and b > off for a, b in self.ranges):
+            self._carry = b""
+            return
+        if self._carry:  # patterns that start in the previous chunk and end in this one
+            j, n = self._carry + chunk[:_OVERLAP], len(self._carry)
+            self.found += [(off - n + i, p) for p in _PATTERNS for i in _all(j, p) if i < n < i + len(p)]
+        self.found += [(off + i, p) for p in _PATTERNS for i in _all(chunk, p)]
+        if self._searched and self._searched[-1][1] == off:
+            self._searched[-1][1] = end
+        else:
+            self._searched.append([off, end])
+        self._carry = (self._carry + chunk[-_OVERLAP:])[-_OVERLAP:]
+        if len(self.found) > self.MAX:  # (a crafted member): give up, bounded memory
+            self.ranges, self.found, self._searched = [], [], []
+
+    def covers(self, start: int, end: int) -> bool:
+        return any(a <= start and end <= b for a, b in self._searched)
+
+    def within(self, start: int, end: int) -> list[tuple[int, bytes]]:
+        """The places of ``[start, end)`` (whole patterns inside it), from ``start``, in order."""
+        return sorted((at - start, p) for at, p in self.found if start <= at and at + len(p) <= end)
+
+
+def scan(
+    ranges: Iterable[ScanRange], chunks: Callable[[int, int], Iterable[bytes]], hits: Hits | None = None
+) -> GpuCode:
+    """GPU code in ``ranges``; ``chunks(start, end)`` yields the bytes of a file range (and
+    may pass over bytes: ``seek``); ``hits``: where the patterns are, when known."""
     out = GpuCode()
     for r in ranges:
         data = chunks(r.offset, r.offset + r.size)
@@ -84,9 +125,23 @@ def scan(ranges: Iterable[ScanRange], chunks: Callable[[int, int], Iterable[byte
                 out.problems.append(f"{r.name} holds no offload bundle ({r.size} bytes, all zero)")
             for b in bundles:
                 out.objects += _from_bundle(b, r.name)
+        elif hits is not None and hits.covers(r.offset, r.offset + r.size):
+            out.objects += _scan_hits(Stream(data), r.size, r.name, hits.within(r.offset, r.offset + r.size))
         else:
             out.objects += _scan_data(Stream(data), r.size, r.name)
     return out
+
+
+def _scan_hits(s: Stream, size: int, name: str, hits: list[tuple[int, bytes]]) -> list[CodeObject]:
+    """What :func:`_scan_data` finds, given every place a pattern occurs in the section: it
+    handles the same places in the same order, reading only from them on."""
+    found: list[CodeObject] = []
+    for at, pat in hits:
+        if at < s.pos:
+            continue
+        s.skip(at - s.pos)
+        found += _candidate(s, pat, size, name)
+    return found
 
 
 def _scan_data(s: Stream, size: int, name: str) -> list[CodeObject]:
@@ -110,7 +165,7 @@ def _scan_data(s: Stream, size: int, name: str) -> list[CodeObject]:
     return found
 
 
-def _all(buf: bytearray, pat: bytes) -> Iterable[int]:
+def _all(buf: bytes | bytearray, pat: bytes) -> Iterable[int]:
     i = buf.find(pat)
     while i >= 0:
         yield i

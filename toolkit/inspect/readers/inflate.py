@@ -36,6 +36,27 @@ def crc32(data: bytes | memoryview, value: int = 0) -> int:
     return int(_zlib.crc32(data, value))
 
 
+def pack_bytes(data: bytes | bytearray) -> bytes:
+    """Fast deflate (zlib format, level 1) for data kept in memory for later (symbol names)."""
+    return bytes(_zlib.compress(data, 1))
+
+
+def name_batches(packed: bytes, size: int = 1 << 20) -> Iterator[list[bytes]]:
+    """The NUL-terminated names of :func:`pack_bytes` data, inflated about ``size`` bytes
+    at a time, in batches (so they never all exist as objects at once)."""
+    d, data, rest = _zlib.decompressobj(), packed, b""
+    while not d.eof:
+        piece = d.decompress(data, size)
+        data = d.unconsumed_tail
+        if not piece and not data:
+            return
+        buf = rest + piece
+        cut = buf.rfind(b"\0") + 1
+        if cut:
+            yield buf[: cut - 1].split(b"\0")
+        rest = buf[cut:]
+
+
 def inflater() -> Any:
     """A raw-deflate decompressor (zlib-ng's when installed)."""
     return _zlib.decompressobj(-15)
@@ -168,3 +189,18 @@ class MemberReader:
     def read(self, start: int, length: int) -> bytes:
         """Inflated bytes [start, start + length), cut at the member's end."""
         return b"".join(data for _, data in self.chunks(start, start + length))
+
+
+def pack_pairs(pairs: list[tuple[bytes, str | None]]) -> bytes:
+    """(name, version or None) pairs as :func:`pack_bytes` data: the name, NUL, then
+    ``@version`` or nothing, NUL (names and versions hold no NUL)."""
+    return pack_bytes(b"".join(n + (b"\0" if v is None else b"\0@" + v.encode()) + b"\0" for n, v in pairs))
+
+
+def unpack_pairs(packed: bytes) -> list[tuple[bytes, str | None]]:
+    items = [x for batch in name_batches(packed) for x in batch]
+    versions: dict[bytes, str | None] = {b"": None}  # one object per distinct version
+    for raw in items[1::2]:
+        if raw not in versions:
+            versions[raw] = raw[1:].decode()
+    return list(zip(items[::2], (versions[raw] for raw in items[1::2]), strict=False))

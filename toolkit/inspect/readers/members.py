@@ -17,7 +17,7 @@ import multiprocessing
 import os
 import zipfile
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -35,8 +35,9 @@ from toolkit.inspect.readers.elf import (
     segment_ranges,
 )
 from toolkit.inspect.readers.errors import ElfError
-from toolkit.inspect.readers.gpuscan import scan
-from toolkit.inspect.readers.inflate import INFLATE_ERRORS, MemberReader, crc32, inflater
+from toolkit.inspect.readers.gpuscan import Hits, scan
+from toolkit.inspect.readers.inflate import CHECKPOINT_EVERY, INFLATE_ERRORS, MemberReader, crc32, inflater
+from toolkit.inspect.readers.ranged import Ranged
 from toolkit.inspect.readers.wheelzip import Budget, MemberError, WheelZip
 
 HEAD_KEEP = 2 << 20  # bytes kept from the start of each ELF member while inflating it (the
@@ -47,10 +48,12 @@ POOL_MIN_BYTES = 24 << 20  # compressed bytes worth a process pool
 BATCH_BYTES = 4 << 20  # compressed bytes of small members handed to a worker at once
 SMALL_BYTES = 1 << 20  # compressed bytes up to which a member is read and inflated in one go
 THREAD_HASH_BYTES = 64 << 20  # members this large are hashed in a second thread
-PT_DYNAMIC = 2
+PT_DYNAMIC, PT_LOAD, PF_X, PF_W = 2, 1, 1, 2
+HITS_MIN = 32 << 20  # inflated bytes from which a member's GPU-code places are noted while inflating
+SEEK_MIN = CHECKPOINT_EVERY  # skips this long restart at a checkpoint instead of inflating through
 
 
-@dataclass
+@dataclass(slots=True)
 class MemberResult:
     """One member read: its digest and size (for RECORD), and its ELF facts if it is ELF."""
 
@@ -114,7 +117,7 @@ def _encode(h: Any) -> str:
     return f"{h.name}=" + base64.urlsafe_b64encode(h.digest()).rstrip(b"=").decode()
 
 
-def _read_small(wz: WheelZip, info: zipfile.ZipInfo, algo: str) -> MemberResult:
+def _read_small(wz: WheelZip, info: zipfile.ZipInfo, algo: str, pack: bool) -> MemberResult:
     """A small member in one read and one inflate call (no streaming machinery)."""
     res = MemberResult(info.filename)
     try:
@@ -147,18 +150,22 @@ def _read_small(wz: WheelZip, info: zipfile.ZipInfo, algo: str) -> MemberResult:
     res.is_elf = is_elf(data[:4])
     if res.is_elf:
         try:
-            res.elf = read_elf_bytes(data)
+            res.elf = read_elf_bytes(data, pack)
         except UsageError as err:
             res.elf_error = str(err)
     return res
 
 
-def read_member(wz: WheelZip, info: zipfile.ZipInfo, algo: str = "sha256") -> MemberResult:
-    """Inflate one member once: digest, size, CRC; ELF facts and GPU code when it is ELF."""
+def read_member(
+    wz: WheelZip, info: zipfile.ZipInfo, algo: str = "sha256", pack: bool = False
+) -> MemberResult:
+    """Inflate one member once: digest, size, CRC; ELF facts and GPU code when it is ELF
+    (``pack``: its defined names packed, see ``ElfInfo.pack``)."""
     if info.compress_size <= SMALL_BYTES and info.file_size <= SMALL_BYTES * 64:
-        return _read_small(wz, info, algo)
+        return _read_small(wz, info, algo, pack)
     res = MemberResult(info.filename)
     h: Any = None
+    hits: Hits | None = None
     try:
         reader = MemberReader(wz, info)
         h = _BackgroundHash(algo) if info.file_size >= THREAD_HASH_BYTES else _digest(algo)
@@ -171,6 +178,9 @@ def read_member(wz: WheelZip, info: zipfile.ZipInfo, algo: str = "sha256") -> Me
                     held = {r: bytearray() for r in [(0, min(HEAD_KEEP, info.file_size))]}
                     for r in _header_ranges(chunk, info.file_size):
                         held.setdefault(r, bytearray())
+                    hits = _start_hits(chunk, info.file_size)
+            if hits is not None:
+                hits.feed(off, chunk)
             end = off + len(chunk)
             for (a, b), buf in held.items():
                 if a < end and b > off:
@@ -185,16 +195,34 @@ def read_member(wz: WheelZip, info: zipfile.ZipInfo, algo: str = "sha256") -> Me
             h.close()
     if res.is_elf:
         try:
-            res.elf = _parse(reader, Image(info.file_size, [(a, buf) for (a, _), buf in held.items()]))
+            img = Image(info.file_size, [(a, buf) for (a, _), buf in held.items()])
+            res.elf = _parse(reader, img, pack, hits)
         except UsageError as err:
             res.elf_error = str(err)
     return res
 
 
-def _parse(reader: MemberReader, img: Image) -> ElfInfo:
+def _start_hits(first: bytes, size: int) -> Hits | None:
+    """For a large member: note where GPU code may start in its read-only data segments (not
+    executable, not writable: ``.rodata``, ``.eh_frame``, often ``.hip_fatbin``) during the
+    one inflating pass, so scanning those sections later inflates only around the places."""
+    if size < HITS_MIN:
+        return None
+    try:
+        img = Image(size, [(0, first)])
+        ranges = segment_ranges(img, parse_header(img), PT_LOAD, PF_X | PF_W)
+    except (ElfError, NeedRanges):
+        return None
+    return Hits(ranges) if ranges else None
+
+
+def _parse(reader: MemberReader, img: Image, pack: bool, hits: Hits | None = None) -> ElfInfo:
+    """Parse a member read once: missing ranges are inflated again from the nearest
+    checkpoint; then the GPU scan the same way, passing over what it skips (a bundle's
+    body) without inflating it when that is cheaper (:class:`Ranged`)."""
     for _ in range(4):
         try:
-            elf = parse_elf(img)
+            elf = parse_elf(img, pack)
             break
         except NeedRanges as need:
             for a, b in need.ranges:
@@ -202,20 +230,18 @@ def _parse(reader: MemberReader, img: Image) -> ElfInfo:
     else:
         raise ElfError("could not gather the sections it needs")
 
-    def chunks(a: int, b: int) -> Iterator[bytes]:
+    def chunks(a: int, b: int) -> Iterable[bytes]:
         if img.has(a, b - a):
-            yield bytes(img.view(a, b - a))
-        else:
-            for _, data in reader.chunks(a, b):
-                yield data
+            return [bytes(img.view(a, b - a))]
+        return Ranged(lambda x, y: (data for _, data in reader.chunks(x, y)), a, b, SEEK_MIN)
 
-    _scan_gpu(elf, chunks)
+    _scan_gpu(elf, chunks, hits)
     return elf
 
 
-def _scan_gpu(elf: ElfInfo, chunks: object) -> None:
+def _scan_gpu(elf: ElfInfo, chunks: object, hits: Hits | None = None) -> None:
     if elf.scan:
-        found = scan(elf.scan, chunks)  # type: ignore[arg-type]
+        found = scan(elf.scan, chunks, hits)  # type: ignore[arg-type]
         elf.gpu_code, elf.scan = tuple(found.objects), ()
         elf.gpu_problems += found.problems
 
@@ -254,7 +280,7 @@ def _batch_job(wheel: str, budget: Budget, items: list[tuple[str, str]]) -> list
     wz = _WORKER_ZIPS.get(wheel)
     if wz is None:
         wz = _WORKER_ZIPS[wheel] = WheelZip.open(wheel, budget)
-    return [read_member(wz, wz.zf.getinfo(name), algo) for name, algo in items]
+    return [read_member(wz, wz.zf.getinfo(name), algo, pack=True) for name, algo in items]
 
 
 def _batches(infos: list[zipfile.ZipInfo]) -> list[list[zipfile.ZipInfo]]:
@@ -276,28 +302,42 @@ def _batches(infos: list[zipfile.ZipInfo]) -> list[list[zipfile.ZipInfo]]:
     return out
 
 
-def read_members(
-    wz: WheelZip, infos: list[zipfile.ZipInfo], algos: dict[str, str], jobs: int | None
-) -> list[MemberResult]:
-    """Read every member (in ``infos`` order), in a process pool when it pays."""
+def start_pool(wz: WheelZip, jobs: int | None) -> ProcessPoolExecutor | None:
+    """A process pool for a wheel large enough to be worth one, or None. Its workers fork
+    at once, before the caller reads RECORD and the rest: each starts as a copy of this
+    process, so the smaller it is then, the smaller every worker stays."""
     workers = min(jobs or os.cpu_count() or 1, 8)
-    big = sum(i.compress_size for i in infos) >= POOL_MIN_BYTES
-    algo = {i.filename: algos.get(i.filename, "sha256") for i in infos}
-    if workers > 1 and big and "fork" in multiprocessing.get_all_start_methods():
-        by_name: dict[str, MemberResult] = {}
-        context = multiprocessing.get_context("fork")
-        _WORKER_ZIPS[str(wz.path)] = wz  # forked workers read through the same descriptor (pread)
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            futs = [
-                pool.submit(_batch_job, str(wz.path), wz.budget, [(i.filename, algo[i.filename]) for i in b])
-                for b in _batches(infos)
-            ]
-            for fut in futs:
-                for r in fut.result():
-                    by_name[r.name] = r
+    big = sum(i.compress_size for i in wz.members) >= POOL_MIN_BYTES
+    if workers < 2 or not big or "fork" not in multiprocessing.get_all_start_methods():
+        return None
+    _WORKER_ZIPS[str(wz.path)] = wz  # forked workers read through the same descriptor (pread)
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+    pool.submit(int).result()  # the first task forks every worker
+    return pool
+
+
+def stop_pool(wz: WheelZip, pool: ProcessPoolExecutor | None) -> None:
+    if pool is not None:
+        pool.shutdown()
         _WORKER_ZIPS.pop(str(wz.path), None)
-        return [by_name[i.filename] for i in infos]
-    return [read_member(wz, i, algo[i.filename]) for i in infos]
+
+
+def read_members(
+    wz: WheelZip, infos: list[zipfile.ZipInfo], algos: dict[str, str], pool: ProcessPoolExecutor | None = None
+) -> list[MemberResult]:
+    """Read every member (in ``infos`` order), in ``pool`` (see :func:`start_pool`) if any."""
+    algo = {i.filename: algos.get(i.filename, "sha256") for i in infos}
+    if pool is None:
+        return [read_member(wz, i, algo[i.filename], pack=True) for i in infos]
+    by_name: dict[str, MemberResult] = {}
+    futs = [
+        pool.submit(_batch_job, str(wz.path), wz.budget, [(i.filename, algo[i.filename]) for i in b])
+        for b in _batches(infos)
+    ]
+    for fut in futs:
+        for r in fut.result():
+            by_name[r.name] = r
+    return [by_name[i.filename] for i in infos]
 
 
 def read_one(wz: WheelZip, info: zipfile.ZipInfo) -> ElfInfo:

@@ -29,7 +29,8 @@ METHODS = {0: "zlib", 1: "zstd"}
 MAX_ENTRIES = 1 << 14
 MAX_ID_LEN = 1 << 12
 MAX_HEADER_BYTES = 1 << 22  # decompressed bytes kept to find a compressed bundle's header
-_FEED = 1 << 16
+_FEED = 1 << 12  # compressed bytes fed at a time while looking for the header (a zstd piece
+# inflates without a bound: 64 KiB of a code object became 3.5 MiB)
 
 
 class OffloadError(ElfError):
@@ -111,9 +112,16 @@ class Stream:
         return out
 
     def skip(self, n: int) -> int:
+        """Skip ``n`` bytes (fewer at the end); a source with ``seek(n) -> int | None`` is
+        asked to pass over what is not buffered without producing it."""
         done = 0
+        seek = getattr(self._it, "seek", None)
         while done < n:
             if not self._buf:
+                moved = seek(n - done) if seek is not None else None
+                if moved is not None:
+                    done += moved
+                    break
                 self._fill(1)
                 if not self._buf:
                     break

@@ -142,18 +142,45 @@ def undefined_symbols(
 
 def required_candidates(libs: Iterable[Lib], symbols: Sequence[str]) -> set[str]:
     """Defined names that may be one of the required ``symbols`` (cheap byte prefilter)."""
+    out: set[str] = set()
+    for lib in libs:
+        if lib.info is not None:
+            for names in lib.info.defined_batches():
+                out |= _candidates(names, symbols)
+    return out
+
+
+def _candidates(names: Iterable[bytes], symbols: Sequence[str]) -> set[str]:
     if not symbols:
         return set()
     frags = [source_name_fragment(s) for s in symbols]
     plain = {s.encode() for s in symbols}
-    out: set[str] = set()
+    return {
+        name.decode("utf-8", "replace")
+        for name in names
+        if name in plain or (name.startswith(b"_Z") and any(fr is None or fr in name for fr in frags))
+    }
+
+
+def compact_defined(libs: Iterable[Lib], symbols: Sequence[str]) -> set[str]:
+    """Keep of each library's defined names only those a later rule can ask about: names
+    some library of the same input leaves undefined, and ``PyInit_*`` (an extension
+    module). Returns the candidates for the required ``symbols``, found before narrowing.
+    (A large wheel's libraries define hundreds of thousands of names, of which the checks
+    ask about a few thousand.)"""
+    libs = [lib for lib in libs if lib.info is not None]
+    wanted = {n for lib in libs for n, _ in lib.info.unpack_undefined()}  # type: ignore[union-attr]
+    cands: set[str] = set()
     for lib in libs:
-        if lib.info is None:
-            continue
-        for name in lib.info.defined:
-            if name in plain or (name.startswith(b"_Z") and any(fr is None or fr in name for fr in frags)):
-                out.add(name.decode("utf-8", "replace"))
-    return out
+        info = lib.info
+        assert info is not None
+        keep: set[bytes] = set()
+        for names in info.defined_batches():
+            cands |= _candidates(names, symbols)
+            keep |= wanted.intersection(names)
+            keep.update(n for n in names if n.startswith(b"PyInit_"))
+        info.narrow(keep)
+    return cands
 
 
 def demangle_all(pending: Iterable[Unresolved], candidates: Iterable[set[str]]) -> dict[str, str]:
