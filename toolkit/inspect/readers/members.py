@@ -86,7 +86,8 @@ def _digest(algo: str, data: bytes | None = None) -> Any:
 
 class _BackgroundHash:
     """Hash a large member in a second thread while the first inflates it (hashlib drops
-    the GIL), so the largest member of a wheel is not the sum of both costs."""
+    the GIL, and so does inflating), so the largest member of a wheel is not the sum of both
+    costs. The same thread notes where GPU-code patterns are (``Hits.feed``), in order."""
 
     def __init__(self, algo: str) -> None:
         self._h = hashlib.new(algo)
@@ -95,12 +96,18 @@ class _BackgroundHash:
         self._last: Future[None] | None = None
         self._queued: deque[Future[None]] = deque()
 
-    def update(self, data: bytes) -> None:
-        """Queue a chunk; at most ``HASH_QUEUE`` wait, so memory stays bounded when hashing
-        is slower than inflating (a loaded machine)."""
+    def _take(self, data: bytes, off: int, hits: Hits | None) -> None:
+        self._h.update(data)
+        if hits is not None:
+            hits.feed(off, data)
+
+    def update(self, data: bytes, off: int = 0, hits: Hits | None = None) -> None:
+        """Queue a chunk (at ``off``; ``hits``: also search it); at most ``HASH_QUEUE``
+        wait, so memory stays bounded when hashing is slower than inflating (a loaded
+        machine)."""
         while len(self._queued) >= HASH_QUEUE:
             self._queued.popleft().result()
-        self._last = self._pool.submit(self._h.update, data)
+        self._last = self._pool.submit(self._take, data, off, hits)
         self._queued.append(self._last)
 
     def digest(self) -> bytes:
@@ -171,7 +178,6 @@ def read_member(
         h = _BackgroundHash(algo) if info.file_size >= THREAD_HASH_BYTES else _digest(algo)
         held: dict[tuple[int, int], bytearray] = {}
         for off, chunk in reader.chunks():
-            h.update(chunk)
             if off == 0:
                 res.is_elf = is_elf(chunk)
                 if res.is_elf:
@@ -179,8 +185,12 @@ def read_member(
                     for r in _header_ranges(chunk, info.file_size):
                         held.setdefault(r, bytearray())
                     hits = _start_hits(chunk, info.file_size)
-            if hits is not None:
-                hits.feed(off, chunk)
+            if isinstance(h, _BackgroundHash):
+                h.update(chunk, off, hits)  # hashed and searched in the second thread, in order
+            else:
+                h.update(chunk)
+                if hits is not None:
+                    hits.feed(off, chunk)
             end = off + len(chunk)
             for (a, b), buf in held.items():
                 if a < end and b > off:
