@@ -113,6 +113,18 @@ def bench(wheel: Path, runs: int, auditwheel: str | None, unzip: str | None) -> 
     return med
 
 
+def _compiled() -> str:
+    """Both tools run from compiled bytecode, as an installed package does (pip compiles it
+    at install): auditwheel's site-packages have theirs, and an editable toolkit under
+    PYTHONDONTWRITEBYTECODE (this machine sets it) would otherwise compile its modules on
+    every run."""
+    import toolkit
+
+    folder = Path(toolkit.__file__).parent
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(folder)], check=True)
+    return f"bytecode of {folder} compiled (as pip install does)"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("wheels", nargs="*", type=Path)
@@ -126,7 +138,7 @@ def main() -> int:
     aw = shutil.which("auditwheel") or str(Path(sys.executable).parent / "auditwheel")
     auditwheel = None if args.skip_auditwheel or not os.path.exists(aw) else aw
     unzip = shutil.which("unzip")
-    print(f"runs: {args.runs} each, interleaved; {os.cpu_count()} CPUs\n")
+    print(f"runs: {args.runs} each, interleaved; {os.cpu_count()} CPUs; {_compiled()}\n")
     rows = [(w, bench(w, args.runs, auditwheel, unzip)) for w in wheels]
     print("\nmedian wall time (s), peak RSS (MiB, the largest process) and ratios:")
     head = (f"{'ours':>6} {'auditw':>7} {'unzip':>6} {'aw/ours':>8} {'ours/unzip':>11} "
