@@ -68,34 +68,26 @@ def library_findings(path: str, carried: Sequence[str], targets: Sequence[Target
         fate = "this runtime cannot drive that GPU (hsa_init finds no usable agent)"
     else:
         what, fate = f"{path} has", "it would fail with hipErrorNoBinaryForGpu on that GPU"
-    return [
-        Finding(
-            "gpu-targets",
-            "error",
-            path,
-            f"{what} no code object for {t} (carries {', '.join(carried)}); {fate}",
-            cause=f"no code object for {t}",
-        )
-        for t in targets
-        if not any(code_runs_on(c, t) for c in carried)
-    ]
+    return [_missing(path, t, f"{what} no code object for {t} (carries {', '.join(carried)}); {fate}")
+            for t in _uncovered(carried, targets)]
 
 
 def code_object_findings(carried: Sequence[str], targets: Sequence[TargetId]) -> list[Finding]:
     """One error per target no standalone code object (``.co``/``.hsaco``) runs on."""
     if not carried:
         return []
-    return [
-        Finding(
-            "gpu-targets",
-            "error",
-            None,
-            f"no standalone code object (.co/.hsaco) for {t}; they cover {', '.join(sorted(set(carried)))}",
-            cause=f"no code object for {t}",
-        )
-        for t in targets
-        if not any(code_runs_on(c, t) for c in carried)
-    ]
+    cover = ", ".join(sorted(set(carried)))
+    return [_missing(None, t, f"no standalone code object (.co/.hsaco) for {t}; they cover {cover}")
+            for t in _uncovered(carried, targets)]
+
+
+def _uncovered(carried: Sequence[str], targets: Sequence[TargetId]) -> list[TargetId]:
+    """The targets none of the carried code objects runs on."""
+    return [t for t in targets if not any(code_runs_on(c, t) for c in carried)]
+
+
+def _missing(path: str | None, target: TargetId, message: str) -> Finding:
+    return Finding("gpu-targets", "error", path, message, cause=f"no code object for {target}")
 
 
 def no_gpu_code_findings(
