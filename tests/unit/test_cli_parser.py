@@ -8,13 +8,13 @@ import sys
 
 import pytest
 
-from toolkit.cli.main import SUBCOMMAND_MODULES, _subparser, build_parser, command_name
+from toolkit.cli.main import SUBCOMMAND_MODULES, build_parser, command_name
 
 
 @pytest.mark.parametrize("module", SUBCOMMAND_MODULES)
 def test_a_single_subcommand_parser_is_the_full_parsers(module: str) -> None:
     name = command_name(module)
-    alone, full = _subparser(build_parser(name), name), _subparser(build_parser(), name)
+    alone, full = build_parser(name).commands.get(name), build_parser().commands.get(name)
     assert alone is not None and full is not None
     assert alone.format_help() == full.format_help()
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NoReturn
 
 from toolkit import __version__
@@ -40,6 +40,8 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
 class Parser(argparse.ArgumentParser):
     """argparse, with a bad argument named on one clean line (its value escaped)."""
 
+    commands: Mapping[str, argparse.ArgumentParser]  # the subcommands' parsers, by name
+
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {escape(mask(message), 1000)}\n")
@@ -50,7 +52,7 @@ def command_name(module: str) -> str:
     return module.rsplit(".", 1)[-1].replace("_", "-")
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> Parser:
     """The command line; ``only``: with just that subcommand registered (a run of one
     subcommand does not import every other one: ``check``'s start-up time and memory)."""
     parser = Parser(
@@ -62,15 +64,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     for name in SUBCOMMAND_MODULES:
         if only is None or command_name(name) == only:
             importlib.import_module(name).register(sub)
+    parser.commands = sub.choices
     return parser
-
-
-def _subparser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser | None:
-    for action in parser._subparsers._group_actions if parser._subparsers else ():
-        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
-            found: argparse.ArgumentParser = action.choices[command]
-            return found
-    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -79,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(argv[0] if argv and argv[0] in known else None)
     args, extra = parser.parse_known_args(argv)
     if extra:  # named by the subcommand's parser, with its usage, not the top level's
-        chosen = _subparser(parser, getattr(args, "command", None)) or parser
+        chosen = parser.commands.get(getattr(args, "command", None) or "", parser)
         chosen.error(f"unrecognized arguments: {' '.join(extra)}")
     if not getattr(args, "func", None):
         parser.print_help()

@@ -84,22 +84,37 @@ def _digest(algo: str, data: bytes | None = None) -> Any:
     return hashlib.new(algo, data or b"")
 
 
-class _BackgroundHash:
-    """Hash a large member in a second thread while the first inflates it (hashlib drops
-    the GIL, and so does inflating), so the largest member of a wheel is not the sum of both
-    costs. The same thread notes where GPU-code patterns are (``Hits.feed``), in order."""
+class _InlineHash:
+    """Hash a member's chunks, in order, and note where GPU-code patterns are in them
+    (``Hits.feed``), in the thread that inflates it."""
 
     def __init__(self, algo: str) -> None:
         self._h = hashlib.new(algo)
         self.name = self._h.name
-        self._pool = ThreadPoolExecutor(1)
-        self._last: Future[None] | None = None
-        self._queued: deque[Future[None]] = deque()
 
-    def _take(self, data: bytes, off: int, hits: Hits | None) -> None:
+    def update(self, data: bytes, off: int = 0, hits: Hits | None = None) -> None:
         self._h.update(data)
         if hits is not None:
             hits.feed(off, data)
+
+    def digest(self) -> bytes:
+        return self._h.digest()
+
+    def close(self) -> None:
+        pass
+
+
+class _BackgroundHash:
+    """The same in a second thread while the first inflates a large member (hashlib drops
+    the GIL, and so does inflating), so the largest member of a wheel is not the sum of both
+    costs."""
+
+    def __init__(self, algo: str) -> None:
+        self._inline = _InlineHash(algo)
+        self.name = self._inline.name
+        self._pool = ThreadPoolExecutor(1)
+        self._last: Future[None] | None = None
+        self._queued: deque[Future[None]] = deque()
 
     def update(self, data: bytes, off: int = 0, hits: Hits | None = None) -> None:
         """Queue a chunk (at ``off``; ``hits``: also search it); at most ``HASH_QUEUE``
@@ -107,14 +122,14 @@ class _BackgroundHash:
         machine)."""
         while len(self._queued) >= HASH_QUEUE:
             self._queued.popleft().result()
-        self._last = self._pool.submit(self._take, data, off, hits)
+        self._last = self._pool.submit(self._inline.update, data, off, hits)
         self._queued.append(self._last)
 
     def digest(self) -> bytes:
         self.close()
         if self._last is not None:
             self._last.result()
-        return self._h.digest()
+        return self._inline.digest()
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
@@ -171,11 +186,11 @@ def read_member(
     if info.compress_size <= SMALL_BYTES and info.file_size <= SMALL_BYTES * 64:
         return _read_small(wz, info, algo, pack)
     res = MemberResult(info.filename)
-    h: Any = None
+    h: _InlineHash | _BackgroundHash | None = None
     hits: Hits | None = None
     try:
         reader = MemberReader(wz, info)
-        h = _BackgroundHash(algo) if info.file_size >= THREAD_HASH_BYTES else _digest(algo)
+        h = _BackgroundHash(algo) if info.file_size >= THREAD_HASH_BYTES else _InlineHash(algo)
         held: dict[tuple[int, int], bytearray] = {}
         for off, chunk in reader.chunks():
             if off == 0:
@@ -185,12 +200,7 @@ def read_member(
                     for r in _header_ranges(chunk, info.file_size):
                         held.setdefault(r, bytearray())
                     hits = _start_hits(chunk, info.file_size)
-            if isinstance(h, _BackgroundHash):
-                h.update(chunk, off, hits)  # hashed and searched in the second thread, in order
-            else:
-                h.update(chunk)
-                if hits is not None:
-                    hits.feed(off, chunk)
+            h.update(chunk, off, hits)
             end = off + len(chunk)
             for (a, b), buf in held.items():
                 if a < end and b > off:
@@ -201,7 +211,7 @@ def read_member(
         res.error = str(err)
         return res
     finally:
-        if isinstance(h, _BackgroundHash):
+        if h is not None:
             h.close()
     if res.is_elf:
         try:
