@@ -102,3 +102,73 @@ def test_too_many_places_give_up_and_the_scan_reads_everything() -> None:
     hits = Hits([(0, 1 << 20)])
     hits.feed(0, b"CCOB" * (Hits.MAX // 2 + 1) * 2)
     assert not hits.covers(0, 16) and hits.found == []
+
+
+def _fatbin(rnd: random.Random) -> bytes:
+    """Compressed bundles (zstd, incompressible bodies) 4 KiB-aligned with zero padding, as
+    clang lays out ``.hip_fatbin``."""
+    out = b""
+    for gfx in ("gfx90a", "gfx942", "gfx1100", "gfx1201")[: rnd.randint(1, 4)]:
+        body = bytes(rnd.randrange(256) for _ in range(rnd.randint(1000, 300_000)))
+        out += compress_bundle(make_bundle([HOST, (f"hipv4-amdgcn-amd-amdhsa--{gfx}", body)], align=1))
+        out += bytes(-len(out) % 4096)
+    return out + bytes(rnd.randint(0, 9000))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_bytes_kept_around_the_places_are_the_files_bytes_and_spare_inflating(seed: int) -> None:
+    from toolkit.inspect.readers.members import _kept_or_inflated
+
+    rnd = random.Random(seed)
+    data = bytes(rnd.randint(0, 5000)) + _fatbin(rnd) + _section(seed)
+    hits = Hits([(0, len(data))])
+    for off, chunk in _chunked(data, rnd):
+        hits.feed(off, chunk)
+    inflated: list[tuple[int, int]] = []  # the ranges read by inflating again
+
+    def inflate(x: int, y: int) -> Iterator[bytes]:
+        inflated.append((x, y))
+        for i in range(x, y, 4096):
+            yield data[i : min(y, i + 4096)]
+
+    for pos in [rnd.randrange(len(data)) for _ in range(200)] + [at for at, _ in hits.found]:
+        kept = hits.held_from(pos)
+        assert data[pos : pos + len(kept)] == kept  # only the file's own bytes are kept
+    for _ in range(50):  # any range reads back the file's bytes, kept or inflated
+        x = rnd.randrange(len(data))
+        y = rnd.randint(x, len(data))
+        assert b"".join(_kept_or_inflated(hits, inflate, x, y)) == data[x:y]
+    fatbin = [ScanRange(".hip_fatbin", 0, len(data) - len(_section(seed)))]
+
+    def whole(a: int, b: int) -> Iterator[bytes]:
+        yield data[a:b]
+
+    def kept_first(a: int, b: int) -> Ranged:
+        return Ranged(lambda x, y: _kept_or_inflated(hits, inflate, x, y), a, b, 1 << 30,
+                      cheap=lambda at: bool(hits.held_from(at)))
+
+    inflated.clear()
+    got, expected = scan(fatbin, kept_first, hits), scan(fatbin, whole)
+    assert got.objects == expected.objects and got.problems == expected.problems
+    assert got.objects  # the bundles were found
+    # every bundle's header came from the bytes kept: the scan inflates again only the zero
+    # padding before the first bundle and what follows the last bundle's window (its body's
+    # end, then the section's zero padding)
+    ccob = [at for at, p in hits.found if p == b"CCOB" and at < fatbin[0].size]
+    assert all(y <= min(ccob) or x >= max(ccob) + Hits.HOLD_AFTER for x, y in inflated)
+
+
+def test_the_bytes_kept_are_bounded() -> None:
+    hits = Hits([(0, 64 << 20)])
+    step = Hits.HOLD_BEFORE + Hits.HOLD_AFTER + 1  # windows that do not touch
+    chunk = bytearray(8 << 20)
+    for i in range(0, len(chunk) - 4, step):
+        chunk[i : i + 4] = b"CCOB"
+    for off in range(0, 64 << 20, 8 << 20):
+        hits.feed(off, bytes(chunk))
+    kept = sum(len(buf) for _, _, buf in hits._held)
+    assert Hits.HOLD_MAX - step < kept <= Hits.HOLD_MAX
+    dense = Hits([(0, 64 << 20)])  # places closer than a window: one window, still bounded
+    for off in range(0, 64 << 20, 8 << 20):
+        dense.feed(off, b"CCOB" * (2 << 20))
+    assert sum(len(buf) for _, _, buf in dense._held) <= Hits.HOLD_MAX

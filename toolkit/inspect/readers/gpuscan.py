@@ -72,32 +72,83 @@ def _from_bundle(b: Bundle, where: str) -> list[CodeObject]:
 class Hits:
     """Where the patterns occur in some byte ranges of a file, noted while it streams past
     once (``feed`` every chunk in order), so a later scan of a section inside them reads
-    only the bytes at those places (:func:`scan`), not the whole section again."""
+    only the bytes at those places (:func:`scan`), not the whole section again.
+
+    The bytes around each place are kept too (``HOLD_BEFORE`` before it: a bundle's zero
+    padding; ``HOLD_AFTER`` from it on: a compressed bundle's header), up to ``HOLD_MAX`` in
+    all, so a later read of them (:meth:`held_from`) need not inflate the file again."""
 
     MAX = 1 << 16  # more places than this: not worth it, the scan reads everything
+    HOLD_BEFORE = 4 << 10
+    HOLD_AFTER = 64 << 10
+    HOLD_MAX = 8 << 20
 
     def __init__(self, ranges: list[tuple[int, int]]) -> None:
         self.ranges = ranges
         self.found: list[tuple[int, bytes]] = []
         self._searched: list[list[int]] = []  # [start, end] of the bytes searched, merged
         self._carry = b""  # the end of the previous searched chunk (patterns across chunks)
+        self._prev: tuple[int, bytes] = (0, b"")  # the previous chunk fed
+        self._held: list[tuple[int, int, bytearray]] = []  # (start, end wanted, bytes from start)
+        self._planned = 0  # bytes of the windows, kept or still to keep (at most HOLD_MAX)
 
     def feed(self, off: int, chunk: bytes) -> None:
         end = off + len(chunk)
         if not any(a < end and b > off for a, b in self.ranges):
-            self._carry = b""
+            self._carry, self._prev = b"", (0, b"")
             return
+        new: list[tuple[int, bytes]] = []
         if self._carry:  # patterns that start in the previous chunk and end in this one
             j, n = self._carry + chunk[:_OVERLAP], len(self._carry)
-            self.found += [(off - n + i, p) for p in _PATTERNS for i in _all(j, p) if i < n < i + len(p)]
-        self.found += [(off + i, p) for p in _PATTERNS for i in _all(chunk, p)]
+            new += [(off - n + i, p) for p in _PATTERNS for i in _all(j, p) if i < n < i + len(p)]
+        new += [(off + i, p) for p in _PATTERNS for i in _all(chunk, p)]
+        self.found += new
         if self._searched and self._searched[-1][1] == off:
             self._searched[-1][1] = end
         else:
             self._searched.append([off, end])
         self._carry = (self._carry + chunk[-_OVERLAP:])[-_OVERLAP:]
+        self._hold(off, chunk, sorted(at for at, _ in new))
         if len(self.found) > self.MAX:  # (a crafted member): give up, bounded memory
-            self.ranges, self.found, self._searched = [], [], []
+            self.ranges, self.found, self._searched, self._held = [], [], [], []
+
+    def _hold(self, off: int, chunk: bytes, places: list[int]) -> None:
+        """Keep the bytes around ``places`` (in this chunk or the previous one fed) and go on
+        filling the windows still open."""
+        poff, prev = self._prev
+        if poff + len(prev) != off:
+            poff, prev = off, b""
+        for at in places:
+            a, b = max(at - self.HOLD_BEFORE, poff), at + self.HOLD_AFTER
+            if self._held and a <= self._held[-1][1]:  # overlaps the last window: widen it
+                start, last, buf = self._held[-1]
+                if b > last and self._planned + (b - last) <= self.HOLD_MAX:
+                    self._held[-1] = (start, b, buf)
+                    self._planned += b - last
+            elif self._planned + (b - a) <= self.HOLD_MAX:
+                self._held.append((a, b, bytearray()))
+                self._planned += b - a
+        for start, want, buf in reversed(self._held):
+            have = start + len(buf)
+            if have >= want:
+                break  # every earlier window is complete too
+            for base, data in ((poff, prev), (off, chunk)):
+                if base <= have < base + len(data):
+                    piece = memoryview(data)[have - base : want - base]
+                    buf += piece
+                    have += len(piece)
+        self._prev = (off, chunk)
+
+    def held_from(self, pos: int) -> bytes:
+        """The bytes kept from ``pos`` on (to the end of its window), or nothing."""
+        for start, _, buf in self._held:
+            if start <= pos < start + len(buf):
+                return bytes(buf[pos - start :])
+        return b""
+
+    def next_held(self, pos: int) -> int | None:
+        """Where the first window of kept bytes after ``pos`` starts, if any."""
+        return next((start for start, _, buf in self._held if start > pos and buf), None)
 
     def covers(self, start: int, end: int) -> bool:
         return any(a <= start and end <= b for a, b in self._searched)

@@ -144,7 +144,7 @@ class MemberReader:
                 self.verified = True
             return
         if not self.verified and start == 0 and end == self.size:
-            yield from self._first_pass()
+            yield from self._first_pass(crc_here=True)
             return
         gen, carry = self._resume(start)
         reached = start
@@ -174,14 +174,28 @@ class MemberReader:
         point = max((p for p in self._points if p.out <= start), key=lambda p: p.out)
         return self._run(point, self.size, record=False), []
 
-    def _first_pass(self) -> Iterator[tuple[int, bytes]]:
+    def first_pass(self) -> Iterator[tuple[int, bytes]]:
+        """The whole member once, its size checked, for a caller that computes the CRC-32 of
+        the chunks itself (in another thread) and hands it to :meth:`confirm`: until then
+        the member is not verified."""
+        if self.verified:
+            raise ValueError("first_pass: the member was already read in full")
+        return self._first_pass(crc_here=False)
+
+    def _first_pass(self, crc_here: bool) -> Iterator[tuple[int, bytes]]:
         crc, total = 0, 0
         for off, data in self._run(self._points[0], self.size, record=True):
-            crc = crc32(data, crc)
+            if crc_here:
+                crc = crc32(data, crc)
             total = off + len(data)
             yield off, data
         if total < self.size:
             raise self._fail(f"inflated to {total} bytes, {self.size} declared")
+        if crc_here:
+            self.confirm(crc)
+
+    def confirm(self, crc: int) -> None:
+        """The member is verified if ``crc`` (of its whole inflated bytes) is the archive's."""
         if crc != self.info.CRC:
             raise self._fail("CRC-32 mismatch")
         self.verified = True

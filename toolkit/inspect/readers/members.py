@@ -17,7 +17,7 @@ import multiprocessing
 import os
 import zipfile
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -85,15 +85,18 @@ def _digest(algo: str, data: bytes | None = None) -> Any:
 
 
 class _InlineHash:
-    """Hash a member's chunks, in order, and note where GPU-code patterns are in them
+    """Hash a member's chunks, in order (and their CRC-32, the member's integrity check:
+    :meth:`MemberReader.confirm`), and note where GPU-code patterns are in them
     (``Hits.feed``), in the thread that inflates it."""
 
     def __init__(self, algo: str) -> None:
         self._h = hashlib.new(algo)
         self.name = self._h.name
+        self.crc = 0
 
     def update(self, data: bytes, off: int = 0, hits: Hits | None = None) -> None:
         self._h.update(data)
+        self.crc = crc32(data, self.crc)
         if hits is not None:
             hits.feed(off, data)
 
@@ -126,10 +129,18 @@ class _BackgroundHash:
         self._queued.append(self._last)
 
     def digest(self) -> bytes:
+        self._wait()
+        return self._inline.digest()
+
+    @property
+    def crc(self) -> int:
+        self._wait()
+        return self._inline.crc
+
+    def _wait(self) -> None:
         self.close()
         if self._last is not None:
             self._last.result()
-        return self._inline.digest()
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
@@ -192,7 +203,7 @@ def read_member(
         reader = MemberReader(wz, info)
         h = _BackgroundHash(algo) if info.file_size >= THREAD_HASH_BYTES else _InlineHash(algo)
         held: dict[tuple[int, int], bytearray] = {}
-        for off, chunk in reader.chunks():
+        for off, chunk in reader.first_pass():
             if off == 0:
                 res.is_elf = is_elf(chunk)
                 if res.is_elf:
@@ -205,6 +216,7 @@ def read_member(
             for (a, b), buf in held.items():
                 if a < end and b > off:
                     buf += memoryview(chunk)[max(a, off) - off : min(b, end) - off]
+        reader.confirm(h.crc)
         res.size = info.file_size
         res.digest = _encode(h)
     except UsageError as err:
@@ -250,13 +262,35 @@ def _parse(reader: MemberReader, img: Image, pack: bool, hits: Hits | None = Non
     else:
         raise ElfError("could not gather the sections it needs")
 
+    def inflated(x: int, y: int) -> Iterator[bytes]:
+        return (data for _, data in reader.chunks(x, y))
+
     def chunks(a: int, b: int) -> Iterable[bytes]:
         if img.has(a, b - a):
             return [bytes(img.view(a, b - a))]
-        return Ranged(lambda x, y: (data for _, data in reader.chunks(x, y)), a, b, SEEK_MIN)
+        if hits is None:
+            return Ranged(inflated, a, b, SEEK_MIN)
+        return Ranged(lambda x, y: _kept_or_inflated(hits, inflated, x, y), a, b, SEEK_MIN,
+                      cheap=lambda at: bool(hits.held_from(at)))
 
     _scan_gpu(elf, chunks, hits)
     return elf
+
+
+def _kept_or_inflated(
+    hits: Hits, inflated: Callable[[int, int], Iterator[bytes]], x: int, y: int
+) -> Iterator[bytes]:
+    """The bytes of ``[x, y)``: those the first pass kept (around the GPU-code places) from
+    memory, the rest inflated again."""
+    while x < y:
+        kept = hits.held_from(x)[: y - x]
+        if kept:
+            yield kept
+            x += len(kept)
+            continue
+        upto = min(y, hits.next_held(x) or y)
+        yield from inflated(x, upto)
+        x = upto
 
 
 def _scan_gpu(elf: ElfInfo, chunks: object, hits: Hits | None = None) -> None:

@@ -9,12 +9,15 @@ class Ranged:
     """The bytes of ``[start, end)`` as chunks pulled one at a time, that can also pass over
     bytes without producing them (``seek``, which :class:`~.offload.Stream` uses to skip a
     bundle's body): only for skips of at least ``min_seek`` bytes, as reading again starts
-    over (an inflating source restarts at its nearest checkpoint); shorter skips are read."""
+    over (an inflating source restarts at its nearest checkpoint), or to where ``cheap``
+    says reading again costs nothing (bytes kept in memory); shorter skips are read."""
 
     def __init__(
-        self, read: Callable[[int, int], Iterator[bytes]], start: int, end: int, min_seek: int
+        self, read: Callable[[int, int], Iterator[bytes]], start: int, end: int, min_seek: int,
+        cheap: Callable[[int], bool] | None = None,
     ) -> None:
         self._read, self._pos, self._end, self._min = read, start, end, min_seek
+        self._cheap = cheap
         self._cur: Iterator[bytes] | None = None
 
     def __iter__(self) -> Ranged:
@@ -29,9 +32,9 @@ class Ranged:
 
     def seek(self, n: int) -> int | None:
         """Pass over ``n`` bytes (fewer at the end): how many, or None to read them instead."""
-        if n < self._min:
-            return None
         step = max(0, min(n, self._end - self._pos))
+        if n < self._min and not (self._cheap is not None and self._cheap(self._pos + step)):
+            return None
         self._pos += step
         self._cur = None
         return step
