@@ -118,6 +118,23 @@ def test_a_sample_is_a_uniform_draw_without_replacement() -> None:
     assert all(abs(c - 1000) < 164 for c in counts.values()), counts
 
 
+def test_an_edit_changes_the_sample_only_by_the_mutants_it_changes() -> None:
+    names = [f"toolkit.plan.m.x_f{f}__mutmut_{i}" for f in range(40) for i in range(25)]
+    before = m.draw(names, 100, seed=2)
+    # one function edited: its 25 mutants renumbered (new names), 3 more of them
+    edited = [n for n in names if ".x_f7__" not in n]
+    edited += [f"toolkit.plan.m.x_f7__mutmut_{i}" for i in range(30, 58)]
+    after = m.draw(edited, 100, seed=2)
+    gone = {n for n in names if ".x_f7__" in n}
+    came = set(edited) - set(names)
+    kept = set(before) - gone
+    # everything else that was drawn is drawn again, but for as many as the new names push out
+    assert len(kept - set(after)) <= len(set(after) & came)
+    assert set(after) - set(before) - came <= set(names)  # no stranger
+    assert len(set(before) ^ set(after)) <= 2 * (len(set(before) & gone) + len(set(after) & came))
+    assert m.draw(edited, 100, seed=3) != after  # another seed, another sample
+
+
 def test_sampling_generates_then_runs_the_drawn_names_and_reports_the_interval(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     plan = {f"toolkit.plan.planner.x_f__mutmut_{i}": None for i in range(30)}

@@ -14,8 +14,9 @@ survivors and mutants no test covers are listed, each to become a test or a line
 ``docs/equivalent-mutants.md``.
 
 ``--sample N --seed S`` first generates the mutants (nothing is run), then draws N of the
-generated names uniformly at random (without replacement, from the sorted names: the same N, S
-and sources give the same sample) and runs only those. Its score is an estimate: printed with
+generated names uniformly at random (without replacement: the N names whose hash with S is
+smallest, so the same N, S and sources give the same sample, and an edit changes only the
+draws of the mutants it changes) and runs only those. Its score is an estimate: printed with
 the sample size, the number of mutants it was drawn from and a 95% Wilson score interval.
 ``--score-only --sample N --seed S`` reports the same sample's score again.
 """
@@ -23,9 +24,9 @@ the sample size, the number of mutants it was drawn from and a 95% Wilson score 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
-import random
 import re
 import sys
 from collections.abc import Iterable, Sequence
@@ -106,9 +107,15 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
 
 def draw(names: Iterable[str], size: int, seed: int) -> list[str]:
     """``size`` of ``names`` drawn uniformly without replacement (all of them when there are no
-    more); it depends on the set of names and the seed, not on their order."""
-    pool = sorted(set(names))
-    return sorted(random.Random(seed).sample(pool, min(size, len(pool))))
+    more): the ``size`` whose SHA-256 of ``seed`` and name is smallest (bottom-k sampling; the
+    hash ranks the names in a random order). It depends on the set of names and the seed, not
+    on their order. Every mutant keeps its rank when the sources change, so an edit changes
+    the sample only by the mutants it adds or removes (and, at the margin, as many that they
+    push out or let in)."""
+    def rank(name: str) -> bytes:
+        return hashlib.sha256(f"{seed}\0{name}".encode()).digest()
+
+    return sorted(sorted(set(names), key=rank)[:size])
 
 
 def parser() -> argparse.ArgumentParser:
