@@ -1,0 +1,94 @@
+"""What a user reads when an inspected file is malformed or a check fails, and the bounds the
+readers put on outside data (survivors of the sampled `nox -s mutants` runs, issue 19).
+
+The truths: auditwheel's policy file format (``lib_whitelist`` is a list of sonames), the
+clang-offload-bundler CCOB header layout (8 bytes of magic, version and method, then 12, 16
+or 24 bytes of sizes and hash for v1, v2, v3), LLVM AMDGPUUsage's processor names, ld.so(8)
+for RPATH entries, and messages worked out by hand.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from tests.fixtures.handmade_elf import code_object_v2, isa_version_note
+from toolkit.core.errors import DataError
+from toolkit.inspect.readers.elf import ElfInfo
+from toolkit.inspect.readers.offload import OffloadError, parse_fatbin
+from toolkit.inspect.readers.policy import _allowed, parse_policies
+from toolkit.inspect.readers.resolver import Lib
+from toolkit.inspect.report import LibraryResult, WheelResult
+from toolkit.inspect.rules.hygiene import classify_rpath, rpath_findings
+from toolkit.inspect.rules.symbols import Unresolved, report_unresolved
+
+
+def test_a_malformed_lib_whitelist_is_named_in_the_error() -> None:
+    text = ('[{"name": "manylinux_2_28", "aliases": [], "priority": 70, "symbol_versions": {},'
+            ' "lib_whitelist": "libc.so.6"}]')
+    with pytest.raises(DataError) as err:
+        parse_policies(text, "policy.json")
+    assert str(err.value) == ("policy.json: policy #0 (manylinux_2_28): 'lib_whitelist' must be a "
+                              "list of strings, got str 'libc.so.6'")
+
+
+def test_the_gcc_runtime_nodes_of_a_derived_policy_are_bounded_by_the_distributions() -> None:
+    # GLIBCXX_3.4.25 is GCC 8's libstdc++; a policy whose distributions ship up to 3.4.25
+    # allows it and not 3.4.26 (GCC 9)
+    maxima = {"GLIBCXX": (3, 4, 25), "CXXABI": (1, 3, 11)}
+    assert _allowed("GLIBCXX", "3.4.25", 28, maxima)
+    assert not _allowed("GLIBCXX", "3.4.26", 28, maxima)
+    # a prefix no distribution bounds is not restricted
+    assert _allowed("GCC", "9.0.0", 28, maxima)
+    # CXXABI_TM_1 (libstdc++'s transactional memory node, in auditwheel's policies) has no number
+    assert _allowed("CXXABI", "TM_1", 28, maxima)
+
+
+@pytest.mark.parametrize(("version", "size"), [(1, 12), (2, 16), (3, 24)])
+def test_a_truncated_compressed_bundle_header_names_its_version(version: int, size: int) -> None:
+    # the CCOB magic, u16 version, u16 method (1: zstd), then one byte short of the header
+    data = b"CCOB" + struct.pack("<HH", version, 1) + bytes(size - 1)
+    with pytest.raises(OffloadError) as err:
+        parse_fatbin(data)
+    assert str(err.value) == f"truncated offload bundle: CCOB v{version} header at offset 8"
+
+
+def test_an_isa_version_note_with_a_three_digit_major_names_no_processor() -> None:
+    from toolkit.inspect.readers.amdgpu import note_target
+
+    # AMDGPUUsage processors are gfx + a one- or two-digit major + one hex digit each for
+    # minor and stepping (gfx906, gfx1030, gfx1201)
+    assert note_target(code_object_v2(isa_version_note(10, 3, 0))) == "gfx1030"
+    assert note_target(code_object_v2(isa_version_note(99, 0, 0))) == "gfx9900"
+    assert note_target(code_object_v2(isa_version_note(100, 0, 0))) is None
+
+
+def test_an_absolute_rpath_outside_the_wheel_is_a_warning() -> None:
+    # ld.so(8): an absolute DT_RUNPATH entry is searched as is on the machine that loads the
+    # library
+    assert classify_rpath("/usr/local/lib", "pkg/x.so", {"pkg"}) == "outside"
+    info = ElfInfo(machine=62, elf_class=64, type=3, runpath=("/usr/local/lib",))
+    (f,) = rpath_findings([("pkg/x.so", info)], {"pkg"})
+    assert (f.severity, f.library) == ("warning", "pkg/x.so")
+    assert f.message == ("RUNPATH '/usr/local/lib' in pkg/x.so: an absolute path outside the wheel "
+                         "(libraries there would load on users' machines)")
+
+
+def _pending(providers: list[str]) -> tuple[WheelResult, Unresolved]:
+    wheel = WheelResult("pkg-1.0-cp312-cp312-linux_x86_64.whl")
+    lib = Lib("pkg/libx.so", "wheel:pkg", None)
+    return wheel, Unresolved(wheel, lib, LibraryResult("pkg/libx.so", "shared-library"),
+                             [(b"foo", None)], providers=providers)
+
+
+def test_an_undefined_symbol_names_the_libraries_that_do_not_define_it() -> None:
+    wheel, p = _pending(["/usr/lib/x86_64-linux-gnu/libc.so.6", "pkg/liba.so"])
+    report_unresolved([p], {})
+    (f,) = wheel.findings
+    assert f.message == ("import would fail: 1 undefined symbol in pkg/libx.so "
+                         "(defined by none of libc.so.6, liba.so): foo")
+    wheel, p = _pending(["/l/liba.so", "/l/libb.so", "/l/libc.so", "/l/libd.so", "/l/libe.so"])
+    report_unresolved([p], {})
+    assert wheel.findings[0].message == ("import would fail: 1 undefined symbol in pkg/libx.so "
+                                         "(defined by none of liba.so, libb.so, libc.so and 2 more): foo")
