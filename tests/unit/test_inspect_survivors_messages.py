@@ -10,6 +10,8 @@ for RPATH entries, and messages worked out by hand.
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -92,3 +94,75 @@ def test_an_undefined_symbol_names_the_libraries_that_do_not_define_it() -> None
     report_unresolved([p], {})
     assert wheel.findings[0].message == ("import would fail: 1 undefined symbol in pkg/libx.so "
                                          "(defined by none of liba.so, libb.so, libc.so and 2 more): foo")
+
+
+def test_an_isa_version_digit_is_one_hex_digit() -> None:
+    from toolkit.inspect.readers.amdgpu import note_target
+
+    # minor and stepping are one hex digit each in a processor name (gfx90c: 9, 0, 12)
+    assert note_target(code_object_v2(isa_version_note(9, 0, 15))) == "gfx90f"
+    assert note_target(code_object_v2(isa_version_note(9, 16, 0))) is None
+    assert note_target(code_object_v2(isa_version_note(9, 0, 16))) is None
+
+
+def test_the_isa_name_note_wins_over_the_version_note_in_either_order() -> None:
+    from tests.fixtures.handmade_elf import isa_name_note
+    from toolkit.inspect.readers.amdgpu import note_target
+
+    # AMDGPUUsage: NT_AMD_HSA_ISA_NAME is the full target (features included); the version
+    # note has only the processor
+    name, version = isa_name_note("amdgcn-amd-amdhsa--gfx803+xnack"), isa_version_note(8, 0, 3)
+    assert note_target(code_object_v2(name + version)) == "gfx803:xnack+"
+    assert note_target(code_object_v2(version + name)) == "gfx803:xnack+"
+
+
+@pytest.mark.parametrize(("version", "method", "what"), [
+    (0x8001, 1, "unknown header version 32769"), (3, 0xFFFF, "unknown compression method 65535")])
+def test_the_ccob_version_and_method_are_unsigned(version: int, method: int, what: str) -> None:
+    # clang-offload-bundler: u16 version, u16 method after the magic
+    with pytest.raises(OffloadError) as err:
+        parse_fatbin(b"CCOB" + struct.pack("<HH", version, method) + bytes(32))
+    assert str(err.value) == f"compressed offload bundle: {what}"
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_a_compressed_bundle_of_just_a_header_has_no_entries(version: int) -> None:
+    from tests.fixtures.bundles import compress_bundle, make_bundle
+
+    empty = make_bundle([], align=1)
+    assert len(empty) == 32  # the magic and a zero entry count: the smallest plain bundle
+    (b,) = parse_fatbin(compress_bundle(empty, "zlib", version))
+    assert (b.entries, b.version, b.compression) == ((), version, "zlib")
+
+
+def test_a_long_malformed_value_is_cut_to_sixty_characters_in_the_error() -> None:
+    text = '[{"name": "p", "aliases": [], "priority": "' + "9" * 100 + '", "symbol_versions": {}}]'
+    with pytest.raises(DataError) as err:
+        parse_policies(text, "policy.json")
+    # repr of the 100-digit string is 102 characters: its first 57, then "..."
+    assert str(err.value) == ("policy.json: policy #0 (p): 'priority' must be an integer, got str '"
+                              + "9" * 56 + "...")
+
+
+@pytest.fixture
+def ascii_locale() -> Iterator[None]:
+    """The C locale, whose character set is ASCII (what a bare container or cron job runs)."""
+    import locale
+
+    old = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        yield
+    finally:
+        locale.setlocale(locale.LC_CTYPE, old)
+
+
+def test_a_policy_file_is_read_as_utf8_whatever_the_locale(tmp_path: Path, ascii_locale: None) -> None:
+    from toolkit.inspect.readers.policy import read_policy_file
+
+    # RFC 8259 section 8.1: JSON exchanged between systems is UTF-8
+    path = tmp_path / "policy.json"
+    path.write_bytes('[{"name": "manylinux_2_28", "aliases": ["sélection"], "priority": 70, '
+                     '"symbol_versions": {}}]'.encode())
+    (spec,) = read_policy_file(path)
+    assert spec.aliases == ("sélection",)
