@@ -166,3 +166,61 @@ def test_a_policy_file_is_read_as_utf8_whatever_the_locale(tmp_path: Path, ascii
                      '"symbol_versions": {}}]'.encode())
     (spec,) = read_policy_file(path)
     assert spec.aliases == ("sélection",)
+
+
+def test_a_compressed_bundles_bytes_are_shared_by_its_entries_pro_rata() -> None:
+    from tests.fixtures.bundles import compress_bundle, make_bundle
+
+    plain = make_bundle([("host-x86_64-unknown-linux-gnu", b""),
+                         ("hipv4-amdgcn-amd-amdhsa--gfx90a", bytes(3000)),
+                         ("hipv4-amdgcn-amd-amdhsa--gfx942", bytes(1000))])
+    blob = compress_bundle(plain, "zlib", 3)
+    (b,) = parse_fatbin(blob)
+    assert b.stored == len(blob)
+    host, a, c = b.entries
+    assert (host.size, a.size, c.size) == (0, 3000, 1000)  # the sizes of the entry table
+    assert (b.stored_bytes(a), b.stored_bytes(c)) == (round(len(blob) * 3 / 4), round(len(blob) / 4))
+    (p,) = parse_fatbin(plain)
+    assert p.stored_bytes(p.entries[1]) == 3000  # a plain bundle: the entry's own bytes
+
+
+def test_a_host_entry_without_an_environment_keeps_its_triple() -> None:
+    from toolkit.inspect.readers.offload import parse_entry_id
+
+    # clang-offload-bundler entry ids are <kind>-<triple>[-<target id>]; older hosts name a
+    # three-part triple
+    e = parse_entry_id("host-x86_64-unknown-linux", 7)
+    assert (e.kind, e.triple, e.target, e.is_device, e.size) == ("host", "x86_64-unknown-linux", "", False, 7)
+
+
+def test_the_rocm_meta_package_may_ship_rocm_libraries_but_not_torchs() -> None:
+    from toolkit.inspect.rules.hygiene import bundled_findings
+
+    # TheRock's meta package is named "rocm" (ROCm/TheRock@89553ce37
+    # build_tools/packaging/python/templates/rocm/setup.py: name="rocm")
+    assert bundled_findings("rocm/lib/librocblas.so.4", "rocm", ()) == []
+    (f,) = bundled_findings("rocm/lib/libtorch_cpu.so", "rocm", ())
+    assert (f.check, f.severity) == ("bundled-library", "error")
+    (f,) = bundled_findings("demo/lib/librocblas.so.4", "demo", ())
+    assert (f.check, f.severity) == ("bundled-library", "error")
+
+
+def test_an_excluded_library_is_an_info_of_the_missing_library_check() -> None:
+    from toolkit.inspect.report import Finding
+    from toolkit.inspect.rules.needed import Missing, missing_findings
+
+    got = missing_findings(Missing("libfoo.so.1", "pkg/x.so", "pkg/x.so"), policy="manylinux_2_28",
+                           requires=[], excludes=["libfoo*"])
+    assert got == [Finding("missing-library", "info", "pkg/x.so",
+                           "pkg/x.so needs libfoo.so.1: excluded by --exclude, not checked",
+                           cause="needs libfoo.so.1, excluded")]
+
+
+def test_an_unreadable_provider_defines_nothing_and_the_next_one_is_asked() -> None:
+    from toolkit.inspect.rules.symbols import undefined_symbols
+
+    info = ElfInfo(machine=62, elf_class=64, type=3, undefined=[(b"foo", None), (b"bar", None)])
+    broken = Lib("libbroken.so", "/x", None, error="truncated")
+    good = Lib("libgood.so", "/x", ElfInfo(machine=62, elf_class=64, type=3, defined=frozenset({b"foo"})))
+    assert undefined_symbols(info, [broken, good], set()) == [(b"bar", None)]
+    assert undefined_symbols(info, [good, broken], set()) == [(b"bar", None)]
