@@ -224,3 +224,16 @@ def test_an_unreadable_provider_defines_nothing_and_the_next_one_is_asked() -> N
     good = Lib("libgood.so", "/x", ElfInfo(machine=62, elf_class=64, type=3, defined=frozenset({b"foo"})))
     assert undefined_symbols(info, [broken, good], set()) == [(b"bar", None)]
     assert undefined_symbols(info, [good, broken], set()) == [(b"bar", None)]
+
+
+def test_the_hsa_runtime_without_code_for_a_gpu_cannot_drive_it() -> None:
+    from toolkit.core.gfx import parse_target
+    from toolkit.inspect.rules.gpu import library_findings
+
+    # ROCr loads its blit and trap-handler kernels for every agent at hsa_init; an agent it
+    # has no kernels for is not usable
+    (f,) = library_findings("usr/lib/libhsa-runtime64.so.1", ["gfx90a"], [parse_target("gfx942")])
+    assert (f.check, f.severity, f.cause) == ("gpu-targets", "error", "no code object for gfx942")
+    assert f.message == ("the HSA runtime's own embedded kernels (blit/trap handlers) in "
+                         "usr/lib/libhsa-runtime64.so.1 have no code object for gfx942 (carries gfx90a); "
+                         "this runtime cannot drive that GPU (hsa_init finds no usable agent)")
