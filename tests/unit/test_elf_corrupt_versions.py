@@ -30,7 +30,8 @@ def test_a_version_need_aux_entry_out_of_bounds_is_named(libv: Path, tmp_path: P
     struct.pack_into("<I", data, off + 8, 0x7FFF0000)
     bad = tmp_path / "bad.so"
     bad.write_bytes(bytes(data))
-    assert "past end of file for version need aux" in run(["readelf", "-V", "-W", str(bad)], check=False).stderr
+    readelf = run(["readelf", "-V", "-W", str(bad)], check=False)
+    assert "past end of file for version need aux" in readelf.stderr
     with pytest.raises(ElfError) as err:
         read_elf_bytes(bytes(data))
     assert str(err.value) == "corrupt ELF: .gnu.version_r aux entry out of bounds"

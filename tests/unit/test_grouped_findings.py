@@ -8,6 +8,8 @@ import struct
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from tests.fixtures.native import system_lib
 from tests.fixtures.wheels import make_wheel
 from toolkit.cli.commands.check import lines
@@ -74,3 +76,39 @@ def test_a_corrupt_library_says_nothing_about_the_platform_tag(tmp_path: Path) -
         (w,) = check_paths([whl]).wheels
         assert [f.check for f in w.findings if f.severity == "error"] == ["elf"], tag
         assert not [f for f in w.findings if f.check == "platform-tag"], tag
+
+
+def test_libraries_without_section_headers_are_grouped_as_not_judged(tmp_path: Path) -> None:
+    from toolkit.core.proc import run
+
+    data = bytearray(system_lib("libz.so.1").read_bytes())
+    # ELF64: e_shoff (u64 at 40) and e_shnum (u16 at 60) zero: no section header table
+    struct.pack_into("<Q", data, 40, 0)
+    struct.pack_into("<H", data, 60, 0)
+    lib = tmp_path / "libnosec.so"
+    lib.write_bytes(bytes(data))
+    assert "There are no sections in this file" in run(["readelf", "-S", str(lib)]).stdout
+    whl = make_wheel(tmp_path / "w", "demo", "1.0", TAG, {"demo/liba.so": lib, "demo/libb.so": lib})
+    (w,) = check_paths([whl]).wheels
+    shown = lines(w)
+    i = shown.index("  error [elf] ELF cannot be judged: 2 findings, 2 libraries")
+    assert shown[i + 1] == "      demo/liba.so, demo/libb.so"
+
+
+def test_an_encrypted_member_is_an_unsafe_archive(tmp_path: Path) -> None:
+    whl = make_wheel(tmp_path, "demo", "1.0", "py3-none-any", {"demo/secret.txt": "s" * 50})
+    data = bytearray(whl.read_bytes())
+    for sig, flags, name_len, start in ((b"PK\x03\x04", 6, 26, 30), (b"PK\x01\x02", 8, 28, 46)):
+        pos = 0
+        while (pos := data.find(sig, pos)) >= 0:  # APPNOTE 4.4.4: general purpose bit 0, encrypted
+            n = struct.unpack_from("<H", data, pos + name_len)[0]
+            if data[pos + start : pos + start + n] == b"demo/secret.txt":
+                data[pos + flags] |= 1
+            pos += 4
+    whl.write_bytes(bytes(data))
+    with zipfile.ZipFile(whl) as zf, pytest.raises(RuntimeError, match="encrypted"):
+        zf.read("demo/secret.txt")  # the judge: zipfile wants a password
+    (w,) = check_paths([whl]).wheels
+    (f,) = [f for f in w.findings if f.check == "archive"]
+    assert (f.severity, f.library, f.message, f.cause) == (
+        "error", "demo/secret.txt", "encrypted archive entry 'demo/secret.txt'", "unsafe archive")
