@@ -112,3 +112,22 @@ def test_an_encrypted_member_is_an_unsafe_archive(tmp_path: Path) -> None:
     (f,) = [f for f in w.findings if f.check == "archive"]
     assert (f.severity, f.library, f.message, f.cause) == (
         "error", "demo/secret.txt", "encrypted archive entry 'demo/secret.txt'", "unsafe archive")
+
+
+def test_a_runpath_into_the_wheels_own_libs_folder_stays_inside(tmp_path: Path) -> None:
+    from tests.fixtures.native import compile_shared
+    from toolkit.core.proc import run
+
+    # auditwheel repair's layout: the extension in demo/, its grafted libraries in demo.libs/,
+    # found through RUNPATH $ORIGIN/../demo.libs
+    dep = compile_shared(tmp_path / "dep", "libdep.so", 'extern "C" int dep() { return 1; }\n')
+    src = 'extern "C" int dep();\nextern "C" int f() { return dep(); }\n'
+    ext = compile_shared(tmp_path / "ext", "_ext.so", src, libs=[dep], runpath="$ORIGIN/../demo.libs")
+    assert "Library runpath: [$ORIGIN/../demo.libs]" in run(["readelf", "-d", str(ext)]).stdout
+    whl = make_wheel(tmp_path / "w", "demo", "1.0", TAG, {"demo/_ext.so": ext, "demo.libs/libdep.so": dep})
+    (w,) = check_paths([whl]).wheels
+    assert not [f for f in w.findings if f.check == "rpath"]
+    # the same entry into a folder the wheel does not ship leaves it
+    whl = make_wheel(tmp_path / "w2", "demo", "1.0", TAG, {"demo/_ext.so": ext, "other/libdep.so": dep})
+    (w,) = check_paths([whl]).wheels
+    assert [(f.check, f.severity) for f in w.findings if f.check == "rpath"] == [("rpath", "warning")]
