@@ -237,3 +237,17 @@ def test_the_hsa_runtime_without_code_for_a_gpu_cannot_drive_it() -> None:
     assert f.message == ("the HSA runtime's own embedded kernels (blit/trap handlers) in "
                          "usr/lib/libhsa-runtime64.so.1 have no code object for gfx942 (carries gfx90a); "
                          "this runtime cannot drive that GPU (hsa_init finds no usable agent)")
+
+
+def test_an_unreadable_fatbin_does_not_hide_the_code_in_later_sections() -> None:
+    from tests.fixtures.bundles import make_bundle
+    from toolkit.inspect.readers.gpuscan import ScanRange, scan
+
+    good = make_bundle([("host-x86_64-unknown-linux-gnu", b""),
+                        ("hipv4-amdgcn-amd-amdhsa--gfx942", b"\x7fELF" + bytes(500))])
+    bad = b"__CLANG_OFFLOAD_BUNDLE__" + struct.pack("<Q", 1 << 40) + bytes(32)  # 2**40 entries
+    data = bad + bytes(64) + good
+    ranges = [ScanRange(".hip_fatbin", 0, len(bad)), ScanRange(".rodata", len(bad), len(data) - len(bad))]
+    found = scan(ranges, lambda a, b: [data[a:b]])
+    assert [o.target for o in found.objects] == ["gfx942"]
+    assert found.problems == [".hip_fatbin is unreadable: corrupt offload bundle: 1099511627776 entries"]
