@@ -131,3 +131,21 @@ def test_a_runpath_into_the_wheels_own_libs_folder_stays_inside(tmp_path: Path) 
     whl = make_wheel(tmp_path / "w2", "demo", "1.0", TAG, {"demo/_ext.so": ext, "other/libdep.so": dep})
     (w,) = check_paths([whl]).wheels
     assert [(f.check, f.severity) for f in w.findings if f.check == "rpath"] == [("rpath", "warning")]
+
+
+def test_a_with_library_finds_its_own_dependencies_through_its_origin(tmp_path: Path) -> None:
+    from tests.fixtures.native import compile_shared
+
+    # --with torch/lib/libtorch.so: its own DT_NEEDED (libc10.so) is found as ld.so finds it,
+    # through its RUNPATH $ORIGIN, i.e. the folder of the file given
+    torch = tmp_path / "site" / "torch" / "lib"
+    c10 = compile_shared(torch, "libc10.so", 'extern "C" int c10() { return 1; }\n')
+    src = 'extern "C" int c10();\nextern "C" int t() { return c10(); }\n'
+    libtorch = compile_shared(torch, "libtorch.so", src, libs=[c10], runpath="$ORIGIN")
+    src = 'extern "C" int t();\nextern "C" int f() { return t(); }\n'
+    ext = compile_shared(tmp_path / "ext", "_ext.so", src, libs=[libtorch])
+    whl = make_wheel(tmp_path / "w", "demo", "1.0", TAG, {"demo/_ext.so": ext})
+    (w,) = check_paths([whl], with_paths=[libtorch], system_path=[]).wheels
+    assert not [f for f in w.findings if f.check in ("missing-library", "undefined-symbol")], w.findings
+    (w,) = check_paths([whl], system_path=[]).wheels  # without --with: libtorch.so is missing
+    assert [f.library for f in w.findings if f.check == "missing-library"] == ["demo/_ext.so"]
