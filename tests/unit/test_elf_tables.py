@@ -79,3 +79,26 @@ def test_extended_section_numbering_reads_as_the_plain_file(
     assert not got.problems and (got.needed, got.soname) == (want.needed, want.soname)
     assert got.defined == want.defined and got.version_needs == want.version_needs
     assert got.gpu_code == want.gpu_code and [o.target for o in got.gpu_code] == ["gfx90a"]
+
+
+def _section_headers(data: bytes | bytearray) -> list[tuple[int, ...]]:
+    """ELF64 little-endian section headers, read by hand (gABI layout)."""
+    shoff = struct.unpack_from("<Q", data, 40)[0]
+    shentsize, shnum = struct.unpack_from("<HH", data, 58)
+    return [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+
+
+@pytest.mark.parametrize("named", [True, False])
+def test_a_section_past_the_end_of_the_file_is_named_in_the_error(libv: Path, named: bool) -> None:
+    data = bytearray(libv.read_bytes())
+    shoff = struct.unpack_from("<Q", data, 40)[0]
+    (i, dynsym), = [(i, h) for i, h in enumerate(_section_headers(data)) if h[1] == 11]  # SHT_DYNSYM
+    at = shoff + i * 64
+    struct.pack_into("<Q", data, at + 32, len(data))  # sh_size: the whole file, from its offset on
+    if not named:
+        struct.pack_into("<I", data, at, 0)  # sh_name 0: the empty name
+    with pytest.raises(ElfError) as err:
+        read_elf_bytes(bytes(data))
+    what = ".dynsym" if named else "section"
+    assert str(err.value) == (f"truncated or corrupt ELF: {what} at offset {dynsym[4]} (+{len(data)}) lies "
+                              f"past the end of the file ({len(data)} bytes)")
