@@ -251,3 +251,28 @@ def test_an_unreadable_fatbin_does_not_hide_the_code_in_later_sections() -> None
     found = scan(ranges, lambda a, b: [data[a:b]])
     assert [o.target for o in found.objects] == ["gfx942"]
     assert found.problems == [".hip_fatbin is unreadable: corrupt offload bundle: 1099511627776 entries"]
+
+
+def test_the_rocm_libraries_a_wheel_links_are_named_by_soname() -> None:
+    from toolkit.inspect.rules.gpu import built_against
+    from toolkit.inspect.rules.hygiene import ROCM_LIBS
+
+    lib = LibraryResult("pkg/_C.so", "shared-library",
+                        needed=["librocblas.so.4", "libhipblaslt.so.0", "libamdhip64.so.6", "libc.so.6"])
+    got = built_against([lib], ROCM_LIBS)
+    # the HIP runtime is reported on its own (its soname major is the ROCm major: 6 for ROCm 6.x)
+    assert got["rocm_libraries"] == ["libhipblaslt.so.0", "librocblas.so.4"]
+    assert (got["hip_runtime"], got["rocm_major"]) == (["libamdhip64.so.6"], 6)
+
+
+@pytest.mark.parametrize(("tags", "want"), [
+    (["cp312-cp312-manylinux_2_28_aarch64"], ("aarch64", "manylinux_2_28_aarch64")),  # PEP 600
+    (["cp312-cp312-manylinux2014_ppc64le"], ("ppc64le", "manylinux2014_ppc64le")),  # PEP 599
+    (["cp312-cp312-musllinux_1_2_x86_64"], ("x86_64", "musllinux_1_2_x86_64")),  # PEP 656
+    (["cp312-cp312-linux_x86_64"], ("x86_64", "linux_x86_64")),
+    (["py3-none-any"], None),
+])
+def test_the_architecture_a_wheel_tag_names(tags: list[str], want: tuple[str, str] | None) -> None:
+    from toolkit.inspect.rules.machine import tag_arch
+
+    assert tag_arch(tags) == want
