@@ -271,7 +271,7 @@ def _parse(reader: MemberReader, img: Image, pack: bool, hits: Hits | None = Non
         if hits is None:
             return Ranged(inflated, a, b, SEEK_MIN)
         return Ranged(lambda x, y: _kept_or_inflated(hits, inflated, x, y), a, b, SEEK_MIN,
-                      cheap=lambda at: bool(hits.held_from(at)))
+                      cheap=hits.holds)
 
     _scan_gpu(elf, chunks, hits)
     return elf
