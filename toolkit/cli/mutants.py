@@ -11,7 +11,8 @@ pyproject.toml; it works in ``mutants/`` (git-ignored). For each mutant mutmut r
 unit tests that called the mutated function when it collected its stats, so a mutant costs
 seconds. The score counts a mutant as killed when a test failed, timed out or crashed on it;
 survivors and mutants no test covers are listed, each to become a test or a line in
-``docs/equivalent-mutants.md``.
+``docs/equivalent-mutants.md``; the mutants listed there (and not killed) are left out of the
+score, as equivalent mutants are (killed over the mutants that can be killed).
 
 ``--sample N --seed S`` first generates the mutants (nothing is run), then draws N of the
 generated names uniformly at random (without replacement: the N names whose hash with S is
@@ -43,6 +44,7 @@ MODULE = re.compile(r"^toolkit\.(inspect|plan|data)(\.[a-z_][a-z0-9_]*)*$")
 SURVIVED, NO_TESTS = (0,), (5, 33)
 KILLED = (1, 3, 36, 24, -24, 152, 255, -11, -9, 37)
 NOT_RUN = (None, 2, 34)  # not checked yet, interrupted, skipped
+EQUIVALENTS = Path("docs/equivalent-mutants.md")  # mutants no input can tell apart, with why
 Z95 = 1.959963984540054  # the 0.975 quantile of the standard normal distribution
 
 GENERATE = ("from pathlib import Path; import sys; "
@@ -59,20 +61,26 @@ class Score:
     no_tests: list[str] = field(default_factory=list)
     suspicious: list[str] = field(default_factory=list)  # an exit code mutmut does not name
     not_run: list[str] = field(default_factory=list)
+    equivalent: list[str] = field(default_factory=list)  # documented: left out of the score
+    wrongly_equivalent: list[str] = field(default_factory=list)  # documented, yet a test kills it
 
     @property
     def total(self) -> int:
         return self.killed + len(self.survived) + len(self.no_tests) + len(self.suspicious)
 
-    def add(self, key: str, code: int | None) -> None:
+    def add(self, key: str, code: int | None, equivalent: bool = False) -> None:
         if code in NOT_RUN:
             self.not_run.append(key)
+        elif code in SURVIVED + NO_TESTS and equivalent:
+            self.equivalent.append(key)
         elif code in SURVIVED:
             self.survived.append(key)
         elif code in NO_TESTS:
             self.no_tests.append(key)
         elif code in KILLED:
             self.killed += 1
+            if equivalent:
+                self.wrongly_equivalent.append(key)
         else:
             self.suspicious.append(key)
 
@@ -86,6 +94,8 @@ class Score:
             head += (f" in a sample of {self.total} of {drawn_from} mutants, "
                      f"95% interval {100 * lo:.1f}-{100 * hi:.1f}%")
         tail = f", {len(self.survived)} survived, {len(self.no_tests)} not covered by any test"
+        if self.equivalent:
+            tail += f", {len(self.equivalent)} equivalent (left out)"
         if self.suspicious:
             tail += f", {len(self.suspicious)} suspicious"
         if self.not_run:
@@ -155,14 +165,41 @@ def generated(root: Path, modules: Sequence[str] = PACKAGES) -> dict[str, dict[s
     return out
 
 
-def score(root: Path, modules: Sequence[str] = PACKAGES, only: Iterable[str] | None = None) -> Score:
-    """The score of the mutants of ``modules`` in ``mutants/`` (of those in ``only``, if given)."""
+_NAME = re.compile(r"`(toolkit\.[^`\s]+__mutmut_)(\d+)`|`_(\d+)`")
+
+
+def equivalents(text: str) -> set[str]:
+    """The mutants ``docs/equivalent-mutants.md`` lists as equivalent: in its "Equivalent
+    mutants" section, every full name in backquotes (``toolkit.…__mutmut_N``) and every
+    ``_N`` after one in the same list item (that function's mutant N). Names cited in a
+    reason are written without the ``toolkit.`` prefix, so they do not count."""
+    parts = re.split(r"^## Equivalent mutants[^\n]*$", text, maxsplit=1, flags=re.M)
+    if len(parts) < 2:
+        return set()
+    body = re.split(r"^## ", parts[1], maxsplit=1, flags=re.M)[0]
+    out: set[str] = set()
+    for item in re.split(r"\n(?=- )", body):
+        prefix = None
+        for m in _NAME.finditer(item):
+            if m.group(1):
+                prefix = m.group(1)
+                out.add(prefix + m.group(2))
+            elif prefix is not None:
+                out.add(prefix + m.group(3))
+    return out
+
+
+def score(root: Path, modules: Sequence[str] = PACKAGES, only: Iterable[str] | None = None,
+          equivalent: frozenset[str] | set[str] = frozenset()) -> Score:
+    """The score of the mutants of ``modules`` in ``mutants/`` (of those in ``only``, if given);
+    the ``equivalent`` ones that no test kills are left out of it (the usual mutation score:
+    killed over the mutants that can be killed)."""
     keep = set(only) if only is not None else None
     out = Score()
     for codes in generated(root, modules).values():
         for key, code in codes.items():
             if keep is None or key in keep:
-                out.add(key, code)
+                out.add(key, code, key in equivalent)
     return out
 
 
@@ -230,17 +267,21 @@ def _body(session: Any, posargs: Sequence[str]) -> None:
 
 
 def _report(session: Any, root: Path, modules: Sequence[str], chosen: list[str] | None) -> None:
-    total = score(root, modules, chosen)
+    docs = root / EQUIVALENTS
+    equivalent = equivalents(docs.read_text(encoding="utf-8")) if docs.is_file() else set()
+    total = score(root, modules, chosen, equivalent)
     for key in total.survived:
         session.log(f"survived: {key}")
     for key in total.no_tests:
         session.log(f"no test covers: {key}")
     for key in total.suspicious:
         session.log(f"suspicious: {key}")
+    for key in total.wrongly_equivalent:
+        session.log(f"killed, yet listed as equivalent in {EQUIVALENTS}: {key}")
     parts = [p for p in PACKAGES if any(_inside(m, [p]) for m in modules)]
     for label in [*parts, "overall"] if len(parts) > 1 else parts:
         scope = modules if label == "overall" else [m for m in modules if _inside(m, [label])]
-        s = score(root, scope, chosen)
+        s = score(root, scope, chosen, equivalent)
         drawn = None
         if chosen is not None:
             drawn = sum(len(c) for c in generated(root, scope).values())
