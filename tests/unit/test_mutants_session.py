@@ -254,3 +254,23 @@ def test_documented_equivalents_are_left_out_of_the_score(tmp_path: Path,
         "killed, yet listed as equivalent in docs/equivalent-mutants.md: toolkit.plan.planner.x_f__mutmut_4",
         "toolkit.plan: 3 killed of 5 (60.0%), 2 survived, 0 not covered by any test, 2 equivalent (left out)",
     ]
+
+
+def test_unkilled_runs_again_only_the_drawn_mutants_not_killed(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    names = [f"toolkit.plan.planner.x_f__mutmut_{i}" for i in range(12)]
+    codes: dict[str, int | None] = dict.fromkeys(names)
+    _meta(tmp_path, "toolkit.plan.planner", codes)
+    drawn = m.draw(names, 6, 4)
+    # killed (1, 36), survived (0), not covered (33), not run (None), suspicious (99)
+    codes.update(zip(drawn, [1, 36, 0, 33, None, 99], strict=True))
+    _meta(tmp_path, "toolkit.plan.planner", codes)
+    monkeypatch.chdir(tmp_path)
+    s = FakeSession()
+    m.mutants(s, ["toolkit.plan", "--sample", "6", "--seed", "4", "--unkilled"])
+    _generate, run = s.ran
+    assert list(run[2:]) == drawn[2:]  # the four not killed, in the sample's order
+    assert "running the 4 of them no test has killed yet" in s.logs
+    with pytest.raises(SystemExit) as exit_:
+        m.mutants(FakeSession(), ["--unkilled"])
+    assert exit_.value.code == 2

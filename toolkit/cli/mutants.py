@@ -19,7 +19,9 @@ generated names uniformly at random (without replacement: the N names whose hash
 smallest, so the same N, S and sources give the same sample, and an edit changes only the
 draws of the mutants it changes) and runs only those. Its score is an estimate: printed with
 the sample size, the number of mutants it was drawn from and a 95% Wilson score interval.
-``--score-only --sample N --seed S`` reports the same sample's score again.
+``--score-only --sample N --seed S`` reports the same sample's score again, and
+``--unkilled --sample N --seed S`` runs again only its mutants no test has killed yet (after
+adding tests; mutants of functions edited since count as not run).
 """
 
 from __future__ import annotations
@@ -139,6 +141,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--sample", type=int, default=None, metavar="N",
                    help="run N mutants drawn uniformly at random; the score gets a 95%% interval")
     p.add_argument("--seed", type=int, default=0, help="the seed of --sample (default 0)")
+    p.add_argument("--unkilled", action="store_true",
+                   help="with --sample: run only the drawn mutants no test has killed yet "
+                        "(survived, not covered, not run, changed since): after adding tests")
     return p
 
 
@@ -232,6 +237,9 @@ def _validate(args: argparse.Namespace) -> list[str]:
                              "or toolkit.data, e.g. toolkit.inspect.readers.policy")
     if args.sample is not None and args.sample < 1:
         raise UsageError(f"bad --sample {args.sample}: give a number of mutants of at least 1")
+    if args.unkilled and args.sample is None:
+        raise UsageError("--unkilled goes with --sample N (the drawn mutants not killed yet); "
+                         "without a sample, a plain run already skips the mutants decided before")
     if args.max_children is not None and args.max_children < 1:
         raise UsageError(f"bad --max-children {args.max_children}: give at least 1")
     return list(args.modules) or list(PACKAGES)
@@ -259,8 +267,13 @@ def _body(session: Any, posargs: Sequence[str]) -> None:
                              "run without --score-only first")
         chosen = draw(names, args.sample, args.seed)
         session.log(f"sample: {len(chosen)} of {len(names)} mutants, seed {args.seed}")
-        if not args.score_only:
-            session.run(str(exe), "run", *extra, *chosen)
+        todo = chosen
+        if args.unkilled:  # after new tests: what a test killed stays killed
+            codes = {k: c for cs in generated(root, modules).values() for k, c in cs.items()}
+            todo = [k for k in chosen if codes.get(k) not in KILLED]
+            session.log(f"running the {len(todo)} of them no test has killed yet")
+        if not args.score_only and todo:
+            session.run(str(exe), "run", *extra, *todo)
     elif not args.score_only:
         session.run(str(exe), "run", *extra, *[f"{m}.*" for m in modules])
     _report(session, root, modules, chosen)
