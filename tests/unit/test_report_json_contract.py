@@ -26,7 +26,8 @@ def _wheel() -> WheelResult:
                         policy="manylinux_2_17", gpu_targets=["gfx90a"],
                         gpu_code={"gfx90a": TargetCode(["demo/_gpu.so"], 3, 4096)},
                         gpu_where=["3 code objects in .hip_fatbin (bundle)"],
-                        unresolved=[{"symbol": "_Z3foov", "demangled": "foo()", "version": None}], needed=["libc.so.6"],
+                        unresolved=[{"symbol": "_Z3foov", "demangled": "foo()", "version": None}],
+                        needed=["libc.so.6"],
                         missing=["libamdhip64.so.6"])
     cpu = LibraryResult("demo/_cpu.so", "shared-library")
     bad = LibraryResult("demo/_bad.so", "unreadable")
