@@ -13,9 +13,11 @@ import pytest
 from tests.fixtures.wheels import make_wheel
 from toolkit.cli.commands.check import _finding_lines
 from toolkit.inspect.readers.elf import ElfInfo
+from toolkit.inspect.readers.policy import get_policy
+from toolkit.inspect.readers.resolver import Lib
 from toolkit.inspect.readers.wheelzip import Budget, WheelZip
 from toolkit.inspect.report import Finding, LibraryResult, WheelResult
-from toolkit.inspect.rules.manylinux import claimed_policy, library_policy, platform_tag_findings
+from toolkit.inspect.rules.manylinux import check_policy, claimed_policy, library_policy, platform_tag_findings
 from toolkit.inspect.rules.record import Entry, read_record, record_findings
 
 
@@ -144,3 +146,39 @@ def test_finding_lines_show_every_member_of_a_group_when_verbose() -> None:
           for n in ("x.py", "y.py")]
     assert _finding_lines(fs, True) == ["  error [record] x.py is not listed in RECORD",
                                         "  error [record] y.py is not listed in RECORD"]
+
+
+def _checked(needs: dict[str, tuple[str, ...]], tags: list[str], required: str | None = None,
+             own: frozenset[str] = frozenset()) -> WheelResult:
+    lib = Lib("pkg/x.so", "wheel:pkg", _info(needs=needs))
+    lr = LibraryResult(lib.path, "shared-library")
+    assert lib.info is not None and library_policy(lr, lib.info, set(own)) is None
+    res = WheelResult("w", tags=tags)
+    check_policy(res, [(lib, lr)], set(own), is_wheel=False,
+                 required=get_policy(required) if required else None)
+    return res
+
+
+NEEDS = {"libm.so.6": ("GLIBC_2.27",), "libc.so.6": ("GLIBC_2.2.5", "GLIBC_2.28"),
+         "libstdc++.so.6": ("GLIBCXX_3.4.21", "CXXABI_1.3.7")}
+
+
+def test_a_library_over_the_claimed_policy_names_its_newest_needs_and_what_is_allowed() -> None:
+    # auditwheel's policy: manylinux_2_17 allows up to GLIBC_2.17 and GLIBCXX_3.4.19 (and
+    # CXXABI_1.3.7); GLIBC_2.28 first appears in manylinux_2_28
+    res = _checked(NEEDS, ["cp312-cp312-manylinux_2_17_x86_64"])
+    assert [(f.check, f.severity, f.library, f.cause, f.message) for f in res.findings] == [(
+        "policy", "error", "pkg/x.so", "needs more than manylinux_2_17 allows",
+        "pkg/x.so needs GLIBC_2.28 (from libc.so.6) and GLIBCXX_3.4.21 (from libstdc++.so.6), "
+        "which manylinux_2_17 (claimed by the platform tag) does not allow (it allows up to "
+        "GLIBC_2.17, GLIBCXX_3.4.19); the library's symbols need manylinux_2_28")]
+    assert res.policy == "manylinux_2_28" and res.policy_library == "pkg/x.so"
+
+
+def test_a_required_policy_is_judged_instead_of_the_tag() -> None:
+    res = _checked(NEEDS, ["cp312-cp312-manylinux_2_28_x86_64"], required="manylinux_2_17")
+    assert len(res.findings) == 1 and "(required by --policy)" in res.findings[0].message
+    assert _checked(NEEDS, ["cp312-cp312-manylinux_2_28_x86_64"]).findings == []
+    # versions needed from the wheel's own libraries are not the system's to provide
+    assert _checked({"libown.so": ("GLIBC_2.28",)}, ["cp312-cp312-manylinux_2_17_x86_64"],
+                    own=frozenset({"libown.so"})).findings == []
