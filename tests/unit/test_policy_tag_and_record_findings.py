@@ -17,7 +17,12 @@ from toolkit.inspect.readers.policy import get_policy
 from toolkit.inspect.readers.resolver import Lib
 from toolkit.inspect.readers.wheelzip import Budget, WheelZip
 from toolkit.inspect.report import Finding, LibraryResult, WheelResult
-from toolkit.inspect.rules.manylinux import check_policy, claimed_policy, library_policy, platform_tag_findings
+from toolkit.inspect.rules.manylinux import (
+    check_policy,
+    claimed_policy,
+    library_policy,
+    platform_tag_findings,
+)
 from toolkit.inspect.rules.record import Entry, read_record, record_findings
 
 
