@@ -12,7 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.inspect.readers.elf import ElfError, ElfInfo, Image, _read_verdef, parse_header, segment_ranges
+from toolkit.inspect.readers.elf import (
+    ElfError,
+    ElfInfo,
+    Image,
+    _read_verdef,
+    parse_header,
+    read_sections,
+    segment_ranges,
+)
 from toolkit.inspect.readers.members import load_file
 
 pytestmark = pytest.mark.skipif(shutil.which("readelf") is None, reason="needs readelf")
@@ -113,3 +121,37 @@ def test_an_aux_entry_past_the_section_is_named(aux: int) -> None:
         _read_verdef(_info(), raw, STRTAB, "<", 1)
     assert _read_verdef(_info(), _verdef(0, 2, 1, 20, 0) + struct.pack("<II", 21, 0), STRTAB,
                         "<", 1) == {2: "DEMO_2.0"}  # 28 bytes: the aux fits exactly
+
+
+def _header_fields(path: Path) -> dict[str, int]:
+    text = _readelf("-hW", str(path))
+    get = {k.strip(): v.strip() for k, _, v in (ln.partition(":") for ln in text.splitlines()) if v}
+    num = lambda key: int(get[key].split()[0], 0)  # noqa: E731
+    return {"phoff": num("Start of program headers"), "shoff": num("Start of section headers"),
+            "flags": num("Flags"), "phentsize": num("Size of program headers"),
+            "phnum": num("Number of program headers"), "shentsize": num("Size of section headers"),
+            "shnum": num("Number of section headers"),
+            "shstrndx": num("Section header string table index"),
+            "elf_class": 64 if get["Class"] == "ELF64" else 32,
+            "type": {"EXEC": 2, "DYN": 3}[get["Type"].split()[0]],
+            "machine": {"Advanced Micro Devices X86-64": 62, "Intel 80386": 3}[get["Machine"]],
+            "little": get["Data"].startswith("2's complement, little endian")}
+
+
+@pytest.mark.parametrize("path", FILES, ids=str)
+def test_the_header_and_sections_are_those_readelf_shows(path: Path) -> None:
+    img = Image.whole(path.read_bytes())
+    hdr = parse_header(img)
+    assert {k: getattr(hdr, k) for k in _header_fields(path)} == _header_fields(path)
+    rows = []
+    for line in _readelf("-SW", str(path)).splitlines():
+        m = re.match(r"\s+\[\s*\d+\]\s+(\S*)\s+(\S+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+([0-9a-f]+)\s+"
+                     r"([0-9a-f]+)\s+([A-Za-z]*)\s+(\d+)\s+(\d+)\s+\d+$", line)
+        if m:
+            rows.append(m.groups())
+    sections = read_sections(img, hdr)
+    assert len(rows) == len(sections) == hdr.shnum
+    for s, (name, typ, off, size, es, _flg, lk, inf) in zip(sections[1:], rows[1:], strict=True):
+        assert (s.name, s.offset, s.link, s.info, s.entsize) == (
+            name, int(off, 16), int(lk), int(inf), int(es, 16))
+        assert s.size == (0 if typ == "NOBITS" else int(size, 16))  # .bss holds no file bytes
