@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from toolkit.inspect.readers import members
 from toolkit.inspect.readers.elf import (
     ElfError,
     ElfInfo,
@@ -155,3 +156,25 @@ def test_the_header_and_sections_are_those_readelf_shows(path: Path) -> None:
         assert (s.name, s.offset, s.link, s.info, s.entsize) == (
             name, int(off, 16), int(lk), int(inf), int(es, 16))
         assert s.size == (0 if typ == "NOBITS" else int(size, 16))  # .bss holds no file bytes
+
+
+@pytest.mark.parametrize("path", FILES, ids=str)
+def test_a_members_first_chunk_names_the_ranges_to_keep(path: Path) -> None:
+    data = path.read_bytes()
+    hdr = _header_fields(path)
+    segs = _segments(path)
+    dyn = [(o, o + s) for t, o, s, _ in segs if t == "DYNAMIC"]
+    table = (max(0, hdr["shoff"] - members.TAIL_KEEP), hdr["shoff"] + hdr["shnum"] * hdr["shentsize"])
+    assert members._header_ranges(data[:4096], len(data)) == [*dyn, table]
+    # a member declared shorter than the table: every range cut at its end
+    cut = hdr["shoff"] + 10
+    assert members._header_ranges(data[:4096], cut) == [*dyn, (table[0], cut)]
+    assert members._header_ranges(b"not an ELF file" * 10, 150) == []
+    assert members._header_ranges(data[:10], len(data)) == []  # the header is not all there
+    # read-only data segments (neither executable nor writable) are where GPU code is noted
+    readonly = [(o, o + s) for t, o, s, fl in segs if t == "LOAD" and fl.strip() == "R"]
+    assert readonly  # the ELF header's own segment at least
+    assert members._start_hits(data[:4096], members.HITS_MIN - 1) is None  # too small to bother
+    hits = members._start_hits(data[:4096], members.HITS_MIN)
+    assert hits is not None and hits.ranges == readonly
+    assert members._start_hits(b"\0" * 100, members.HITS_MIN) is None
