@@ -102,3 +102,19 @@ def test_wheels_differing_only_in_metadata_have_different_content_keys(tmp_path:
     ka, kb, kc = (check_paths([w]).wheels[0].content_key for w in (a, b, c))
     assert ka is not None and ka == kc  # the same contents, the same key
     assert kb != ka  # a Requires-Dist line changes what installing the wheel does
+
+
+def test_a_folder_check_reports_each_library_and_the_unreadable_one(folder: Path) -> None:
+    report = check_paths([folder], system_path=[])
+    (w,) = report.wheels
+    kinds = {lr.path: lr.kind for lr in w.libraries}
+    assert kinds == {str(folder / "libz.so.1"): "shared-library", str(folder / "sub" / "libbad.so"): "unreadable"}
+    libz = next(lr for lr in w.libraries if lr.kind == "shared-library")
+    assert libz.needed == ["libc.so.6"]  # readelf -d libz.so.1: NEEDED libc.so.6 only
+    bad = str(folder / "sub" / "libbad.so")
+    (elf,) = [f for f in w.findings if f.library == bad]
+    assert (elf.check, elf.severity, elf.cause) == ("elf", "error", "corrupt or unreadable ELF")
+    assert elf.message.startswith(f"{bad}: corrupt or unreadable ELF (") and elf.message.endswith(
+        "): it cannot be judged")
+    assert not w.ok and w.failed_checks["elf"] == 2  # the damaged library and the fake one
+    assert w.tags == [] and w.content_key is None  # a folder has neither
