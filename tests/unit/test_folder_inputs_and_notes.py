@@ -108,7 +108,8 @@ def test_a_folder_check_reports_each_library_and_the_unreadable_one(folder: Path
     report = check_paths([folder], system_path=[])
     (w,) = report.wheels
     kinds = {lr.path: lr.kind for lr in w.libraries}
-    assert kinds == {str(folder / "libz.so.1"): "shared-library", str(folder / "sub" / "libbad.so"): "unreadable"}
+    assert kinds == {str(folder / "libz.so.1"): "shared-library",
+                     str(folder / "sub" / "libbad.so"): "unreadable"}
     libz = next(lr for lr in w.libraries if lr.kind == "shared-library")
     assert libz.needed == ["libc.so.6"]  # readelf -d libz.so.1: NEEDED libc.so.6 only
     bad = str(folder / "sub" / "libbad.so")
