@@ -127,7 +127,10 @@ def test_an_aux_entry_past_the_section_is_named(aux: int) -> None:
 def _header_fields(path: Path) -> dict[str, int]:
     text = _readelf("-hW", str(path))
     get = {k.strip(): v.strip() for k, _, v in (ln.partition(":") for ln in text.splitlines()) if v}
-    num = lambda key: int(get[key].split()[0], 0)  # noqa: E731
+
+    def num(key: str) -> int:
+        return int(get[key].split()[0], 0)
+
     return {"phoff": num("Start of program headers"), "shoff": num("Start of section headers"),
             "flags": num("Flags"), "phentsize": num("Size of program headers"),
             "phnum": num("Number of program headers"), "shentsize": num("Size of section headers"),

@@ -66,8 +66,8 @@ def test_only_one_top_level_record_counts(tmp_path: Path) -> None:
     two = _wheel(tmp_path / "t", b"", {"other-1.0.dist-info/RECORD": b""})
     with WheelZip.open(two, Budget()) as wz:
         assert record_member(wz) is None
-        entries, found = read_record(wz)
-    assert entries is None and [f.cause for f in found] == ["no RECORD"]
+        entries, why = read_record(wz)
+    assert entries is None and [f.cause for f in why] == ["no RECORD"]
 
 
 @pytest.mark.parametrize(("entry", "algo"), [
