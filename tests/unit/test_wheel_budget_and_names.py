@@ -99,3 +99,26 @@ def test_paths_that_are_not_inputs_are_bad_input(tmp_path: Path) -> None:
     inp = open_input(tmp_path / "lib.so")
     assert inp.wheel is None and inp.path == tmp_path / "lib.so"
     assert open_input(tmp_path).wheel is None
+
+
+def _collected(whl: Path) -> list[tuple[str, str, str | None, str | None, str]]:
+    inp = open_input(whl)
+    inp.result = WheelResult(str(whl))
+    with inp.wheel as wz:  # type: ignore[union-attr]
+        collect_wheel(inp, wz, 1)
+    return [(f.check, f.severity, f.library, f.cause, f.message) for f in inp.result.findings]
+
+
+def test_a_member_named_like_a_library_must_be_elf(tmp_path: Path) -> None:
+    whl = make_wheel(tmp_path, "demo", "1.0", "py3-none-any", {"demo/_fake.so": b"text", "demo/x.py": b""})
+    assert _collected(whl) == [("elf", "error", "demo/_fake.so", "named like a library, not ELF",
+                                "demo/_fake.so is named like a library but is not an ELF file")]
+
+
+def test_an_empty_archive_is_named(tmp_path: Path) -> None:
+    whl = tmp_path / "demo-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(whl, "w"):
+        pass
+    found = _collected(whl)
+    assert found[0] == ("archive", "error", None, None, "empty wheel: the archive holds no files")
+    assert [f[3] for f in found[1:]] == ["no RECORD"]
