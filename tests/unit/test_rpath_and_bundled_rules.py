@@ -1,0 +1,90 @@
+"""RPATH/RUNPATH entries and bundled torch/ROCm libraries, as ld.so(8) reads search paths
+(an empty element and a relative one search the current directory; ``$ORIGIN`` and
+``${ORIGIN}`` are the library's folder) and as pip installs packages (a wheel's top-level
+folders land side by side in site-packages)."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolkit.inspect.readers.elf import ElfInfo
+from toolkit.inspect.rules.hygiene import bundled_findings, classify_rpath, rpath_findings
+
+TOPS = {"demo", "demo.libs"}
+
+
+@pytest.mark.parametrize(("entry", "lib", "tops", "kind"), [
+    ("", "demo/_ext.so", TOPS, "empty"),
+    ("lib", "demo/_ext.so", TOPS, "relative"),
+    ("./lib", "demo/_ext.so", TOPS, "relative"),
+    ("$ORIGIN", "demo/_ext.so", TOPS, None),
+    ("${ORIGIN}/../demo.libs", "demo/_ext.so", TOPS, None),  # a folder the wheel ships
+    ("$ORIGIN/sub", "demo/_ext.so", TOPS, None),
+    ("$ORIGIN/../nowhere", "demo/_ext.so", TOPS, "leaves"),
+    ("$ORIGIN/../..", "demo/_ext.so", TOPS, "leaves"),
+    ("$ORIGIN/../torch/lib", "demo/_ext.so", TOPS, "sibling"),
+    ("$ORIGIN/../_rocm_sdk_core/lib", "demo/_ext.so", TOPS, "sibling"),
+    ("$ORIGIN/../../../lib/python3.12/site-packages/torch/lib", "demo/_ext.so", TOPS, "site"),
+    ("$ORIGIN/../anything", "demo/_ext.so", None, None),  # files on disk: not judged
+    ("/tmp/build/lib", "demo/_ext.so", TOPS, "build"),
+    ("/home/ci/x", "demo/_ext.so", TOPS, "build"),
+    ("/io", "demo/_ext.so", TOPS, "build"),
+    ("/homework/lib", "demo/_ext.so", TOPS, "outside"),  # not /home
+    ("/usr/lib/python3/dist-packages/torch/lib", "demo/_ext.so", TOPS, "site"),
+    ("/opt/rocm/lib", "demo/_ext.so", TOPS, "rocm"),
+    ("/opt/rocm-6.2.0/lib", "demo/_ext.so", TOPS, "rocm"),
+    ("/opt/rocmx/lib", "demo/_ext.so", TOPS, "outside"),
+    ("/usr/local/lib", "demo/_ext.so", TOPS, "outside"),
+])
+def test_each_entry_is_classified(entry: str, lib: str, tops: set[str] | None, kind: str | None) -> None:
+    assert classify_rpath(entry, lib, tops) == kind
+
+
+def _info(rpath: tuple[str, ...] = (), runpath: tuple[str, ...] = ()) -> ElfInfo:
+    return ElfInfo(machine=62, elf_class=64, type=3, rpath=rpath, runpath=runpath)
+
+
+def test_one_finding_per_entry_with_every_library_using_it() -> None:
+    libs = [(f"demo/l{i}.so", _info(runpath=("/tmp/x", "$ORIGIN", "/tmp/x"))) for i in range(5)]
+    libs.append(("demo/r.so", _info(rpath=("",))))
+    found = rpath_findings(libs, TOPS)
+    assert [(f.check, f.severity, f.library, f.cause, f.libraries) for f in found] == [
+        ("rpath", "error", None, "RUNPATH a build-machine path leaks into the wheel",
+         tuple(f"demo/l{i}.so" for i in range(5))),
+        ("rpath", "error", "demo/r.so", "RPATH an empty element: ld.so searches the current directory there",
+         ("demo/r.so",)),
+    ]
+    assert found[0].message == ("RUNPATH '/tmp/x' in demo/l0.so, demo/l1.so, demo/l2.so and 2 more: "
+                                "a build-machine path leaks into the wheel")
+    assert found[1].message == ("RPATH '' in demo/r.so: an empty element: ld.so searches the current "
+                                "directory there")
+    sev = rpath_findings([("demo/a.so", _info(runpath=("/usr/lib", "/opt/rocm/lib")))], TOPS)
+    assert [f.severity for f in sev] == ["warning", "info"]
+    assert rpath_findings([("demo/a.so", _info(runpath=("$ORIGIN",)))], TOPS) == []
+
+
+@pytest.mark.parametrize(("path", "project", "allow", "what"), [
+    ("demo/libtorch_cpu.so", "demo", (), "torch"),
+    ("demo/libc10.so", "demo", (), "torch"),
+    ("demo.libs/libamdhip64.so.6", "demo", (), "ROCm"),
+    ("demo.libs/libamdhip64-1a2b3c.so.6", "demo", (), "ROCm"),  # auditwheel's renamed copy
+    ("demo/librocblas.so.4", "rocm-sdk-libraries", (), None),  # ROCm's own wheels
+    ("demo/librocblas.so.4", "rocm", (), None),
+    ("demo/libtorch.so", "rocm-sdk-libraries", (), "torch"),  # but not torch's libraries
+    ("torch/lib/libtorch.so", "torch", (), None),
+    ("demo/libamdhip64.so.6", "demo", ("libamdhip64",), None),
+    ("demo/libamdhip64.so.6", "demo", ("libamd*",), None),
+    ("demo/libtorchvision.so", "demo", (), None),  # another library, not libtorch
+    ("demo/libhipblas_ext.so", "demo", (), None),
+])
+def test_bundled_torch_and_rocm_libraries(path: str, project: str, allow: tuple[str, ...],
+                                          what: str | None) -> None:
+    found = bundled_findings(path, project, allow)
+    if what is None:
+        assert found == []
+        return
+    base = path.rsplit("/", 1)[-1].split(".")[0]
+    assert [(f.check, f.severity, f.library, f.cause, f.message) for f in found] == [(
+        "bundled-library", "error", path, f"bundles a {what} library",
+        f"{path} bundles a {what} library: it must come from the installed {what} "
+        f"(or pass --allow-bundled {base})")]
