@@ -8,6 +8,7 @@ pure-Python wheel under another label. CI can drop such builds.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 
@@ -16,7 +17,9 @@ from packaging.version import InvalidVersion, Version
 
 from toolkit.inspect.report import Finding, WheelResult
 
-ACCELERATOR = re.compile(r"^(rocm[0-9.]*|hip[0-9.]*|xpu|cu(da)?[0-9.]*|gpu)")
+# one whole part of a local label (PEP 440: dot-separated, lower-case): ``rocm6``, ``cu126``;
+# a part that only starts like one (``+custom``, ``+hipster``) names no accelerator
+ACCELERATOR = re.compile(r"rocm[0-9]*|hip[0-9]*|xpu|gpu|cuda[0-9]*|cu[0-9]+")
 
 
 def accelerator_label(version: str | None) -> str | None:
@@ -25,10 +28,11 @@ def accelerator_label(version: str | None) -> str | None:
         local = Version(version or "").local
     except InvalidVersion:
         return None
-    for part in (local or "").split("."):
-        m = ACCELERATOR.match(part)
-        if m:
-            return m.group(0)
+    parts = (local or "").split(".")
+    for i, part in enumerate(parts):
+        if ACCELERATOR.fullmatch(part):
+            numbers = list(itertools.takewhile(str.isdigit, parts[i + 1 :]))
+            return ".".join([part, *numbers])  # rocm6.2: the parts rocm6 and 2
     return None
 
 
