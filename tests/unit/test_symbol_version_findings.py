@@ -1,0 +1,75 @@
+"""Symbol versions a library needs that its provider lacks, worded as glibc's ld.so words the
+failure (``version `X' not found (required by Y)``) with the highest version of that prefix
+the provider defines (the host's libstdc++ and libc, as readelf -V lists their
+definitions), and unversioned glibc names an extension module takes from the interpreter
+(the shipped table of glibc's exports)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from toolkit.inspect.readers.elf import ElfInfo
+from toolkit.inspect.readers.members import load_file
+from toolkit.inspect.readers.resolver import Lib
+from toolkit.inspect.rules.symbols import interpreter_provided, unversioned_library, version_need_findings
+
+STDCXX = Path("/usr/lib/x86_64-linux-gnu/libstdc++.so.6")
+
+
+def _highest_defined(path: Path, prefix: str) -> str:
+    text = subprocess.run(["readelf", "-VW", str(path)], capture_output=True, text=True, check=True).stdout
+    section = text.split("Version definition section")[1].split("Version needs section")[0]
+    nums = [n.split("_", 1)[1] for n in re.findall(r"Name: (\S+)", section)
+            if n.startswith(prefix + "_") and re.fullmatch(r"[0-9.]+", n.split("_", 1)[1])]
+    return f"{prefix}_{max(nums, key=lambda v: tuple(int(p) for p in v.split('.')))}"
+
+
+@pytest.mark.skipif(shutil.which("readelf") is None or not STDCXX.exists(),
+                    reason="needs readelf and libstdc++")
+def test_a_version_the_provider_lacks_fails_the_import() -> None:
+    dep = Lib(str(STDCXX), str(STDCXX.parent), load_file(STDCXX))
+    top = _highest_defined(STDCXX, "GLIBCXX")
+    needs = {"libstdc++.so.6": ("GLIBCXX_3.4", "GLIBCXX_3.4.99", "CXXABI_9.9", "NOPE_1.0"),
+             "libother.so": ("OTHER_1.0",)}  # not resolved: judged elsewhere
+    info = ElfInfo(machine=62, elf_class=64, type=3, version_needs=needs)
+    lib = Lib("demo/_ext.so", "wheel:demo", info)
+    bad, found = version_need_findings(lib, info, {"libstdc++.so.6": dep})
+    assert bad == {"GLIBCXX_3.4.99", "CXXABI_9.9", "NOPE_1.0"}
+    by_version = {f.cause: f for f in found}
+    f = by_version[f"version GLIBCXX_3.4.99 not found in libstdc++.so.6 ({STDCXX})"]
+    assert (f.check, f.severity, f.library) == ("symbol-version", "error", "demo/_ext.so")
+    assert f.message == (f"import would fail: version `GLIBCXX_3.4.99' not found in libstdc++.so.6 "
+                         f"(required by demo/_ext.so; {STDCXX} provides up to {top})")
+    nope = by_version[f"version NOPE_1.0 not found in libstdc++.so.6 ({STDCXX})"]
+    assert nope.message.endswith(f"{STDCXX} provides up to none of that prefix)")
+    # a provider that defines no versions cannot be judged by version
+    bare = Lib("x/libstdc++.so.6", "x", ElfInfo(machine=62, elf_class=64, type=3))
+    assert version_need_findings(lib, info, {"libstdc++.so.6": bare}) == (set(), [])
+    assert version_need_findings(lib, info, {}) == (set(), [])
+
+
+def _module(defined: frozenset[bytes]) -> ElfInfo:
+    return ElfInfo(machine=62, elf_class=64, type=3, defined=defined)
+
+
+def test_an_extension_module_takes_unversioned_glibc_names_from_the_interpreter() -> None:
+    undefined: list[tuple[bytes, str | None]] = [(b"cos", None), (b"malloc", None), (b"cos", "GLIBC_2.2.5"),
+                                                 (b"my_func", None), (b"dlopen", None)]
+    rest, provided = interpreter_provided(_module(frozenset({b"PyInit_demo"})), undefined)
+    assert rest == [(b"cos", "GLIBC_2.2.5"), (b"my_func", None)]  # versioned or not glibc's
+    assert provided == {"libm.so.6": ["cos"], "libc.so.6": ["malloc", "dlopen"]}
+    # a plain library is loaded by whatever loads it: nothing is provided
+    assert interpreter_provided(_module(frozenset({b"demo_init"})), undefined) == (undefined, {})
+
+
+@pytest.mark.parametrize(("name", "unversioned"), [
+    ("libGL.so.1", True), ("libX11.so.6", True), ("libc.so.6", False), ("libstdc++.so.6", False),
+    ("libz.so.1", False), ("ld-linux-x86-64.so.2", False),
+])
+def test_which_policy_libraries_export_unversioned_names(name: str, unversioned: bool) -> None:
+    assert unversioned_library(name) is unversioned
