@@ -128,3 +128,15 @@ def test_a_range_right_after_the_last_one_reuses_the_inflated_chunk(
         assert parts[0][0] == 50_160  # offsets are where each piece starts
         assert all(a + len(d) == b for (a, d), (b, _) in zip(parts, parts[1:], strict=False))
         assert list(reader.chunks()) and reader.verified  # the full pass still verifies
+
+
+def test_a_large_member_over_the_size_limit_is_not_inflated(tmp_path: Path) -> None:
+    payload = random.Random(9).randbytes(3 << 20)  # incompressible: read the streaming way
+    whl = _blob_wheel(tmp_path, payload)
+    with WheelZip.open(whl, Budget(member_bytes=2 << 20)) as wz:
+        info = wz.zf.getinfo(MEMBER)
+        assert info.compress_size > 1 << 20
+        res = read_member(wz, info)
+    assert res.error == (f"{MEMBER} declares {3 << 20} inflated bytes, over the 2 MiB limit "
+                         "(--max-member-size): not inspected")
+    assert res.digest is None and res.is_elf is False

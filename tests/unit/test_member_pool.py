@@ -67,3 +67,15 @@ def test_the_workers_are_forked_whatever_the_default_start_method(
             assert pool.submit(_holds, str(wz.path)).result(timeout=60)
         finally:
             stop_pool(wz, pool)
+
+
+def test_the_pool_has_at_most_eight_workers(wheel: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(members, "POOL_MIN_BYTES", 0)
+    with WheelZip.open(wheel, Budget()) as wz:
+        for jobs, want in ((64, 8), (9, 8), (8, 8), (3, 3)):
+            pool = start_pool(wz, jobs)
+            assert pool is not None
+            try:
+                assert len(pool._processes) == want  # every worker forked at once
+            finally:
+                stop_pool(wz, pool)

@@ -100,6 +100,9 @@ def test_the_claimed_policy_is_the_highest_priority_tag() -> None:
                                     "cp312-cp312-manylinux_2_28_x86_64"])
     assert problems == [] and pol is not None and pol.name == "manylinux_2_17"
     assert claimed_policy(["py3-none-any"]) == (None, [])
+    # a tag that claims no policy (musllinux, sorted after manylinux) leaves the claim as it was
+    pol, problems = claimed_policy(["cp312-cp312-manylinux_2_28_x86_64", "cp312-cp312-musllinux_1_2_x86_64"])
+    assert problems == [] and pol is not None and pol.name == "manylinux_2_28"
     pol, problems = claimed_policy(["cp312-cp312-manylinux_2_99_x86_64"])
     assert [(f.check, f.severity, f.cause) for f in problems] == [
         ("platform-tag", "error", "platform tag cannot be judged")]

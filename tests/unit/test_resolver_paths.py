@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.native import system_lib
+from tests.fixtures.wheels import make_wheel
 from toolkit.core.errors import UsageError
 from toolkit.inspect.readers.elf import ElfInfo
 from toolkit.inspect.readers.members import load_file
@@ -104,3 +105,15 @@ def test_a_folder_library_finds_its_neighbour_through_origin(tmp_path: Path) -> 
     assert [lib.path for lib in order] == [str(user.path), os.path.join(str(tmp_path), "libz.so.1")]
     assert by_name["libz.so.1"] is order[1]
     assert assumed == ["libc.so.6"] and missing == [("libq.so", str(user.path))]
+
+
+def test_a_with_wheel_indexes_its_libraries_with_their_folder_as_origin(tmp_path: Path) -> None:
+    whl = make_wheel(tmp_path, "provider", "1.0", "py3-none-linux_x86_64",
+                     {"provider/lib/libz.so.1": system_lib("libz.so.1"), "provider/x.py": ""})
+    found = with_libraries([whl])
+    (lib,) = found["libz.so.1"]
+    assert (lib.path, lib.origin, lib.info) == (
+        f"{whl.name}:provider/lib/libz.so.1", "wheel:provider/lib", None)
+    lib.load()
+    assert lib.info is not None and lib.info.soname == "libz.so.1"
+    assert "x.py" not in found
