@@ -13,10 +13,18 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.native import system_lib
+from tests.fixtures.wheels import make_wheel
+from toolkit.inspect.checks import check_paths
 from toolkit.inspect.readers.elf import ElfInfo
 from toolkit.inspect.readers.members import load_file
 from toolkit.inspect.readers.resolver import Lib
-from toolkit.inspect.rules.symbols import interpreter_provided, unversioned_library, version_need_findings
+from toolkit.inspect.rules.symbols import (
+    _candidates,
+    interpreter_provided,
+    unversioned_library,
+    version_need_findings,
+)
 
 STDCXX = Path("/usr/lib/x86_64-linux-gnu/libstdc++.so.6")
 
@@ -73,3 +81,20 @@ def test_an_extension_module_takes_unversioned_glibc_names_from_the_interpreter(
 ])
 def test_which_policy_libraries_export_unversioned_names(name: str, unversioned: bool) -> None:
     assert unversioned_library(name) is unversioned
+
+
+def test_a_required_symbol_no_library_defines_names_the_wheel(tmp_path: Path) -> None:
+    whl = make_wheel(tmp_path, "demo", "1.0", "cp311-cp311-manylinux_2_28_x86_64",
+                     {"demo/libz.so.1": system_lib("libz.so.1")})
+    report = check_paths([whl], required_symbols=["deflate", "demo::missing_op"], system_path=[])
+    found = [f for f in report.wheels[0].findings if f.check == "required-symbol"]
+    assert [(f.severity, f.library, f.message) for f in found] == [(
+        "error", None, f"required symbol demo::missing_op is defined by no library of {whl.name} "
+        "(like `nm -gDC lib | grep ' demo::missing_op('` finding nothing)")]  # libz defines deflate
+
+
+def test_candidate_names_that_are_not_utf8_are_kept_with_the_replacement_character() -> None:
+    names = [b"_ZN4demo7op_name\xffEv", b"_ZN4demo5otherEv", b"plain"]
+    assert _candidates(names, ["demo::op_name"]) == {"_ZN4demo7op_name\ufffdEv"}
+    assert _candidates(names, ["plain"]) == {"plain"}
+    assert _candidates(names, []) == set()
