@@ -37,3 +37,22 @@ def test_every_plans_json_is_what_a_manifest_may_record() -> None:
         assert doc["family"] == p.family and doc["targets"] == list(p.targets)
         families.add(doc["family"])
     assert None in families and len(families) >= 2  # multi-arch or no SDK, and per-family ones
+
+
+LEGEND = "\n# placeholders filled while running:\n"
+
+
+def test_the_legend_explains_exactly_the_placeholders_the_steps_show() -> None:
+    import re
+
+    from toolkit.plan.model import render
+
+    m = load_matrix()
+    host = HostFacts(cores=16, mem_available_gib=64.0)
+    for bid in ("apex-1.8.0-cp312-rocm7.0", "fbgemm_gpu-1.3.0-cp312-rocm6.4"):
+        text = render(plan(m, m.build(bid), Options(gfx=("gfx90a",)), host, LAYOUT))
+        steps, legend = text.split(LEGEND)
+        shown = set(re.findall(r"\{[A-Z][A-Z0-9_]*\}", steps))
+        explained = [line.split(" = ")[0].removeprefix("#   ") for line in legend.splitlines()]
+        assert len(explained) == len(set(explained)) and set(explained) == shown, bid
+        assert {"{WHEEL}", "{INTERPRETER}"} <= shown  # learned by name-wheel and check-env
