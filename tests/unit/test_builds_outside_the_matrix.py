@@ -99,3 +99,16 @@ def test_the_demos_rocm_is_the_systems_install_or_none(tmp_path: Path) -> None:
     assert demo_rocm(None).sdk.provider == "none"
     with pytest.raises(Exception, match="unknown ROCm SDK provider 'none'; valid: pip, system"):
         sdk_provider(demo_build("3.12", None), Options())  # the CPU variant has no SDK to install
+
+
+def test_the_cpu_variant_planned_without_targets_takes_its_releases_family() -> None:
+    from toolkit.env.host import HostFacts
+    from toolkit.plan.layout import Layout
+    from toolkit.plan.planner import plan
+    from toolkit.plan.recipes import load_matrix
+
+    m = load_matrix()
+    build = demo_build("3.12", None)
+    assert build.pkg_version.targets_for("cpu") == ()  # no ROCm: no version's own defaults
+    p = plan(m, build, Options(rocm_from="system"), HostFacts(), Layout(Path("/w"), Path("/c")))
+    assert p.targets == m.family_targets[build.rocm.default_family]  # gpus.toml's members

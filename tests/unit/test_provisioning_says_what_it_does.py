@@ -1,0 +1,105 @@
+"""The provisioning steps say, in the words a user reads in ``--dry-run``, what they will do,
+and carry what execution needs: the system install rocm.toml names, the lock the installs
+read, the conventional ROCm root when none was found.
+
+The truths: rocm.toml read with tomllib, the search order of ``toolkit.env.rocm``, the
+installs' own ``-r`` argument, and ROCm/apex's setup.py at its release branches."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from toolkit.core.steps import CheckEnv, UseSystemRocm
+from toolkit.env.host import HostFacts
+from toolkit.env.rocm import system_roots
+from toolkit.plan.layout import Layout
+from toolkit.plan.locks import LockRef, inputs_hash, lock_name
+from toolkit.plan.model import Options
+from toolkit.plan.planner import plan
+from toolkit.plan.provision import provision_steps, sources_for
+from toolkit.plan.recipes import load_matrix
+from toolkit.plan.recipes.sample import demo_build
+
+LAYOUT = Layout(Path("/w"), Path("/c"))
+HOST = HostFacts(cores=16, mem_available_gib=64.0)
+
+
+def _steps(bid: str, options: Options, host: HostFacts = HOST) -> dict[str, object]:
+    m = load_matrix()
+    return {s.name: s for s in provision_steps(m, m.build(bid), options, host, LAYOUT)[0]}
+
+
+def test_a_system_install_expects_the_version_rocm_toml_names() -> None:
+    from toolkit.data.matrix import data_dir
+
+    releases = tomllib.loads((data_dir() / "rocm.toml").read_text())["releases"]
+    m = load_matrix()
+    seen = 0
+    for b in m.builds:
+        sdk = releases[b.rocm.version]["sdk"]
+        if sdk["provider"] != "system" or b.python != "3.12":
+            continue
+        step = _steps(b.id, Options())["install-rocm-sdk"]
+        assert isinstance(step.action, UseSystemRocm)  # type: ignore[attr-defined]
+        assert step.action.rocm == sdk["version"], b.id  # type: ignore[attr-defined]
+        assert f"(expected {sdk['version']}; " in step.description, b.id  # type: ignore[attr-defined]
+        seen += 1
+    assert seen
+    # 6.4's install is 6.4.3, not the release's name: TheRock's 6.4.0 wheels were nightlies
+    assert releases["6.4"]["sdk"]["version"] == "6.4.3"
+
+
+def test_a_multi_arch_sdk_says_so() -> None:
+    step = _steps("apex-1.9.0-cp312-rocm7.13", Options(gfx=("gfx942",)))["install-rocm-sdk"]
+    assert step.description == "install the ROCm 7.13 SDK from TheRock's index (multi-arch)"  # type: ignore[attr-defined]
+
+
+def test_torch_pinned_from_a_find_links_page_says_why() -> None:
+    step = _steps("apex-1.8.0-cp312-rocm7.0", Options(gfx=("gfx942",)))["pin-torch"]
+    assert step.description == (  # type: ignore[attr-defined]
+        "install torch alone from https://repo.radeon.com/rocm/manylinux/rocm-rel-7.0/ (--no-index: "
+        "no other source is weighed, so PyPI's CUDA torch can never win)")
+
+
+def test_without_a_discovered_install_rocm_is_looked_for_at_its_conventional_root() -> None:
+    conventional = str(system_roots({}, opt="/opt")[0][1])  # the first place looked at
+    assert conventional == "/opt/rocm"
+    m = load_matrix()
+    system = plan(m, m.build("apex-1.8.0-cp312-rocm6.4"), Options(), HOST, LAYOUT)
+    cpu = plan(m, demo_build("3.12", None), Options(rocm_from="system", gfx=("gfx90a",)), HOST, LAYOUT)
+    for p in (system, cpu):
+        env = dict(p.step("build-wheel").action.build.env)  # type: ignore[union-attr]
+        assert env["ROCM_PATH"] == env["HIP_PATH"] == conventional, p.build.id
+
+
+def test_the_environment_check_reads_the_lock_the_installs_read() -> None:
+    m = load_matrix()
+    b = m.build("apex-1.8.0-cp312-rocm7.0")
+    ref = LockRef(lock_name(m, b), f"/w/locks/{lock_name(m, b)}", inputs_hash(b, sources_for(m, b, Options())))
+    steps = _steps(b.id, Options(locks=(ref,)))
+    check = steps["check-env"].action  # type: ignore[attr-defined]
+    assert isinstance(check, CheckEnv)
+    for name in ("install-rocm-sdk", "install-torch"):
+        argv = steps[name].argv  # type: ignore[attr-defined]
+        assert argv[argv.index("-r") + 1] == check.lock == ref.path
+    # so a lock compiled again (new pins, same inputs) is a new environment
+    assert f", lock {ref.path})" in check.explain()[1]
+    assert _steps(b.id, Options())["check-env"].action.lock is None  # type: ignore[attr-defined]
+
+
+# ROCm/apex@215398d00 (release/1.7.0) setup.py defines check_rocm_torch_binary_vs_bare_metal
+# and raises on a mismatch (so does @6596002f9, release/1.6.0); @102ee921a (release/1.8.0) no
+# longer has it
+@pytest.mark.parametrize(("bid", "why"), [
+    ("apex-1.7.0-cp312-rocm6.4",
+     "apex refuses to build otherwise (setup.py check_rocm_torch_binary_vs_bare_metal)"),
+    ("apex-1.8.0-cp312-rocm6.4", "apex 1.8 no longer checks: a mismatch would build against the wrong HIP"),
+])
+def test_the_hip_preflight_says_why_it_runs(bid: str, why: str) -> None:
+    m = load_matrix()
+    p = plan(m, m.build(bid), Options(gfx=("gfx90a",)), HOST, LAYOUT)
+    assert p.step("preflight").description == (
+        f"hipcc major.minor must equal torch.version.hip major.minor ({why})")
