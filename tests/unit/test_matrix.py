@@ -122,8 +122,25 @@ def test_pair_without_package_is_an_error() -> None:
 
 
 def test_unknown_build_id() -> None:
-    with pytest.raises(UsageError, match="unknown build id 'apex-9.9.9-cp312-rocm7.0'"):
-        load_matrix().build("apex-9.9.9-cp312-rocm7.0")
+    import shlex
+
+    from toolkit.cli.main import build_parser
+
+    m = load_matrix()
+    with pytest.raises(UsageError, match="unknown build id 'apex-9.9.9-cp312-rocm7.0'") as err:
+        m.build("apex-9.9.9-cp312-rocm7.0")
+    # up to 8 of the package's real ids, and "..." when it has more (apex has many more)
+    apex = [b.id for b in m.builds if b.package.name == "apex"]
+    assert len(apex) > 8
+    shown = err.value.message.split("; e.g. ")[1]
+    assert shown == ", ".join(apex[:8]) + " ..."
+    # the next step named is a command the CLI takes (invoke runs the same parser)
+    assert err.value.hint is not None and err.value.hint.startswith("invoke matrix")
+    args = build_parser().parse_args(shlex.split(err.value.hint.split(" lists ")[0])[1:])
+    assert args.command == "matrix" and args.format == "json"
+    with pytest.raises(UsageError) as err:
+        m.build("nope-1-cp312-rocm7.0")
+    assert "e.g." not in err.value.message  # no id of that package to show
 
 
 def test_matrix_is_frozen() -> None:
