@@ -49,3 +49,18 @@ def test_a_default_family_outside_the_releases_era_is_refused(data_copy: Path) -
     with pytest.raises(DataError, match=r'releases\."6\.4"\.default_family.*'
                                         r"'gfx950-dcgpu' has no member in the rocm-6 era's targets"):
         load_matrix(data_copy)
+
+
+def test_a_data_file_past_its_cap_or_not_a_file_is_named_as_a_data_file(data_copy: Path) -> None:
+    rocm = data_copy / "rocm.toml"
+    with rocm.open("a") as fh:  # still valid TOML: a comment past the data files' 4 MiB cap
+        fh.write("#" * (4 << 20) + "\n")
+    size = rocm.stat().st_size
+    with pytest.raises(DataError) as err:
+        load_matrix(data_copy)
+    assert str(err.value) == f"data file {rocm}: larger than 4 MiB ({size} bytes)"
+    rocm.unlink()
+    rocm.mkdir()
+    with pytest.raises(DataError) as err:
+        load_matrix(data_copy)
+    assert str(err.value) == f"data file {rocm}: not a regular file (a folder)"
