@@ -4,10 +4,10 @@ family must have a member its compilers build) is enforced for every release."""
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from toolkit.core.errors import DataError
 from toolkit.data.matrix import data_dir, load_matrix
@@ -33,7 +33,11 @@ def test_every_package_file_is_loaded_as_written() -> None:
             assert dict(v.submodules) == rv.get("submodules", {}), where
             assert {k: list(t) for k, t in v.default_targets.items()} == rv.get("default_targets", {}), where
             tbb = rv.get("tbb")
-            assert (v.tbb.provider, v.tbb.spec) == (tbb["provider"], tbb.get("spec")) if tbb else v.tbb is None
+            if tbb:
+                assert v.tbb is not None, where
+                assert (v.tbb.provider, v.tbb.spec) == (tbb["provider"], tbb.get("spec")), where
+            else:
+                assert v.tbb is None, where
             submodules += len(v.submodules)
     assert submodules  # fbgemm_gpu records the submodules its CMake build reads
 

@@ -7,10 +7,10 @@ installs' own ``-r`` argument, and ROCm/apex's setup.py at its release branches.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from toolkit.core.steps import CheckEnv, UseSystemRocm
 from toolkit.env.host import HostFacts
@@ -78,7 +78,8 @@ def test_without_a_discovered_install_rocm_is_looked_for_at_its_conventional_roo
 def test_the_environment_check_reads_the_lock_the_installs_read() -> None:
     m = load_matrix()
     b = m.build("apex-1.8.0-cp312-rocm7.0")
-    ref = LockRef(lock_name(m, b), f"/w/locks/{lock_name(m, b)}", inputs_hash(b, sources_for(m, b, Options())))
+    name = lock_name(m, b)
+    ref = LockRef(name, f"/w/locks/{name}", inputs_hash(b, sources_for(m, b, Options())))
     steps = _steps(b.id, Options(locks=(ref,)))
     check = steps["check-env"].action  # type: ignore[attr-defined]
     assert isinstance(check, CheckEnv)
