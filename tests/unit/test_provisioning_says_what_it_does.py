@@ -104,3 +104,22 @@ def test_the_hip_preflight_says_why_it_runs(bid: str, why: str) -> None:
     p = plan(m, m.build(bid), Options(gfx=("gfx90a",)), HOST, LAYOUT)
     assert p.step("preflight").description == (
         f"hipcc major.minor must equal torch.version.hip major.minor ({why})")
+
+
+def test_a_family_is_chosen_by_processor_and_an_unknown_one_named_with_the_valid_ones() -> None:
+    from toolkit.core.errors import UsageError
+    from toolkit.plan.provision import choose_family
+
+    m = load_matrix()
+    b = m.build("apex-1.10.0-cp312-rocm7.1")  # no served list: gpus.toml's families
+    assert not b.rocm.families
+    # a target feature (":xnack+", LLVM's AMDGPU target id syntax) does not change the processor;
+    # the narrowest family that serves it wins (gfx90a alone, not gfx90X-dcgpu)
+    assert choose_family(m, b, ["gfx90a:xnack+"], None) == "gfx90a"
+    assert choose_family(m, b, ["gfx906", "gfx90a:xnack-"], None) == "gfx90X-dcgpu"
+    with pytest.raises(UsageError) as err:
+        choose_family(m, b, ["gfx90a"], "gfx9000")
+    # no "by ROCm 7.1's index": the names are gpus.toml's (its families of the release's era)
+    valid = ", ".join(sorted(m.release_families(b.rocm)))
+    assert err.value.message == f"unknown GPU family 'gfx9000'; valid: {valid}"
+    assert "gfx90a" in valid.split(", ") and "gfx94X-all" in valid.split(", ")
