@@ -290,7 +290,6 @@ def test_table_says_why_a_system_install_or_amds_torch(capsys: pytest.CaptureFix
 
 def test_select_names_what_was_unknown_and_every_valid_value_in_order() -> None:
     import tomllib
-
     from packaging.version import Version
 
     from toolkit.data.matrix import data_dir
