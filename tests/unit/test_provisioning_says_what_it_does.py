@@ -123,3 +123,55 @@ def test_a_family_is_chosen_by_processor_and_an_unknown_one_named_with_the_valid
     valid = ", ".join(sorted(m.release_families(b.rocm)))
     assert err.value.message == f"unknown GPU family 'gfx9000'; valid: {valid}"
     assert "gfx90a" in valid.split(", ") and "gfx94X-all" in valid.split(", ")
+
+
+def test_asking_for_what_a_release_does_not_have_says_what_to_give_instead() -> None:
+    import dataclasses
+
+    from toolkit.core.errors import UsageError
+
+    m = load_matrix()
+    b = m.build("apex-1.8.0-cp312-rocm6.4")  # a system install: TheRock has no 6.4 SDK
+    with pytest.raises(UsageError) as err:
+        sources_for(m, b, Options(rocm_from="pip"))
+    assert err.value.message == (
+        f"ROCm 6.4 has no pip SDK index in the matrix ({b.rocm.sdk.note}); "
+        "give --index-url or use --rocm-from system")
+    quiet = dataclasses.replace(b, rocm=dataclasses.replace(
+        b.rocm, sdk=dataclasses.replace(b.rocm.sdk, note=None)))
+    with pytest.raises(UsageError) as err:
+        sources_for(m, quiet, Options(rocm_from="pip"))
+    assert err.value.message.startswith("ROCm 6.4 has no pip SDK index in the matrix; give ")
+    # either way out works
+    assert sources_for(m, b, Options(rocm_from="system")).provider == "system"
+    given = sources_for(m, b, Options(rocm_from="pip", index_url="https://sdk.example/v2"))
+    assert given.sdk_index == "https://sdk.example/v2/gfx94X-dcgpu/"
+
+
+def test_a_family_for_a_multi_arch_sdk_is_refused_with_the_flag_that_works() -> None:
+    import shlex
+
+    from toolkit.cli.sessions import session_parser
+    from toolkit.core.errors import UsageError
+
+    m = load_matrix()
+    b = m.build("apex-1.9.0-cp312-rocm7.13")
+    with pytest.raises(UsageError) as err:
+        sources_for(m, b, Options(family="gfx94X-dcgpu"))
+    assert err.value.message == (
+        "--family gfx94X-dcgpu: ROCm 7.13's SDK is multi-arch (one index for every GPU, device "
+        "code chosen per gfx id), not per-family")
+    assert err.value.hint == "use --gfx (a gfx id or family name, e.g. --gfx gfx942)"
+    example = shlex.split(err.value.hint.split("e.g. ")[1].rstrip(")"))
+    args = session_parser("build-3.12-rocm7.13").parse_args(example)
+    src = sources_for(m, b, Options(gfx=m.expand_gfx(args.gfx)))
+    assert src.family is None and "device-gfx942" in (src.sdk_spec or "")
+
+
+def test_an_insecure_find_links_value_is_named_as_such() -> None:
+    from toolkit.core.errors import UsageError
+
+    m = load_matrix()
+    with pytest.raises(UsageError, match=r"^refusing insecure find-links value http://mirror\.example/links/: "):
+        sources_for(m, m.build("apex-1.8.0-cp312-rocm7.0"),
+                    Options(find_links=("http://mirror.example/links/",)))
