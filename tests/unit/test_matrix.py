@@ -304,7 +304,7 @@ def test_select_names_what_was_unknown_and_every_valid_value_in_order() -> None:
     }
     for what, (kwargs, value, valid) in cases.items():
         with pytest.raises(UsageError) as err:
-            m.select(**kwargs)  # type: ignore[arg-type]
+            m.select(**kwargs)
         assert err.value.message == f"unknown {what} '{value}'; valid: {', '.join(valid)}"
     with pytest.raises(UsageError) as err:
         m.select(python=["2.7"])
