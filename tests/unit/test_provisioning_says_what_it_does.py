@@ -7,6 +7,7 @@ installs' own ``-r`` argument, and ROCm/apex's setup.py at its release branches.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -175,3 +176,54 @@ def test_an_insecure_find_links_value_is_named_as_such() -> None:
     with pytest.raises(UsageError, match=r"^refusing insecure find-links value http://mirror\.example/"):
         sources_for(m, m.build("apex-1.8.0-cp312-rocm7.0"),
                     Options(find_links=("http://mirror.example/links/",)))
+
+
+def _notes() -> dict[str, dict[str, object]]:
+    from toolkit.data.matrix import data_dir
+
+    releases: dict[str, dict[str, object]] = tomllib.loads((data_dir() / "rocm.toml").read_text())["releases"]
+    return releases
+
+
+def test_each_provisioning_step_says_what_it_installs_from_where() -> None:
+    m = load_matrix()
+    notes = _notes()
+    b = m.build("apex-1.8.0-cp312-rocm7.0")
+    name = lock_name(m, b)
+    opts = Options(gfx=("gfx942", "gfx1100"), rocm_sdk_test=True)
+    ref = LockRef(name, f"/w/locks/{name}", inputs_hash(b, sources_for(m, b, opts)))
+    sdk_note = notes["7.0"]["sdk"]["note"]  # type: ignore[index]
+    torch_note = notes["7.0"]["torch"]["2.8"]["note"]  # type: ignore[index]
+    steps = _steps(b.id, dataclasses.replace(opts, locks=(ref,)))
+    assert steps["install-rocm-sdk"].description == (  # type: ignore[attr-defined]
+        "install the ROCm 7.0 SDK from TheRock's index (family gfx94X-dcgpu; its libraries do not "
+        f"serve gfx1100, its compiler builds for them); {sdk_note}, locked by {ref.path}")
+    assert steps["install-torch"].description == (  # type: ignore[attr-defined]
+        f"install torch 2.8 for ROCm 7.0 (amd build; {torch_note})")
+    assert steps["rocm-sdk-test"].description == "TheRock's own SDK self-test (`rocm-sdk test`)"  # type: ignore[attr-defined]
+    # another index given: the matrix's note about TheRock's index no longer applies
+    other = _steps(b.id, Options(gfx=("gfx942",), index_url="https://sdk.example/v2/"))
+    assert other["install-rocm-sdk"].description == (  # type: ignore[attr-defined]
+        "install the ROCm 7.0 SDK from TheRock's index (family gfx94X-dcgpu)")
+    split = _steps("apex-1.9.0-cp312-rocm7.13", Options(gfx=("gfx942", "gfx90a")))
+    assert split["install-torch"].description == (  # type: ignore[attr-defined]
+        "install torch 2.9 for ROCm 7.13 (therock build; split: a host wheel plus the device "
+        "packages of device-gfx942, device-gfx90a, with the SDK it pins)")
+    plain = _steps("apex-1.8.0-cp312-rocm6.4", Options())
+    assert plain["install-torch"].description == "install torch 2.8 for ROCm 6.4 (pytorch build)"  # type: ignore[attr-defined]
+    assert plain["install-rocm-sdk"].description == (  # type: ignore[attr-defined]
+        "use the system ROCm install at /opt/rocm (expected 6.4.3; toolkit.env.rocm.find_system "
+        "looks at ROCM_PATH, /opt/rocm, /opt/rocm-X.Y.Z, hipcc on PATH)")
+
+
+def test_the_interpreter_is_looked_up_at_execution_only_when_named_not_found() -> None:
+    import dataclasses as dc
+
+    looked_up = _steps("apex-1.8.0-cp312-rocm6.4", Options())["check-env"]
+    assert looked_up.description == (  # type: ignore[attr-defined]
+        "find the Python 3.12 interpreter; reuse the environment for ROCm 6.4 while its stamp "
+        "matches; python3.12 is looked up at execution (PATH, pyenv, /opt/python, uv)")
+    found = _steps("apex-1.8.0-cp312-rocm6.4", Options(),
+                   dc.replace(HOST, interpreters={"3.12": "/usr/bin/python3.12"}))["check-env"]
+    assert found.description == (  # type: ignore[attr-defined]
+        "find the Python 3.12 interpreter; reuse the environment for ROCm 6.4 while its stamp matches")
