@@ -134,6 +134,7 @@ def test_bytes_kept_around_the_places_are_the_files_bytes_and_spare_inflating(se
     for pos in [rnd.randrange(len(data)) for _ in range(200)] + [at for at, _ in hits.found]:
         kept = hits.held_from(pos)
         assert data[pos : pos + len(kept)] == kept  # only the file's own bytes are kept
+        assert hits.holds(pos) == bool(kept)
     for _ in range(50):  # any range reads back the file's bytes, kept or inflated
         x = rnd.randrange(len(data))
         y = rnd.randint(x, len(data))
@@ -145,7 +146,7 @@ def test_bytes_kept_around_the_places_are_the_files_bytes_and_spare_inflating(se
 
     def kept_first(a: int, b: int) -> Ranged:
         return Ranged(lambda x, y: _kept_or_inflated(hits, inflate, x, y), a, b, 1 << 30,
-                      cheap=lambda at: bool(hits.held_from(at)))
+                      cheap=hits.holds)
 
     inflated.clear()
     got, expected = scan(fatbin, kept_first, hits), scan(fatbin, whole)

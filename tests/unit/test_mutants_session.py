@@ -209,3 +209,68 @@ def test_data_files_changed_since_mutmut_copied_them_are_refreshed(tmp_path: Pat
     (copy / "code.py").write_text("x = 1  # mutated: mutmut's own business\n")
     assert m.refresh_data(tmp_path) == [copy / "known.toml"]
     assert (copy / "known.toml").read_text() == "new\n" and (copy / "code.py").read_text().startswith("x = 1")
+
+
+EQUIV_DOC = """\
+# Mutation testing
+
+## Runs
+
+- `toolkit.plan.planner.x_f__mutmut_1` was killed by a test (not in the list below).
+
+## Equivalent mutants
+
+One line per mutant.
+
+- `toolkit.plan.planner.x_f__mutmut_2` (`"BUILD"`) and `_3` (`"X"`): names compare
+  case-insensitively, as `planner.x_f__mutmut_9` does (a reason's citation, not a listing).
+- `toolkit.data.matrix.x_g__mutmut_1` (a key renamed): no reader; see `_7` above.
+- `toolkit.plan.planner.x_f__mutmut_4`: killed after all (the doc is wrong about it).
+
+## Later notes
+
+- `toolkit.plan.planner.x_f__mutmut_5` is no equivalent: another section.
+"""
+
+
+def test_documented_equivalents_are_left_out_of_the_score(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    assert m.equivalents(EQUIV_DOC) == {
+        "toolkit.plan.planner.x_f__mutmut_2", "toolkit.plan.planner.x_f__mutmut_3",
+        "toolkit.data.matrix.x_g__mutmut_1", "toolkit.data.matrix.x_g__mutmut_7",
+        "toolkit.plan.planner.x_f__mutmut_4"}
+    assert m.equivalents("# no such section\n- `toolkit.plan.a.x_f__mutmut_1`\n") == set()
+    codes: dict[str, int | None] = {f"toolkit.plan.planner.x_f__mutmut_{i}": c
+                                    for i, c in [(1, 1), (2, 0), (3, 33), (4, 1), (5, 0), (6, 1), (9, 0)]}
+    _meta(tmp_path, "toolkit.plan.planner", codes)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "equivalent-mutants.md").write_text(EQUIV_DOC)
+    monkeypatch.chdir(tmp_path)
+    s = FakeSession()
+    m.mutants(s, ["toolkit.plan", "--score-only"])
+    # 7 mutants: 2 and 3 equivalent (left out); 1, 4, 6 killed; 5 and 9 survive: 3 of 5
+    assert s.logs == [
+        "survived: toolkit.plan.planner.x_f__mutmut_5", "survived: toolkit.plan.planner.x_f__mutmut_9",
+        "killed, yet listed as equivalent in docs/equivalent-mutants.md: toolkit.plan.planner.x_f__mutmut_4",
+        "toolkit.plan: 3 killed of 5 (60.0%), 2 survived, 0 not covered by any test, 2 equivalent (left out)",
+    ]
+
+
+def test_unkilled_runs_again_only_the_drawn_mutants_not_killed(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    names = [f"toolkit.plan.planner.x_f__mutmut_{i}" for i in range(12)]
+    codes: dict[str, int | None] = dict.fromkeys(names)
+    _meta(tmp_path, "toolkit.plan.planner", codes)
+    drawn = m.draw(names, 6, 4)
+    # killed (1, 36), survived (0), not covered (33), not run (None), suspicious (99)
+    codes.update(zip(drawn, [1, 36, 0, 33, None, 99], strict=True))
+    _meta(tmp_path, "toolkit.plan.planner", codes)
+    monkeypatch.chdir(tmp_path)
+    s = FakeSession()
+    m.mutants(s, ["toolkit.plan", "--sample", "6", "--seed", "4", "--unkilled"])
+    _generate, run = s.ran
+    assert list(run[2:]) == drawn[2:]  # the four not killed, in the sample's order
+    assert "running the 4 of them no test has killed yet" in s.logs
+    with pytest.raises(SystemExit) as exit_:
+        m.mutants(FakeSession(), ["--unkilled"])
+    assert exit_.value.code == 2

@@ -11,14 +11,17 @@ pyproject.toml; it works in ``mutants/`` (git-ignored). For each mutant mutmut r
 unit tests that called the mutated function when it collected its stats, so a mutant costs
 seconds. The score counts a mutant as killed when a test failed, timed out or crashed on it;
 survivors and mutants no test covers are listed, each to become a test or a line in
-``docs/equivalent-mutants.md``.
+``docs/equivalent-mutants.md``; the mutants listed there (and not killed) are left out of the
+score, as equivalent mutants are (killed over the mutants that can be killed).
 
 ``--sample N --seed S`` first generates the mutants (nothing is run), then draws N of the
 generated names uniformly at random (without replacement: the N names whose hash with S is
 smallest, so the same N, S and sources give the same sample, and an edit changes only the
 draws of the mutants it changes) and runs only those. Its score is an estimate: printed with
 the sample size, the number of mutants it was drawn from and a 95% Wilson score interval.
-``--score-only --sample N --seed S`` reports the same sample's score again.
+``--score-only --sample N --seed S`` reports the same sample's score again, and
+``--unkilled --sample N --seed S`` runs again only its mutants no test has killed yet (after
+adding tests; mutants of functions edited since count as not run).
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ MODULE = re.compile(r"^toolkit\.(inspect|plan|data)(\.[a-z_][a-z0-9_]*)*$")
 SURVIVED, NO_TESTS = (0,), (5, 33)
 KILLED = (1, 3, 36, 24, -24, 152, 255, -11, -9, 37)
 NOT_RUN = (None, 2, 34)  # not checked yet, interrupted, skipped
+EQUIVALENTS = Path("docs/equivalent-mutants.md")  # mutants no input can tell apart, with why
 Z95 = 1.959963984540054  # the 0.975 quantile of the standard normal distribution
 
 GENERATE = ("from pathlib import Path; import sys; "
@@ -59,20 +63,26 @@ class Score:
     no_tests: list[str] = field(default_factory=list)
     suspicious: list[str] = field(default_factory=list)  # an exit code mutmut does not name
     not_run: list[str] = field(default_factory=list)
+    equivalent: list[str] = field(default_factory=list)  # documented: left out of the score
+    wrongly_equivalent: list[str] = field(default_factory=list)  # documented, yet a test kills it
 
     @property
     def total(self) -> int:
         return self.killed + len(self.survived) + len(self.no_tests) + len(self.suspicious)
 
-    def add(self, key: str, code: int | None) -> None:
+    def add(self, key: str, code: int | None, equivalent: bool = False) -> None:
         if code in NOT_RUN:
             self.not_run.append(key)
+        elif code in SURVIVED + NO_TESTS and equivalent:
+            self.equivalent.append(key)
         elif code in SURVIVED:
             self.survived.append(key)
         elif code in NO_TESTS:
             self.no_tests.append(key)
         elif code in KILLED:
             self.killed += 1
+            if equivalent:
+                self.wrongly_equivalent.append(key)
         else:
             self.suspicious.append(key)
 
@@ -86,6 +96,8 @@ class Score:
             head += (f" in a sample of {self.total} of {drawn_from} mutants, "
                      f"95% interval {100 * lo:.1f}-{100 * hi:.1f}%")
         tail = f", {len(self.survived)} survived, {len(self.no_tests)} not covered by any test"
+        if self.equivalent:
+            tail += f", {len(self.equivalent)} equivalent (left out)"
         if self.suspicious:
             tail += f", {len(self.suspicious)} suspicious"
         if self.not_run:
@@ -129,6 +141,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--sample", type=int, default=None, metavar="N",
                    help="run N mutants drawn uniformly at random; the score gets a 95%% interval")
     p.add_argument("--seed", type=int, default=0, help="the seed of --sample (default 0)")
+    p.add_argument("--unkilled", action="store_true",
+                   help="with --sample: run only the drawn mutants no test has killed yet "
+                        "(survived, not covered, not run, changed since): after adding tests")
     return p
 
 
@@ -155,14 +170,41 @@ def generated(root: Path, modules: Sequence[str] = PACKAGES) -> dict[str, dict[s
     return out
 
 
-def score(root: Path, modules: Sequence[str] = PACKAGES, only: Iterable[str] | None = None) -> Score:
-    """The score of the mutants of ``modules`` in ``mutants/`` (of those in ``only``, if given)."""
+_NAME = re.compile(r"`(toolkit\.[^`\s]+__mutmut_)(\d+)`|`_(\d+)`")
+
+
+def equivalents(text: str) -> set[str]:
+    """The mutants ``docs/equivalent-mutants.md`` lists as equivalent: in its "Equivalent
+    mutants" section, every full name in backquotes (``toolkit.…__mutmut_N``) and every
+    ``_N`` after one in the same list item (that function's mutant N). Names cited in a
+    reason are written without the ``toolkit.`` prefix, so they do not count."""
+    parts = re.split(r"^## Equivalent mutants[^\n]*$", text, maxsplit=1, flags=re.M)
+    if len(parts) < 2:
+        return set()
+    body = re.split(r"^## ", parts[1], maxsplit=1, flags=re.M)[0]
+    out: set[str] = set()
+    for item in re.split(r"\n(?=- )", body):
+        prefix = None
+        for m in _NAME.finditer(item):
+            if m.group(1):
+                prefix = m.group(1)
+                out.add(prefix + m.group(2))
+            elif prefix is not None:
+                out.add(prefix + m.group(3))
+    return out
+
+
+def score(root: Path, modules: Sequence[str] = PACKAGES, only: Iterable[str] | None = None,
+          equivalent: frozenset[str] | set[str] = frozenset()) -> Score:
+    """The score of the mutants of ``modules`` in ``mutants/`` (of those in ``only``, if given);
+    the ``equivalent`` ones that no test kills are left out of it (the usual mutation score:
+    killed over the mutants that can be killed)."""
     keep = set(only) if only is not None else None
     out = Score()
     for codes in generated(root, modules).values():
         for key, code in codes.items():
             if keep is None or key in keep:
-                out.add(key, code)
+                out.add(key, code, key in equivalent)
     return out
 
 
@@ -195,6 +237,9 @@ def _validate(args: argparse.Namespace) -> list[str]:
                              "or toolkit.data, e.g. toolkit.inspect.readers.policy")
     if args.sample is not None and args.sample < 1:
         raise UsageError(f"bad --sample {args.sample}: give a number of mutants of at least 1")
+    if args.unkilled and args.sample is None:
+        raise UsageError("--unkilled goes with --sample N (the drawn mutants not killed yet); "
+                         "without a sample, a plain run already skips the mutants decided before")
     if args.max_children is not None and args.max_children < 1:
         raise UsageError(f"bad --max-children {args.max_children}: give at least 1")
     return list(args.modules) or list(PACKAGES)
@@ -222,25 +267,34 @@ def _body(session: Any, posargs: Sequence[str]) -> None:
                              "run without --score-only first")
         chosen = draw(names, args.sample, args.seed)
         session.log(f"sample: {len(chosen)} of {len(names)} mutants, seed {args.seed}")
-        if not args.score_only:
-            session.run(str(exe), "run", *extra, *chosen)
+        todo = chosen
+        if args.unkilled:  # after new tests: what a test killed stays killed
+            codes = {k: c for cs in generated(root, modules).values() for k, c in cs.items()}
+            todo = [k for k in chosen if codes.get(k) not in KILLED]
+            session.log(f"running the {len(todo)} of them no test has killed yet")
+        if not args.score_only and todo:
+            session.run(str(exe), "run", *extra, *todo)
     elif not args.score_only:
         session.run(str(exe), "run", *extra, *[f"{m}.*" for m in modules])
     _report(session, root, modules, chosen)
 
 
 def _report(session: Any, root: Path, modules: Sequence[str], chosen: list[str] | None) -> None:
-    total = score(root, modules, chosen)
+    docs = root / EQUIVALENTS
+    equivalent = equivalents(docs.read_text(encoding="utf-8")) if docs.is_file() else set()
+    total = score(root, modules, chosen, equivalent)
     for key in total.survived:
         session.log(f"survived: {key}")
     for key in total.no_tests:
         session.log(f"no test covers: {key}")
     for key in total.suspicious:
         session.log(f"suspicious: {key}")
+    for key in total.wrongly_equivalent:
+        session.log(f"killed, yet listed as equivalent in {EQUIVALENTS}: {key}")
     parts = [p for p in PACKAGES if any(_inside(m, [p]) for m in modules)]
     for label in [*parts, "overall"] if len(parts) > 1 else parts:
         scope = modules if label == "overall" else [m for m in modules if _inside(m, [label])]
-        s = score(root, scope, chosen)
+        s = score(root, scope, chosen, equivalent)
         drawn = None
         if chosen is not None:
             drawn = sum(len(c) for c in generated(root, scope).values())

@@ -29,6 +29,7 @@ from toolkit.inspect.readers.inflate import name_batches, pack_bytes, pack_pairs
 ELF_MAGIC = b"\x7fELF"
 EM_AMDGPU = 224
 SHT_DYNAMIC, SHT_NOBITS, SHT_DYNSYM = 6, 8, 11
+SHN_XINDEX = 0xFFFF  # e_shstrndx escape: the real index is in section 0 (gABI)
 SHT_VERDEF, SHT_VERNEED, SHT_VERSYM = 0x6FFFFFFD, 0x6FFFFFFE, 0x6FFFFFFF
 # tables and unwind data the loader or the linker reads; never GPU code
 NOT_SCANNED = frozenset({0, 2, 3, 4, 5, 6, 8, 9, 11, 17, 18, 19, 0x6FFFFFF6, 0x70000001,
@@ -201,24 +202,16 @@ def parse_header(img: Image) -> Header:
         raw = struct.unpack(e + "HHIIIIIHHHHHH", img.view(16, 36, "ELF header"))
     etype, machine, _ver, _entry, phoff, shoff, flags, _eh, phes, phnum, shes, shnum, shstr = raw
     hdr = Header(
-        elf_class=64 if cls == 2 else 32,
-        little=data == 1,
-        osabi=ident[7],
-        abiversion=ident[8],
-        type=etype,
-        machine=machine,
-        flags=flags,
-        phoff=phoff,
-        shoff=shoff,
-        phentsize=phes,
-        phnum=phnum,
-        shentsize=shes,
-        shnum=shnum,
-        shstrndx=shstr,
+        elf_class=64 if cls == 2 else 32, little=data == 1, osabi=ident[7], abiversion=ident[8],
+        type=etype, machine=machine, flags=flags, phoff=phoff, shoff=shoff, phentsize=phes,
+        phnum=phnum, shentsize=shes, shnum=shnum, shstrndx=shstr,
     )
-    if hdr.shoff and hdr.shnum == 0:  # extended numbering: the count sits in section 0
-        first = _section_header(img, hdr, 0)
-        hdr = Header(**{**hdr.__dict__, "shnum": first[4]})
+    if hdr.shoff and (hdr.shnum == 0 or hdr.shstrndx == SHN_XINDEX):
+        # extended numbering (gABI, "Sections"): section 0's sh_size holds the section count,
+        # its sh_link the index of the section name table
+        sh0 = _section_header(img, hdr, 0)
+        strndx = sh0[6] if hdr.shstrndx == SHN_XINDEX else hdr.shstrndx
+        hdr = Header(**{**hdr.__dict__, "shnum": hdr.shnum or sh0[5], "shstrndx": strndx})
     return hdr
 
 

@@ -139,6 +139,10 @@ class Hits:
                     have += len(piece)
         self._prev = (off, chunk)
 
+    def holds(self, pos: int) -> bool:
+        """Whether the byte at ``pos`` was kept."""
+        return any(start <= pos < start + len(buf) for start, _, buf in self._held)
+
     def held_from(self, pos: int) -> bytes:
         """The bytes kept from ``pos`` on (to the end of its window), or nothing."""
         for start, _, buf in self._held:

@@ -44,7 +44,7 @@ HEAD_KEEP = 2 << 20  # bytes kept from the start of each ELF member while inflat
 # dynamic symbol tables beyond it are inflated again from the nearest checkpoint)
 HASH_QUEUE = 2  # inflated chunks waiting for the hashing thread
 TAIL_KEEP = 1 << 20  # bytes kept before the section header table (section names)
-POOL_MIN_BYTES = 24 << 20  # compressed bytes worth a process pool
+POOL_MIN_BYTES = 24 << 20  # a wheel of at least this many compressed bytes gets a process pool
 BATCH_BYTES = 4 << 20  # compressed bytes of small members handed to a worker at once
 SMALL_BYTES = 1 << 20  # compressed bytes up to which a member is read and inflated in one go
 THREAD_HASH_BYTES = 64 << 20  # members this large are hashed in a second thread
@@ -271,7 +271,7 @@ def _parse(reader: MemberReader, img: Image, pack: bool, hits: Hits | None = Non
         if hits is None:
             return Ranged(inflated, a, b, SEEK_MIN)
         return Ranged(lambda x, y: _kept_or_inflated(hits, inflated, x, y), a, b, SEEK_MIN,
-                      cheap=lambda at: bool(hits.held_from(at)))
+                      cheap=hits.holds)
 
     _scan_gpu(elf, chunks, hits)
     return elf

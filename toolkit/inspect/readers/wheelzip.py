@@ -158,27 +158,22 @@ class WheelZip:
     def pread(self, n: int, offset: int) -> bytes:
         return os.pread(self._fd(), n, offset)
 
-    def stream(self, info: zipfile.ZipInfo, chunk: int = CHUNK, stop: int | None = None) -> Iterator[bytes]:
-        """Inflate a member chunk by chunk, never past its declared size.
-
-        Reading to the end verifies the CRC and the size; ``stop`` ends early (no CRC check).
-        Problems raise ``MemberError``.
+    def stream(self, info: zipfile.ZipInfo, chunk: int = CHUNK) -> Iterator[bytes]:
+        """Inflate a member chunk by chunk, never past its declared size; the CRC and the size
+        are verified at the end. Problems raise ``MemberError``.
         """
         why = self.bomb_check(info)
         if why:
             raise MemberError(why)
-        total, limit = 0, info.file_size if stop is None else min(stop, info.file_size)
+        total = 0
         try:
             with self.zf.open(info) as f:
-                while total < limit or stop is None:
-                    data = f.read(chunk if stop is None else min(chunk, limit - total))
-                    if not data:
-                        break
+                while data := f.read(chunk):
                     total += len(data)
                     yield data
         except _READ_ERRORS as err:
             raise MemberError(f"{info.filename}: corrupt or truncated archive member ({err})") from err
-        if stop is None and total != info.file_size:
+        if total != info.file_size:
             raise MemberError(f"{info.filename}: inflated to {total} bytes, {info.file_size} declared")
 
     def read_small(self, info: zipfile.ZipInfo) -> bytes:

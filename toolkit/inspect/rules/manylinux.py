@@ -63,7 +63,8 @@ def claimed_policy(tags: Iterable[str]) -> tuple[Policy | None, list[Finding]]:
 
 
 def platform_tag_findings(res: WheelResult) -> list[Finding]:
-    """Native code in a ``-any`` wheel (error); a platform tag without native code (warning)."""
+    """Native code in a ``-any`` wheel (error); a platform tag without native code (warning).
+    Libraries that cannot be read count as neither."""
     if not res.tags:
         return []
     native = [lr for lr in res.libraries if lr.kind not in ("unreadable", "gpu-code-object")]
@@ -72,7 +73,9 @@ def platform_tag_findings(res: WheelResult) -> list[Finding]:
     if platforms == {"any"} and native:
         msg = f"native code ({native[0].path}) in a wheel tagged {', '.join(res.tags)}"
         out.append(Finding("platform-tag", "error", None, msg, cause="native code in a -any wheel"))
-    if "any" not in platforms and not native:
+    # a library that cannot be read may be native code or not: no "no native code" claim
+    unknown = any(lr.kind == "unreadable" for lr in res.libraries)
+    if "any" not in platforms and not native and not unknown:
         what = "no host code (only GPU code objects)" if res.libraries else "no native code"
         msg = (
             f"{what}, yet tagged {', '.join(sorted(platforms))}: a redundant "

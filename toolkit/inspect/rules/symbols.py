@@ -140,16 +140,6 @@ def undefined_symbols(
     return [(n, v) for n, v in todo if n in open_names and not any(defines(d, n, v) for d in providers)]
 
 
-def required_candidates(libs: Iterable[Lib], symbols: Sequence[str]) -> set[str]:
-    """Defined names that may be one of the required ``symbols`` (cheap byte prefilter)."""
-    out: set[str] = set()
-    for lib in libs:
-        if lib.info is not None:
-            for names in lib.info.defined_batches():
-                out |= _candidates(names, symbols)
-    return out
-
-
 def _candidates(names: Iterable[bytes], symbols: Sequence[str]) -> set[str]:
     if not symbols:
         return set()
