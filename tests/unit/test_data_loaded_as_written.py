@@ -68,3 +68,25 @@ def test_a_data_file_past_its_cap_or_not_a_file_is_named_as_a_data_file(data_cop
     with pytest.raises(DataError) as err:
         load_matrix(data_copy)
     assert str(err.value) == f"data file {rocm}: not a regular file (a folder)"
+
+
+def test_schema_messages_name_the_place_and_what_is_allowed() -> None:
+    from toolkit.data.schema import Flag, Ref, Table, Text, check
+
+    file = Path("x.toml")
+    spec = Table({"kind": Text(choices=Ref("kinds"), note="the kinds of y.toml"), "on": Flag()},
+                 optional=("on",))
+    cases = [
+        ([1], spec, {"kinds": ["a"]}, "x.toml: (top level): must be a table, got array [1]"),
+        # a closed set with nothing in it yet says so, and why its values are these
+        ({"kind": "a"}, spec, {"kinds": []},
+         "x.toml: kind: 'a' is not allowed; valid: (none) (the kinds of y.toml)"),
+        # a long value is cut to 57 characters of its repr and "..."
+        ({"kind": "a", "on": "y" * 100}, spec, {"kinds": ["a"]},
+         f"x.toml: on: must be true or false, got string {repr('y' * 100)[:57]}..."),
+    ]
+    for doc, sp, refs, message in cases:
+        with pytest.raises(DataError) as err:
+            check(sp, doc, file, refs)
+        assert str(err.value) == message
+    assert len(repr("y" * 100)[:57] + "...") == 60  # the same width as any shorter value shown
