@@ -255,6 +255,15 @@ def test_default_family_without_runner_is_a_data_error(data_copy: Path) -> None:
     msg = _ci_error(data_copy, 'gfx = "gfx942"\nfamilies = ["gfx94X-dcgpu"]',
                     'gfx = "gfx1010"\nfamilies = ["gfx101X-dgpu"]')
     assert "default family 'gfx94X-dcgpu' has no test runner class" in msg
+    # the first release (rocm.toml's order) left without one, and the families that have one
+    import tomllib
+
+    runners = tomllib.loads((data_copy / "ci.toml").read_text())["runners"]["test"]
+    with_one = sorted(f for r in runners.values() for f in r["families"])
+    releases = tomllib.loads((data_copy / "rocm.toml").read_text())["releases"]
+    first = next(v for v, r in releases.items() if r["default_family"] not in with_one)
+    assert msg == (f"{data_copy / 'ci.toml'}: runners.test: ROCm {first}'s default family "
+                   f"'gfx94X-dcgpu' has no test runner class; families with one: {', '.join(with_one)}")
 
 
 def test_ci_toml_missing_and_skipped_by_matrix_loader(data_copy: Path) -> None:

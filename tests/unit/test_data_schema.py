@@ -214,7 +214,7 @@ BROKEN = [
     ("rocm.toml", 'layout = "per-family", legacy = true,', 'layout = "per-family",',
      'releases."7.0".sdk.legacy', "TheRock's per-family releases are legacy"),
     ("gpus.toml", 'extra_targets = ["gfx1013"]', 'extra_targets = ["gfx1013", "gfx942"]',
-     'eras."rocm-6".extra_targets', "gfx942 also in targets"),
+     'eras."rocm-6".extra_targets', "gfx942 also in targets (extra targets are the ones no family lists)"),
     ("ci.toml", 'build = "linux-x86_64-cpu"', "build = true", "runners.build",
      "must be a non-empty string, got boolean True"),
 ]
