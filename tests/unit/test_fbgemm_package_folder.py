@@ -39,3 +39,24 @@ def test_the_package_folder_is_named_in_normal_form(subdir: str, folder: str) ->
     assert isinstance(install, Command) and install.cwd == pkg_dir
     req = install.argv[install.argv.index("-r") + 1]
     assert req == os.path.join(pkg_dir, "requirements.txt") == os.path.normpath(req)
+
+
+def test_the_submodules_fbgemm_gpu_toml_names_are_fetched_or_asked_of_a_checkout() -> None:
+    import tomllib
+
+    from toolkit.data.matrix import data_dir
+
+    m = load_matrix()
+    build = m.build("fbgemm_gpu-1.3.0-cp312-rocm6.4")
+    raw = next(v for v in tomllib.loads((data_dir() / "fbgemm_gpu.toml").read_text())["versions"]
+               if v["version"] == "1.3.0")
+    paths = ", ".join(raw["submodules"])
+    host = HostFacts(cores=16, mem_available_gib=64.0)
+    own = plan(m, build, Options(gfx=("gfx90a",), source="/src/FBGEMM"), host, LAYOUT)
+    assert own.step("get-sources").description == (
+        f"use the contributor's checkout /src/FBGEMM (copied, never modified; it must hold its "
+        f"submodules: {paths})")
+    fetched = plan(m, build, Options(gfx=("gfx90a",)), host, LAYOUT)
+    assert fetched.step("get-submodules").description == (
+        f"the submodules the build needs ({paths}) at the commits {raw['ref']} records, each from a "
+        "cached mirror")

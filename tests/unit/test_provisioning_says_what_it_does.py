@@ -93,9 +93,12 @@ def test_the_environment_check_reads_the_lock_the_installs_read() -> None:
 
 
 # ROCm/apex@215398d00 (release/1.7.0) setup.py defines check_rocm_torch_binary_vs_bare_metal
-# and raises on a mismatch (so does @6596002f9, release/1.6.0); @102ee921a (release/1.8.0) no
+# and raises on a mismatch naming torch.version.hip; @6596002f9 (release/1.6.0) raises naming
+# torch.version.cuda ("compiled with Cuda None" on ROCm); @102ee921a (release/1.8.0) no
 # longer has it
 @pytest.mark.parametrize(("bid", "why"), [
+    ("apex-1.6.0-cp312-rocm6.1",
+     "apex refuses to build otherwise, blaming 'Cuda None' (setup.py check_rocm_torch_binary_vs_bare_metal)"),
     ("apex-1.7.0-cp312-rocm6.4",
      "apex refuses to build otherwise (setup.py check_rocm_torch_binary_vs_bare_metal)"),
     ("apex-1.8.0-cp312-rocm6.4", "apex 1.8 no longer checks: a mismatch would build against the wrong HIP"),
@@ -105,6 +108,14 @@ def test_the_hip_preflight_says_why_it_runs(bid: str, why: str) -> None:
     p = plan(m, m.build(bid), Options(gfx=("gfx90a",)), HOST, LAYOUT)
     assert p.step("preflight").description == (
         f"hipcc major.minor must equal torch.version.hip major.minor ({why})")
+    # the command is the toolkit's own: its parser reads it, with the SDK's hipcc and the env's Python
+    from toolkit.cli.main import build_parser
+
+    argv = p.step("preflight").argv  # type: ignore[attr-defined]
+    assert argv[1:3] == ("-m", "toolkit")
+    args = build_parser().parse_args(list(argv[3:]))
+    assert (args.command, args.check, args.hipcc, args.python) == (
+        "preflight", "hip-match", "/opt/rocm/bin/hipcc", str(LAYOUT.env_python(p.build)))
 
 
 def test_a_family_is_chosen_by_processor_and_an_unknown_one_named_with_the_valid_ones() -> None:
