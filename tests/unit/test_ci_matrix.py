@@ -143,6 +143,11 @@ def test_families_multiply_the_builds(capsys: pytest.CaptureFixture[str]) -> Non
     assert len(gfx90a) == n
     assert {(e["gfx"], e["test_runner"], e["test_gfx"]) for e in gfx90a} == {
         ("gfx90a", "linux-mi250-gpu", "gfx90a")}
+    # a family named twice, spaces, ";" and an empty item: the same families, each once (an
+    # artifact name is unique in a workflow run: upload-artifact refuses a second one)
+    again = github(capsys, "--trigger", "workflow_dispatch", "--families", " gfx90a;gfx94X-dcgpu,,gfx90a, ",
+                   "--package", "fbgemm_gpu")
+    assert again == entries and len({e["artifact"] for e in again}) == len(again)
 
 
 def test_filters_narrow_the_ci_matrix(capsys: pytest.CaptureFixture[str]) -> None:
@@ -250,6 +255,15 @@ def test_default_family_without_runner_is_a_data_error(data_copy: Path) -> None:
     msg = _ci_error(data_copy, 'gfx = "gfx942"\nfamilies = ["gfx94X-dcgpu"]',
                     'gfx = "gfx1010"\nfamilies = ["gfx101X-dgpu"]')
     assert "default family 'gfx94X-dcgpu' has no test runner class" in msg
+    # the first release (rocm.toml's order) left without one, and the families that have one
+    import tomllib
+
+    runners = tomllib.loads((data_copy / "ci.toml").read_text())["runners"]["test"]
+    with_one = sorted(f for r in runners.values() for f in r["families"])
+    releases = tomllib.loads((data_copy / "rocm.toml").read_text())["releases"]
+    first = next(v for v, r in releases.items() if r["default_family"] not in with_one)
+    assert msg == (f"{data_copy / 'ci.toml'}: runners.test: ROCm {first}'s default family "
+                   f"'gfx94X-dcgpu' has no test runner class; families with one: {', '.join(with_one)}")
 
 
 def test_ci_toml_missing_and_skipped_by_matrix_loader(data_copy: Path) -> None:
@@ -258,3 +272,20 @@ def test_ci_toml_missing_and_skipped_by_matrix_loader(data_copy: Path) -> None:
     (data_copy / "ci.toml").unlink()
     with pytest.raises(DataError, match="ci.toml: missing data file"):
         load_ci(matrix)
+
+
+def test_every_trigger_rule_reads_as_a_value_ci_toml_allows() -> None:
+    """A rule without ``versions`` is every version: ci.toml says "all" is the default."""
+    import tomllib
+
+    from toolkit.data.specs import CI
+
+    matrix = load_matrix()
+    config = load_ci(matrix)
+    raw = tomllib.loads((matrix.source / "ci.toml").read_text())["triggers"]
+    rule_spec = CI.fields["triggers"].value  # type: ignore[attr-defined]
+    assert any("versions" not in r for r in raw.values())  # push, schedule, ... leave it out
+    for event, rule in config.triggers.items():
+        for key in ("python", "families", "versions"):
+            assert getattr(rule, key) in rule_spec.fields[key].choices, (event, key)
+        assert rule.versions == raw[event].get("versions", "all"), event

@@ -199,6 +199,9 @@ BROKEN = [
     ("rocm.toml", 'index = "therock-nightly", spec = "rocm',
      'index = "therock-nightly", index_url = "https://x.example/", spec = "rocm',
      'releases."7.0".sdk', "needs exactly one of index, index_url (index and index_url given)"),
+    ("rocm.toml", 'legacy = true, index = "therock-nightly", spec = "rocm[libraries,devel]>1.0,>=7.0.0a0',
+     'legacy = true, spec = "rocm[libraries,devel]>1.0,>=7.0.0a0',
+     'releases."7.0".sdk', "needs exactly one of index, index_url (none given)"),
     ("rocm.toml", 'kind = "amd", find_links = "https://repo.radeon.com/rocm/manylinux/rocm-rel-6.3/", ',
      'kind = "amd", ', 'releases."6.3".torch."2.6"',
      "needs at least one of find_links, index_url (none given)"),
@@ -211,7 +214,7 @@ BROKEN = [
     ("rocm.toml", 'layout = "per-family", legacy = true,', 'layout = "per-family",',
      'releases."7.0".sdk.legacy', "TheRock's per-family releases are legacy"),
     ("gpus.toml", 'extra_targets = ["gfx1013"]', 'extra_targets = ["gfx1013", "gfx942"]',
-     'eras."rocm-6".extra_targets', "gfx942 also in targets"),
+     'eras."rocm-6".extra_targets', "gfx942 also in targets (extra targets are the ones no family lists)"),
     ("ci.toml", 'build = "linux-x86_64-cpu"', "build = true", "runners.build",
      "must be a non-empty string, got boolean True"),
 ]

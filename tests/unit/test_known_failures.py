@@ -200,23 +200,26 @@ MALFORMED = {
                     'failures."apex-demo".colour: unknown key'),
     "matches nothing": (ENTRY.replace('versions = ">=1.8,<1.9"', 'versions = ">=9"'),
                         'failures."apex-demo": its selector (apex >=9, ROCm ==7.0, Python 3.12) '
-                        "matches no build of the matrix"),
+                        "matches no build of the matrix; `invoke matrix --format json` lists them"),
     "no evidence": (ENTRY.replace('evidence = "ROCm/TheRock#3413"\n', ""),
                     'failures."apex-demo".evidence: missing'),
     "evidence not a reference": (ENTRY.replace('"ROCm/TheRock#3413"', '"an issue somewhere"'),
-                                 "is not owner/repo#ISSUE or owner/repo@COMMIT FILE"),
-    "bad range": (ENTRY.replace('">=1.8,<1.9"', '"newer than 1.8"'), "is not a version range"),
+                                 "has evidence 'an issue somewhere' that is not owner/repo#ISSUE or "
+                                 "owner/repo@COMMIT FILE (several: separated by '; ')"),
+    "bad range": (ENTRY.replace('">=1.8,<1.9"', '"newer than 1.8"'),
+                  "'newer than 1.8' is not a version range like >=1.4,<1.7 or ==7.0 (PEP 440 specifiers)"),
     "unknown package": (ENTRY.replace('package = "apex"', 'package = "nope"'),
                         "'nope' is not allowed; valid: apex, fbgemm_gpu"),
     "windows only": (ENTRY.replace('fails =', 'platform = "windows"\nfails ='),
                      "selects no build: the matrix builds linux wheels only"),
     "test without smoke": (ENTRY.replace('fails =', 'test = "test_x.py::test_y"\nfails ='),
-                           'valid only with fails = "smoke"'),
+                           'failures."apex-demo".test: names a smoke test; valid only with fails = "smoke"'),
     "unknown family": (ENTRY.replace('python = ["3.12"]', 'families = ["gfx999X"]'),
                        "'gfx999X' is not allowed"),
     "commit evidence without holds": (
         ENTRY.replace('"ROCm/TheRock#3413"', '"ROCm/apex@215398d0 setup.py"'),
-        'failures."apex-demo".holds: is missing: evidence owner/repo@COMMIT FILE needs `holds`'),
+        'failures."apex-demo".holds: is missing: evidence owner/repo@COMMIT FILE needs `holds`, a '
+        "regular expression of what FILE says (invoke upstream re-reads it)"),
     "holds not a regex": (
         ENTRY.replace('fails =', "holds = 'release[1.7'\nfails ="),
         "is not a regular expression"),
@@ -465,3 +468,16 @@ def test_smoke_level_entry_is_judged_by_its_test(body: str, smoke_failed: bool, 
     out = capsys.readouterr().out
     if want == "xpass":
         assert "known failure no longer fails: remove the entry apex-demo" in out
+
+
+def test_known_failures_are_retried_only_by_the_retrying_triggers() -> None:
+    from toolkit.core.errors import UsageError
+    from toolkit.data.ci import github_matrix, load_ci
+    from toolkit.data.matrix import load_matrix
+
+    matrix = load_matrix()
+    with pytest.raises(UsageError) as err:
+        github_matrix(matrix, load_ci(matrix), "push", include_known_failures=True)
+    assert err.value.message == (
+        "--include-known-failures applies to the triggers workflow_dispatch, schedule, not 'push': "
+        "CI selection stays positive on every other trigger")

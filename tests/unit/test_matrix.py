@@ -122,8 +122,25 @@ def test_pair_without_package_is_an_error() -> None:
 
 
 def test_unknown_build_id() -> None:
-    with pytest.raises(UsageError, match="unknown build id 'apex-9.9.9-cp312-rocm7.0'"):
-        load_matrix().build("apex-9.9.9-cp312-rocm7.0")
+    import shlex
+
+    from toolkit.cli.main import build_parser
+
+    m = load_matrix()
+    with pytest.raises(UsageError, match="unknown build id 'apex-9.9.9-cp312-rocm7.0'") as err:
+        m.build("apex-9.9.9-cp312-rocm7.0")
+    # up to 8 of the package's real ids, and "..." when it has more (apex has many more)
+    apex = [b.id for b in m.builds if b.package.name == "apex"]
+    assert len(apex) > 8
+    shown = err.value.message.split("; e.g. ")[1]
+    assert shown == ", ".join(apex[:8]) + " ..."
+    # the next step named is a command the CLI takes (invoke runs the same parser)
+    assert err.value.hint is not None and err.value.hint.startswith("invoke matrix")
+    args = build_parser().parse_args(shlex.split(err.value.hint.split(" lists ")[0])[1:])
+    assert args.command == "matrix" and args.format == "json"
+    with pytest.raises(UsageError) as err:
+        m.build("nope-1-cp312-rocm7.0")
+    assert "e.g." not in err.value.message  # no id of that package to show
 
 
 def test_matrix_is_frozen() -> None:
@@ -269,3 +286,39 @@ def test_table_says_why_a_system_install_or_amds_torch(capsys: pytest.CaptureFix
     lines = source_notes(load_matrix().select(rocm=["7.1", "7.0"]))
     assert any(line.startswith("ROCm 7.1: system install: TheRock never published") for line in lines)
     assert any(line.startswith("  torch 2.8: amd build: upstream published torch 2.8") for line in lines)
+
+
+def test_select_names_what_was_unknown_and_every_valid_value_in_order() -> None:
+    import tomllib
+    from packaging.version import Version
+
+    from toolkit.data.matrix import data_dir
+
+    m = load_matrix()
+    releases = list(tomllib.loads((data_dir() / "rocm.toml").read_text())["releases"])
+    by_version = sorted(releases, key=Version)  # PEP 440 order: 6.2 < 6.2.4 < 7.15 < 10.0
+    assert by_version != sorted(releases)  # "10.0" sorts before "6.0" as text
+    cases = {
+        "package": ({"packages": ["apex,nope"]}, "nope", sorted(m.packages)),
+        "ROCm version": ({"rocm": ["7.0", "5.7"]}, "5.7", by_version),
+    }
+    for what, (kwargs, value, valid) in cases.items():
+        with pytest.raises(UsageError) as err:
+            m.select(**kwargs)
+        assert err.value.message == f"unknown {what} '{value}'; valid: {', '.join(valid)}"
+    with pytest.raises(UsageError) as err:
+        m.select(python=["2.7"])
+    pythons = err.value.message.split("; valid: ")[1].split(", ")
+    assert err.value.message.startswith("unknown Python version '2.7'; valid: ")
+    assert pythons == sorted(pythons, key=lambda p: (Version(p.rstrip("t")), p.endswith("t")))
+    assert pythons.index("3.9") < pythons.index("3.10")  # by version, not as text
+    # a version no build has: the versions of the packages asked for, nothing else
+    with pytest.raises(UsageError) as err:
+        m.select(packages=["fbgemm_gpu"], versions=["9.9.9", "9.9.8"])
+    fbgemm = sorted(v["version"] for v in tomllib.loads(
+        (data_dir() / "fbgemm_gpu.toml").read_text())["versions"])
+    assert err.value.message == f"unknown package version '9.9.9,9.9.8'; valid: {', '.join(fbgemm)}"
+    # patterns match whole build ids, shell-style (fnmatch), case-sensitively
+    ids = {b.id for b in m.select(patterns=["apex-1.8.0-cp31[23]-rocm7.0"])}
+    assert ids == {"apex-1.8.0-cp312-rocm7.0", "apex-1.8.0-cp313-rocm7.0"}
+    assert m.select(patterns=["APEX-*"]) == []

@@ -232,6 +232,9 @@ versions = ">=1.8,<1.9"
 rocm = "==7.0"
 torch = ">=2.0"
 python = ["3.12"]
+families = ["gfx94X-dcgpu"]
+gfx = ["gfx90a"]
+platform = "linux"
 fails = "build-wheel"
 reason = "a demo entry for the tests"
 evidence = "ROCm/TheRock#3413"
@@ -256,6 +259,8 @@ def test_a_known_failure_as_json_keeps_the_data_files_field_names(
     out = e.as_json()
     # every field the TOML entry sets comes out under its own name, with its value
     assert {k: out[k] for k in raw} == raw
+    # and the targets they select: gpus.toml's gfx94X-dcgpu is gfx942 alone, then the gfx ids
+    assert out["targets"] == ["gfx942", "gfx90a"]
     rows = dict(e.explain())
     assert rows["re-try"].startswith("--include-known-failures") and rows["reason"] == raw["reason"]
 

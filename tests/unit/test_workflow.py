@@ -291,8 +291,19 @@ def test_build_job_indexes_the_wheels_and_uploads_the_page(wf: dict[str, Any]) -
 
 
 @pytest.mark.parametrize("trigger", ["pull_request", "schedule"])
-def test_build_command_is_a_real_session_and_options(wf: dict[str, Any], trigger: str) -> None:
-    """The nox command, filled in for every entry: the session exists, its options parse."""
+def test_build_command_is_a_real_session_and_options(wf: dict[str, Any], trigger: str,
+                                                     monkeypatch: pytest.MonkeyPatch,
+                                                     tmp_path: Path) -> None:
+    """The nox command, filled in for every entry: the session exists, its options parse,
+    and they plan the entry's build."""
+    from toolkit.cli.commands.plan import options_from
+    from toolkit.env.host import HostFacts
+    from toolkit.plan.layout import Layout
+    from toolkit.plan.planner import plan
+
+    for var in ("TOOLKIT_ROCM_FROM", "TOOLKIT_ROCM_INDEX_URL", "TOOLKIT_ROCM_FAMILY"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.chdir(tmp_path)  # no locks/ here
     run = _step(wf, "build", "nox ")["run"]
     step = _step(wf, "build", "nox ")
     assert "${{" not in run
@@ -307,6 +318,13 @@ def test_build_command_is_a_real_session_and_options(wf: dict[str, Any], trigger
         assert args.family == entry["sdk_family"]  # only a per-family SDK index takes one
         builds = load_matrix().pair_builds(entry["python"], entry["rocm"], args.package)
         assert entry["id"] in {b.id for b in builds}
+        # the session's own options plan the entry's build for the entry's family (a family
+        # given for a multi-arch index is refused, one for a system install would be ignored)
+        matrix, opts = options_from(args)
+        build = next(b for b in builds if b.id == entry["id"])
+        planned = plan(matrix, build, opts, HostFacts(), Layout(Path("/w"), Path("/c")))  # type: ignore[arg-type]
+        assert planned.family == (entry["sdk_family"] or None), entry["id"]
+        assert list(planned.targets) == entry["gfx"].split(","), entry["id"]
 
 
 def test_sessions_in_the_matrix_exist_in_nox() -> None:

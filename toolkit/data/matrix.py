@@ -103,7 +103,10 @@ class PackageVersion:
         return ".".join(self.torch.split(".")[:2])
 
     def targets_for(self, rocm: str) -> tuple[str, ...]:
-        """The version's own default targets on ROCm ``rocm`` (empty: none recorded)."""
+        """The version's own default targets on ROCm ``rocm`` (empty: none recorded, or no
+        ROCm at all: the sample's CPU variant, ``cpu``)."""
+        if not rocm.split(".")[0].isdigit():
+            return ()
         major = int(rocm.split(".")[0])
         keys = sorted((int(k) for k in self.default_targets if int(k) <= major), reverse=True)
         return self.default_targets[str(keys[0])] if keys else ()
