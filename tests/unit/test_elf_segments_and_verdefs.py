@@ -181,3 +181,35 @@ def test_a_members_first_chunk_names_the_ranges_to_keep(path: Path) -> None:
     hits = members._start_hits(data[:4096], members.HITS_MIN)
     assert hits is not None and hits.ranges == readonly
     assert members._start_hits(b"\0" * 100, members.HITS_MIN) is None
+
+
+def _with_phdrs(elf_class: int, phdrs: list[tuple[int, int, int, int, int]], phentsize: int = 0) -> Image:
+    """An ELF header and program headers laid out from the gABI: (type, offset, vaddr, filesz,
+    flags) each, memsz twice filesz, the virtual addresses unlike the offsets."""
+    if elf_class == 64:
+        ent, ident = 56, b"\x7fELF" + bytes([2, 1, 1]) + bytes(9)
+        head = ident + struct.pack("<HHIQQQIHHHHHH", 3, 62, 1, 0, 64, 0, 0, 64, phentsize or ent,
+                                   len(phdrs), 64, 0, 0)
+        body = b"".join(struct.pack("<IIQQQQQQ", t, fl, off, va, va, fs, 2 * fs, 8)
+                        for t, off, va, fs, fl in phdrs)
+    else:
+        ent, ident = 32, b"\x7fELF" + bytes([1, 1, 1]) + bytes(9)
+        head = ident + struct.pack("<HHIIIIIHHHHHH", 3, 3, 1, 0, 52, 0, 0, 52, phentsize or ent,
+                                   len(phdrs), 40, 0, 0)
+        body = b"".join(struct.pack("<IIIIIIII", t, off, va, va, fs, 2 * fs, fl, 4)
+                        for t, off, va, fs, fl in phdrs)
+    return Image.whole(head + body)
+
+
+@pytest.mark.parametrize("elf_class", [32, 64])
+def test_hand_made_program_headers_give_file_ranges(elf_class: int) -> None:
+    big = (1 << 31) if elf_class == 32 else (1 << 63)  # unsigned fields (gABI)
+    img = _with_phdrs(elf_class, [(1, 0x100, 0x8100, 0x40, 5), (2, 0x200, 0xA200, 0x10, 6),
+                                  (1, big, 0x1000, 0x20, 4)])
+    hdr = parse_header(img)
+    assert segment_ranges(img, hdr, 1) == [(0x100, 0x140), (big, big + 0x20)]
+    assert segment_ranges(img, hdr, 1, without_flags=1) == [(big, big + 0x20)]  # PF_X = 1
+    assert segment_ranges(img, hdr, 2) == [(0x200, 0x210)]
+    assert segment_ranges(img, hdr, 2, without_flags=2) == []  # PF_W = 2
+    short = _with_phdrs(elf_class, [(1, 0x100, 0x8100, 0x40, 5)], phentsize=16)
+    assert segment_ranges(short, parse_header(short), 1) == []  # entries smaller than the format
