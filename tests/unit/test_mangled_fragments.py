@@ -64,3 +64,11 @@ def test_names_the_fallback_cannot_read_have_no_qualified_name(mangled: str) -> 
 def test_a_nested_name_with_its_end_is_read() -> None:
     assert qualified_name("_ZN3foo3barE") == "foo::bar"  # c++filt: foo::bar
     assert qualified_name("_ZN3Foo9BarBaz_42Ev") == "Foo::BarBaz_42"
+
+
+def test_qualifiers_plain_names_and_empty_names() -> None:
+    assert qualified_name("_ZNO3foo3barEv") == "foo::bar"  # c++filt: foo::bar() &&
+    assert qualified_name("_Z3foo") == "foo"  # c++filt: foo (a name ending the string)
+    assert qualified_name("_Z") is None and qualified_name("_ZNE") is None  # nothing named
+    # characters outside ASCII (never in a mangled name) are replaced, not fatal
+    assert qualified_name("_Z4f\u00e9xy") == "f?xy"
