@@ -140,3 +140,12 @@ def test_a_large_member_over_the_size_limit_is_not_inflated(tmp_path: Path) -> N
     assert res.error == (f"{MEMBER} declares {3 << 20} inflated bytes, over the 2 MiB limit "
                          "(--max-member-size): not inspected")
     assert res.digest is None and res.is_elf is False
+
+
+def test_a_range_before_the_last_one_starts_over(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    payload = random.Random(8).randbytes(200_000)
+    wz, reader = _reader(tmp_path, payload, monkeypatch)
+    with wz:
+        assert reader.read(150_000, 100) == payload[150_000:150_100]
+        assert reader.read(10, 100) == payload[10:110]  # behind the inflater: from a checkpoint
+        assert reader.read(149_990, 30) == payload[149_990:150_020]
