@@ -149,3 +149,46 @@ def test_a_range_before_the_last_one_starts_over(tmp_path: Path, monkeypatch: py
         assert reader.read(150_000, 100) == payload[150_000:150_100]
         assert reader.read(10, 100) == payload[10:110]  # behind the inflater: from a checkpoint
         assert reader.read(149_990, 30) == payload[149_990:150_020]
+
+
+def test_pieces_start_where_asked_and_are_never_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    payload = random.Random(4).randbytes(100_000)
+    wz, reader = _reader(tmp_path, payload, monkeypatch)
+    with wz:
+        bounds = [off for off, _ in MemberReader(wz, wz.zf.getinfo(MEMBER)).chunks(0, 100_000)]
+        assert len(bounds) > 3
+        for start in (bounds[1], bounds[2], bounds[1] + 1000):  # at chunk boundaries and inside one
+            reader = MemberReader(wz, wz.zf.getinfo(MEMBER))  # inflating again from the start
+            pieces = list(reader.chunks(start, start + 20_000))
+            assert pieces[0][0] == start and all(d for _, d in pieces)
+            assert b"".join(d for _, d in pieces) == payload[start : start + 20_000]
+
+
+def test_a_member_that_inflates_short_of_its_declared_size_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    payload = random.Random(2).randbytes(50_000)
+    whl = _blob_wheel(tmp_path, payload)
+    data = bytearray(whl.read_bytes())
+    with zipfile.ZipFile(whl) as zf:
+        info = zf.getinfo(MEMBER)
+    # the central directory's uncompressed size (APPNOTE 4.3.12, offset 24) says 60,000
+    cd = data.find(b"PK\x01\x02")
+    while cd >= 0:
+        name_len = int.from_bytes(data[cd + 28 : cd + 30], "little")
+        if data[cd + 46 : cd + 46 + name_len] == MEMBER.encode():
+            data[cd + 24 : cd + 28] = (60_000).to_bytes(4, "little")
+            break
+        cd = data.find(b"PK\x01\x02", cd + 4)
+    assert cd >= 0 and info.file_size == 50_000
+    whl.write_bytes(bytes(data))
+    monkeypatch.setattr(inflate, "CHUNK", 16 << 10)
+    with WheelZip.open(whl, Budget()) as wz:
+        reader = MemberReader(wz, wz.zf.getinfo(MEMBER))
+        assert reader.size == 60_000
+        with pytest.raises(wheelzip.MemberError) as err:
+            reader.read(40_000, 20_000)  # not from the start: no first pass
+    assert str(err.value) == (f"{MEMBER}: corrupt or truncated archive member (inflated to 50000 bytes, "
+                              "60000 declared)")
