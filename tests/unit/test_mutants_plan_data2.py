@@ -1,0 +1,91 @@
+"""Round 2 of the plan/data mutants (issue 19, part 8): whole functions pinned against a truth
+outside the code (ci.toml read with tomllib, hand-written values, the exact message a user
+reads)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from toolkit.core.errors import UsageError
+from toolkit.data.ci import github_json, load_ci
+from toolkit.data.known import KnownFailure
+from toolkit.data.matrix import load_matrix
+from toolkit.plan.recipes.generic import _recorded_rocm
+from toolkit.plan.sources import Sources
+
+CI_TOML = Path(__file__).resolve().parents[2] / "toolkit" / "data" / "ci.toml"
+
+
+def test_every_family_of_a_test_class_runs_on_that_class_as_ci_toml_says() -> None:
+    raw = tomllib.loads(CI_TOML.read_text())["runners"]["test"]
+    config = load_ci(load_matrix())
+    families = sorted(f for cls in raw.values() for f in cls["families"])
+    assert config.families == families
+    for name, cls in raw.items():
+        for fam in cls["families"]:
+            runner = config.runner_for(fam)
+            assert (runner.name, runner.label, runner.gfx) == (name, cls["label"], cls["gfx"])
+            assert runner.families == tuple(cls["families"])
+
+
+def test_a_family_no_test_class_carries_is_refused_by_name_with_the_valid_ones() -> None:
+    config = load_ci(load_matrix())
+    with pytest.raises(UsageError) as err:
+        config.runner_for("gfx9000")
+    assert str(err.value) == ("unknown GPU family for CI 'gfx9000'; valid: "
+                              + ", ".join(config.families))
+    assert err.value.exit_code == 2
+
+
+def test_an_empty_github_matrix_is_refused_with_its_reason_and_where_to_look() -> None:
+    with pytest.raises(UsageError) as err:
+        github_json([])
+    assert str(err.value) == ("no build matches these filters; GitHub rejects an empty matrix"
+                              " (next: invoke matrix --format json lists every build)")
+
+
+def test_a_known_failures_json_names_every_field_as_the_toml_file_does() -> None:
+    entry = KnownFailure(
+        id="apex-smoke", package="apex", fails="smoke", reason="r", evidence="ROCm/apex@abc f",
+        versions=">=1.4", rocm="", torch="", python=("3.12",), families=("gfx90X-dcgpu",),
+        gfx=("gfx942",), targets=("gfx900", "gfx942"), test="test_runtime.py::test_x",
+        holds="")
+    assert entry.as_json() == {
+        "id": "apex-smoke", "package": "apex", "versions": ">=1.4", "rocm": None, "torch": None,
+        "python": ["3.12"], "families": ["gfx90X-dcgpu"], "gfx": ["gfx942"],
+        "targets": ["gfx900", "gfx942"], "platform": entry.platform, "fails": "smoke",
+        "test": "test_runtime.py::test_x", "reason": "r", "evidence": "ROCm/apex@abc f",
+        "holds": None}
+
+
+def test_sources_as_json_carries_every_input_of_the_lock() -> None:
+    src = Sources("system", None, None, None, None, ("/fl",), "torch==2.5.1",
+                  ("--index-url", "https://i"), system_version="6.4")
+    assert src.as_json() == {
+        "provider": "system", "layout": None, "family": None, "sdk_index": None,
+        "sdk_spec": None, "find_links": ["/fl"], "torch_spec": "torch==2.5.1",
+        "torch_args": ["--index-url", "https://i"], "system_version": "6.4"}
+    pinned = Sources("pip", "multi-arch", None, "https://sdk", "rocm[devel]", (), "torch", (),
+                     torch_pins=("rocm==7.0.0",))
+    assert pinned.as_json()["torch_pins"] == ["rocm==7.0.0"]
+    assert pinned.as_json()["system_version"] is None
+
+
+def test_a_recorded_generic_build_gets_back_the_system_rocm_or_the_cpu_variant() -> None:
+    rocm = _recorded_rocm({"build": {"rocm": "5.2", "python": "3.12"},
+                           "sdk": {"root": "/opt/rocm-5.2"}})
+    assert (rocm.version, rocm.sdk.provider, rocm.sdk.version) == ("5.2", "system", "5.2")
+    # no recorded root: the default system install
+    assert _recorded_rocm({"build": {"rocm": "5.2"}, "sdk": {}}).version == "5.2"
+    cpu = _recorded_rocm({"build": {"rocm": "cpu"}, "sdk": {}})
+    assert (cpu.version, cpu.sdk.provider) == ("cpu", "none")
+
+
+def test_a_recorded_session_build_with_torch_gets_the_matrix_release() -> None:
+    matrix = load_matrix()
+    version = sorted(matrix.rocm)[-1]
+    got = _recorded_rocm({"build": {"rocm": version, "torch": "2.9"}, "sdk": {}})
+    assert got == matrix.rocm[version]
