@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.core.errors import UsageError
+from toolkit.core.errors import DataError, UsageError
 from toolkit.data.ci import github_json, load_ci
 from toolkit.data.known import KnownFailure
 from toolkit.data.matrix import load_matrix
@@ -89,3 +89,18 @@ def test_a_recorded_session_build_with_torch_gets_the_matrix_release() -> None:
     version = sorted(matrix.rocm)[-1]
     got = _recorded_rocm({"build": {"rocm": version, "torch": "2.9"}, "sdk": {}})
     assert got == matrix.rocm[version]
+
+
+def test_served_families_on_a_system_sdk_are_refused_naming_where_they_are_valid(
+        data_copy: Path) -> None:
+    rocm = data_copy / "rocm.toml"
+    text = rocm.read_text()
+    head = '[releases."7.1"]\n'
+    assert head in text and 'provider = "system", version = "7.1.0"' in text
+    rocm.write_text(text + '\n[releases."7.1".families]\nevidence = "ROCm/TheRock@de9728b3d x"\n'
+                    'served."gfx94X-dcgpu" = ["gfx942"]\n')
+    with pytest.raises(DataError) as err:
+        load_matrix(data_copy)
+    assert str(err.value) == (
+        f'{rocm}: releases."7.1".families: lists the families of a per-family SDK index; '
+        'valid only with sdk.provider = "pip" and sdk.layout = "per-family"')
