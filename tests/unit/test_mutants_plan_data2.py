@@ -91,16 +91,21 @@ def test_a_recorded_session_build_with_torch_gets_the_matrix_release() -> None:
     assert got == matrix.rocm[version]
 
 
-def test_served_families_on_a_system_sdk_are_refused_naming_where_they_are_valid(
-        data_copy: Path) -> None:
+@pytest.mark.parametrize(("release", "sdk"), [
+    ("7.1", 'provider = "system", version = "7.1.0"'),  # not pip
+    ("7.13", 'provider = "pip", layout = "multi-arch", index = "therock-multi-arch", '
+             'spec = "rocm[libraries,devel]>1.0,>=7.13.0a0,<7.14"'),  # pip, not per-family
+])
+def test_served_families_outside_a_per_family_index_are_refused_naming_where_they_are_valid(
+        data_copy: Path, release: str, sdk: str) -> None:
     rocm = data_copy / "rocm.toml"
     text = rocm.read_text()
-    head = '[releases."7.1"]\n'
-    assert head in text and 'provider = "system", version = "7.1.0"' in text
-    rocm.write_text(text + '\n[releases."7.1".families]\nevidence = "ROCm/TheRock@de9728b3d x"\n'
-                    'served."gfx94X-dcgpu" = ["gfx942"]\n')
+    assert f'[releases."{release}"]\n' in text and sdk in text
+    assert f'[releases."{release}".families]' not in text
+    rocm.write_text(text + f'\n[releases."{release}".families]\n'
+                    'evidence = "ROCm/TheRock@de9728b3d x"\nserved."gfx94X-dcgpu" = ["gfx942"]\n')
     with pytest.raises(DataError) as err:
         load_matrix(data_copy)
     assert str(err.value) == (
-        f'{rocm}: releases."7.1".families: lists the families of a per-family SDK index; '
+        f'{rocm}: releases."{release}".families: lists the families of a per-family SDK index; '
         'valid only with sdk.provider = "pip" and sdk.layout = "per-family"')
