@@ -4,15 +4,21 @@ reads)."""
 
 from __future__ import annotations
 
-import tomllib
+import dataclasses
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from toolkit.core.errors import DataError, UsageError
+from toolkit.core.steps_more import ProvideLibrary
 from toolkit.data.ci import github_json, load_ci
 from toolkit.data.known import KnownFailure
-from toolkit.data.matrix import load_matrix
+from toolkit.data.matrix import Build, TbbSource, load_matrix
+from toolkit.env.host import HostFacts
+from toolkit.plan.layout import Layout
+from toolkit.plan.model import Options
+from toolkit.plan.planner import plan
 from toolkit.plan.recipes.generic import _recorded_rocm
 from toolkit.plan.sources import Sources
 
@@ -109,3 +115,42 @@ def test_served_families_outside_a_per_family_index_are_refused_naming_where_the
     assert str(err.value) == (
         f'{rocm}: releases."{release}".families: lists the families of a per-family SDK index; '
         'valid only with sdk.provider = "pip" and sdk.layout = "per-family"')
+
+
+LAYOUT = Layout(Path("/w"), Path("/c"))
+HOST = HostFacts(cores=16, mem_available_gib=64.0)
+
+
+def test_targets_outside_the_family_are_all_named_in_the_order_asked() -> None:
+    """ROCm 7.0's per-family index served gfx94X-dcgpu = gfx942 only (rocm.toml,
+    TheRock@de9728b3d):    gfx908 and gfx1100 are outside it, listed in the order --gfx gave them."""
+    m = load_matrix()
+    p = plan(m, m.build("apex-1.8.0-cp312-rocm7.0"),
+             Options(gfx=("gfx1100", "gfx942", "gfx908")), HOST, LAYOUT)
+    desc = p.step("install-rocm-sdk").description
+    assert ("(family gfx94X-dcgpu; its libraries do not serve gfx1100, gfx908, its compiler "
+            "builds for them)") in desc
+    inside = plan(m, m.build("apex-1.8.0-cp312-rocm7.0"), Options(gfx=("gfx942",)), HOST, LAYOUT)
+    assert "(family gfx94X-dcgpu)" in inside.step("install-rocm-sdk").description
+
+
+def test_a_system_tbb_is_looked_for_where_the_system_keeps_it_and_says_why() -> None:
+    """fbgemm_gpu's setup.py links -ltbb (fbgemm_gpu.toml's evidence): a system tbb is looked
+    for in the system's library and header folders, and a miss names that reason."""
+    m = load_matrix()
+    build = m.build("fbgemm_gpu-1.3.0-cp311-rocm6.3")
+    assert build.pkg_version.tbb is not None and build.pkg_version.tbb.provider == "pypi"
+    pv = dataclasses.replace(build.pkg_version, tbb=TbbSource("system", None))
+    system = Build(build.package, pv, build.python, build.rocm)
+    pypi_step = plan(m, build, Options(), HOST, LAYOUT).step("provide-tbb")
+    step = plan(m, system, Options(), HOST, LAYOUT).step("provide-tbb")
+    action = step.action
+    assert isinstance(action, ProvideLibrary) and isinstance(pypi_step.action, ProvideLibrary)
+    assert (action.install, action.source, action.name) == (None, "system", "tbb")
+    assert action.include_dirs == ("/usr/include",)
+    assert "/usr/lib/x86_64-linux-gnu" in action.lib_dirs  # Debian's multiarch folder
+    assert "-ltbb" in action.why and action.why == pypi_step.action.why
+    assert step.description == ("use the system's libtbb; fbgemm_gpu links -ltbb outside Nova "
+                                "(checked here, before the build)")
+    assert pypi_step.description.startswith(
+        "install tbb-devel==2022.2.0 (libtbb and its headers) into the build environment; ")
