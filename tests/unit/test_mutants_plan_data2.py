@@ -123,7 +123,7 @@ HOST = HostFacts(cores=16, mem_available_gib=64.0)
 
 def test_targets_outside_the_family_are_all_named_in_the_order_asked() -> None:
     """ROCm 7.0's per-family index served gfx94X-dcgpu = gfx942 only (rocm.toml,
-    TheRock@de9728b3d):    gfx908 and gfx1100 are outside it, listed in the order --gfx gave them."""
+    TheRock@de9728b3d): gfx908 and gfx1100 are outside it, listed in the order --gfx gave them."""
     m = load_matrix()
     p = plan(m, m.build("apex-1.8.0-cp312-rocm7.0"),
              Options(gfx=("gfx1100", "gfx942", "gfx908")), HOST, LAYOUT)
