@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
+from packaging.requirements import Requirement
 
 from toolkit.core.errors import DataError, UsageError
 from toolkit.core.steps_more import ProvideLibrary
@@ -19,7 +20,8 @@ from toolkit.env.host import HostFacts
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Options
 from toolkit.plan.planner import plan
-from toolkit.plan.recipes.generic import _recorded_rocm
+from toolkit.plan.provision import sources_for
+from toolkit.plan.recipes.generic import _recorded_rocm, generic_build
 from toolkit.plan.sources import Sources
 
 CI_TOML = Path(__file__).resolve().parents[2] / "toolkit" / "data" / "ci.toml"
@@ -154,3 +156,23 @@ def test_a_system_tbb_is_looked_for_where_the_system_keeps_it_and_says_why() -> 
                                 "(checked here, before the build)")
     assert pypi_step.description.startswith(
         "install tbb-devel==2022.2.0 (libtbb and its headers) into the build environment; ")
+
+
+def test_a_project_without_torch_gets_the_releases_sdk_requirement_or_none() -> None:
+    """A setuptools project that needs no torch still installs the SDK rocm.toml names for its
+    release (7.0: TheRock's per-family index, ``rocm[libraries,devel]>1.0,>=7.0.0a0,<7.1``);
+    from a system ROCm there is no SDK requirement at all, and no torch either."""
+    m = load_matrix()
+    raw = tomllib.loads((CI_TOML.parent / "rocm.toml").read_text())["releases"]
+    pip = generic_build("demo", "demo", "1.0", "/src", "3.12", m.rocm["7.0"])
+    src = sources_for(m, pip, Options(gfx=("gfx942",)))
+    assert (src.provider, src.layout, src.family) == ("pip", "per-family", "gfx94X-dcgpu")
+    assert src.sdk_spec == raw["7.0"]["sdk"]["spec"]
+    assert Requirement(src.sdk_spec).name == "rocm"
+    assert (src.torch_spec, src.torch_args, src.torch_pins, src.system_version) == ("", (), (), None)
+    system = generic_build("demo", "demo", "1.0", "/src", "3.12", m.rocm["7.1"])
+    sys_src = sources_for(m, system, Options(gfx=("gfx942",)))
+    assert (sys_src.provider, sys_src.sdk_spec, sys_src.sdk_index, sys_src.family) == (
+        "system", None, None, None)
+    assert sys_src.system_version == raw["7.1"]["sdk"]["version"]
+    assert "sdk_spec" in sys_src.as_json() and sys_src.as_json()["sdk_spec"] is None
