@@ -1,0 +1,63 @@
+"""What a user reads when an inspected wheel or file is wrong (survivors of the seed-4
+`nox -s mutants` sample, issue 19).
+
+The truths: zipfile (an archive may hold one name twice), PEP 376/427 RECORD (hash and size
+per member), a zero-byte file is no ELF (the ELF header is 52 or 64 bytes), and messages
+worked out by hand.
+"""
+
+from __future__ import annotations
+
+import warnings
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from toolkit.inspect.readers.errors import ElfError
+from toolkit.inspect.readers.members import load_file
+from toolkit.inspect.readers.resolver import Lib
+from toolkit.inspect.readers.wheelzip import Budget, WheelZip
+from toolkit.inspect.report import LibraryResult, WheelResult
+from toolkit.inspect.rules.record import Entry, record_findings
+from toolkit.inspect.rules.symbols import Unresolved, report_unresolved
+
+
+def test_a_record_size_mismatch_names_its_cause() -> None:
+    # PEP 376: RECORD gives each member's size; a member whose hash agrees but size does not
+    (f,) = record_findings({"b.py": Entry("sha256", "sha256=B", 3)}, {"b.py": ("sha256=B", 4)},
+                           set())
+    assert (f.check, f.severity, f.library, f.cause, f.message) == (
+        "record", "error", "b.py", "size differs from RECORD", "b.py: RECORD says 3 bytes, the member has 4")
+
+
+def test_a_duplicate_archive_entry_is_a_problem_of_that_member(tmp_path: Path) -> None:
+    path = tmp_path / "pkg-1.0-py3-none-any.whl"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns on the duplicate name, and writes it
+        with zipfile.ZipFile(path, "w") as zf:
+            zf.writestr("pkg/a.py", b"1")
+            zf.writestr("pkg/a.py", b"2")
+    assert [i.filename for i in zipfile.ZipFile(path).infolist()] == ["pkg/a.py", "pkg/a.py"]
+    with WheelZip.open(path, Budget()) as wz:
+        assert [(p.member, p.message) for p in wz.problems] == [
+            ("pkg/a.py", "duplicate archive entry 'pkg/a.py'")]
+
+
+def test_an_empty_file_is_named_as_such(tmp_path: Path) -> None:
+    empty = tmp_path / "libempty.so"
+    empty.write_bytes(b"")
+    with pytest.raises(ElfError) as err:
+        load_file(empty)
+    assert str(err.value) == "empty file"
+
+
+def test_a_symbol_version_no_loaded_library_names_falls_back_to_the_providers() -> None:
+    # the symbol's version node (FOO_1) is not one any loaded library defines
+    wheel = WheelResult("pkg-1.0-cp312-cp312-linux_x86_64.whl")
+    p = Unresolved(wheel, Lib("pkg/libx.so", "wheel:pkg", None),
+                   LibraryResult("pkg/libx.so", "shared-library"), [(b"foo", "FOO_1")],
+                   providers=["/l/liba.so"], version_files={"BAR_2": "libbar.so.2"})
+    report_unresolved([p], {})
+    (f,) = wheel.findings
+    assert "(defined by none of liba.so)" in f.message
