@@ -1,0 +1,68 @@
+"""What a user reads when the matrix data or recorded options are wrong (survivors of the
+seed-4 `nox -s mutants` sample, issue 19).
+
+The truths: ROCm/TheRock docs/packaging/legacy_per_family_releases.md (per-family releases
+are the legacy ones), ci.toml's documented trigger rule ("default" refuses --families), the
+Options fields, and messages worked out by hand.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolkit.core.errors import DataError, UsageError
+from toolkit.data.ci import github_matrix, load_ci
+from toolkit.plan.model import options_from_json
+from toolkit.plan.recipes import load_matrix
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path.name}: the real data changed, update the test"
+    path.write_text(text.replace(old, new, 1))
+
+
+def _data_error(data: Path) -> str:
+    with pytest.raises(DataError) as info:
+        load_ci(load_matrix(data))
+    return str(info.value)
+
+
+def test_a_per_family_sdk_without_legacy_reads_the_whole_rule(data_copy: Path) -> None:
+    _edit(data_copy / "rocm.toml", 'layout = "per-family", legacy = true,', 'layout = "per-family",')
+    assert _data_error(data_copy).endswith(
+        "TheRock's per-family releases are legacy and its multi-arch ones are not: per-family "
+        "needs legacy = true, multi-arch takes no legacy "
+        "(ROCm/TheRock docs/packaging/legacy_per_family_releases.md)")
+
+
+def test_a_version_whose_pythons_torch_is_not_published_for_is_refused(data_copy: Path) -> None:
+    # apex 1.9.0 (versions[5]) pairs torch 2.9 with ROCm 7.13, whose rocm.toml entry is
+    # published for Python 3.10-3.14: give the version Python 3.9 only
+    _edit(data_copy / "apex.toml",
+          'python = ["3.10", "3.11", "3.12", "3.13", "3.14", "3.14t"]', 'python = ["3.9"]')
+    assert _data_error(data_copy).endswith(
+        "apex.toml: versions[5].rocm: ROCm 7.13's torch 2.9 is published for Python "
+        "3.10, 3.11, 3.12, 3.13, 3.14 only, none of this version's")
+
+
+def test_families_refused_when_no_trigger_takes_them(data_copy: Path) -> None:
+    ci = data_copy / "ci.toml"
+    for trigger in ("schedule", "workflow_dispatch"):
+        _edit(ci, f'[triggers.{trigger}]\npython = "all"\nfamilies = "requested"',
+              f'[triggers.{trigger}]\npython = "all"\nfamilies = "default"')
+    matrix = load_matrix(data_copy)
+    with pytest.raises(UsageError) as info:
+        github_matrix(matrix, load_ci(matrix), "push", families="gfx90a")
+    assert str(info.value).endswith("--families applies to: no trigger")
+
+
+def test_recorded_options_never_carry_locks() -> None:
+    # locks belong to the running process, not to what a build recorded
+    with pytest.raises(UsageError) as info:
+        options_from_json({"locks": True})
+    msg = str(info.value)
+    assert msg.startswith("recorded options: unknown field 'locks'; valid: ")
+    assert "locks" not in msg.split("valid: ")[1].split(", ")
