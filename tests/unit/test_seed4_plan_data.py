@@ -66,3 +66,39 @@ def test_recorded_options_never_carry_locks() -> None:
     msg = str(info.value)
     assert msg.startswith("recorded options: unknown field 'locks'; valid: ")
     assert "locks" not in msg.split("valid: ")[1].split(", ")
+
+
+def test_allow_rocm_mismatch_reaches_the_sdk_and_torch_install_checks() -> None:
+    import dataclasses
+
+    from toolkit.core.steps import InstallSdk, InstallTorch
+    from toolkit.env.host import HostFacts
+    from toolkit.plan.layout import Layout
+    from toolkit.plan.model import Options
+    from toolkit.plan.provision import provision_steps
+
+    matrix = load_matrix()
+    build = matrix.build("apex-1.8.0-cp312-rocm7.0")  # a TheRock pip SDK and torch
+    for allow in (True, False):
+        steps, _, _ = provision_steps(matrix, build, dataclasses.replace(
+            Options(), allow_rocm_mismatch=allow), HostFacts(), Layout(Path("/w"), Path("/c")))
+        actions = {s.name: s.action for s in steps}
+        sdk, torch = actions["install-rocm-sdk"], actions["install-torch"]
+        assert isinstance(sdk, InstallSdk) and isinstance(torch, InstallTorch)
+        assert (sdk.allow_mismatch, torch.allow_mismatch) == (allow, allow)
+
+
+def test_a_packages_tbb_source_is_read_from_its_toml() -> None:
+    import tomllib
+
+    from toolkit.data.matrix import DATA_DIR
+
+    doc = tomllib.loads((Path(DATA_DIR) / "fbgemm_gpu.toml").read_text())
+    want = {v["version"]: v.get("tbb") for v in doc["versions"]}
+    assert any(want.values())
+    got = {pv.version: pv.tbb for pv in load_matrix().packages["fbgemm_gpu"].versions}
+    assert set(got) == set(want)
+    for version, tbb in want.items():
+        g = got[version]
+        assert (None if g is None else {"provider": g.provider, "spec": g.spec}) == (
+            None if tbb is None else {"provider": tbb["provider"], "spec": tbb.get("spec")})
