@@ -61,3 +61,35 @@ def test_a_symbol_version_no_loaded_library_names_falls_back_to_the_providers() 
     report_unresolved([p], {})
     (f,) = wheel.findings
     assert "(defined by none of liba.so)" in f.message
+
+
+def test_a_bundle_cut_after_its_header_names_the_missing_entry() -> None:
+    import struct
+
+    from toolkit.inspect.readers.offload import OffloadError, Stream, read_plain
+
+    # clang-offload-bundler: 24 bytes of magic, an 8-byte entry count, then 24 bytes per entry
+    data = b"__CLANG_OFFLOAD_BUNDLE__" + struct.pack("<Q", 2)
+    with pytest.raises(OffloadError) as err:
+        read_plain(Stream([data]), len(data))
+    assert str(err.value) == "truncated offload bundle: bundle entry at offset 32"
+
+
+def test_code_objects_of_a_plain_bundle_say_where_and_how_they_were_found() -> None:
+    from tests.fixtures.bundles import make_bundle
+    from toolkit.inspect.readers.gpuscan import _from_bundle
+    from toolkit.inspect.readers.offload import Stream, read_plain
+
+    data = make_bundle([("host-x86_64-unknown-linux-gnu-", b""),
+                        ("hipv4-amdgcn-amd-amdhsa--gfx90a", b"\x7fELF" + bytes(60))])
+    objs = _from_bundle(read_plain(Stream([data]), len(data)), ".hip_fatbin")
+    assert [(o.target, o.where) for o in objs] == [("gfx90a", ".hip_fatbin (bundle)")]
+
+
+def test_an_isa_name_is_gfx_then_letters_and_digits_only() -> None:
+    from tests.fixtures.handmade_elf import code_object_v2, isa_name_note
+    from toolkit.inspect.readers.amdgpu import note_target
+
+    # AMDGPUUsage processor names are gfx followed by alphanumerics
+    assert note_target(code_object_v2(isa_name_note("amdgcn-amd-amdhsa--gfx9"))) == "gfx9"
+    assert note_target(code_object_v2(isa_name_note("amdgcn-amd-amdhsa--gfx_90a"))) is None
