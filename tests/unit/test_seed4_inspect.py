@@ -93,3 +93,53 @@ def test_an_isa_name_is_gfx_then_letters_and_digits_only() -> None:
     # AMDGPUUsage processor names are gfx followed by alphanumerics
     assert note_target(code_object_v2(isa_name_note("amdgcn-amd-amdhsa--gfx9"))) == "gfx9"
     assert note_target(code_object_v2(isa_name_note("amdgcn-amd-amdhsa--gfx_90a"))) is None
+
+
+def _true_elf() -> bytearray:
+    data = bytearray(Path("/bin/true").read_bytes())
+    assert data[:4] == b"\x7fELF" and data[4] == 2 and data[5] == 1  # ELF64, little-endian
+    return data
+
+
+def test_a_read_past_the_end_names_the_data_offset_and_size() -> None:
+    from toolkit.inspect.readers.elf import Image
+
+    with pytest.raises(ElfError) as err:
+        Image.whole(memoryview(b"1234")).view(2, 10)
+    assert str(err.value) == ("truncated or corrupt ELF: data at offset 2 (+10) lies past the end "
+                              "of the file (4 bytes)")
+
+
+def test_a_section_name_index_one_past_the_last_section_reads_no_names() -> None:
+    import struct
+
+    from toolkit.inspect.readers.elf import read_elf_bytes
+
+    # ELF64 header: e_shnum at 60, e_shstrndx at 62; index shnum names no section
+    data = _true_elf()
+    (shnum,) = struct.unpack_from("<H", data, 60)
+    struct.pack_into("<H", data, 62, shnum)
+    info = read_elf_bytes(bytes(data))
+    assert info.needed == ("libc.so.6",)  # readelf -d /bin/true: NEEDED libc.so.6
+
+
+def test_a_file_without_section_headers_says_it_has_none() -> None:
+    import struct
+
+    from toolkit.inspect.readers.elf import read_elf_bytes
+
+    data = _true_elf()
+    struct.pack_into("<Q", data, 40, 0)  # ELF64 e_shoff
+    struct.pack_into("<HH", data, 60, 0, 0)  # e_shnum, e_shstrndx
+    info = read_elf_bytes(bytes(data))
+    assert info.has_sections is False
+    assert info.problems and info.problems[0].startswith("no section headers")
+
+
+def test_read_elf_bytes_packs_the_defined_names_when_asked() -> None:
+    from toolkit.inspect.readers.elf import read_elf_bytes
+
+    data = bytes(_true_elf())
+    plain, packed = read_elf_bytes(data), read_elf_bytes(data, pack=True)
+    assert plain.packed is None and plain.defined
+    assert packed.packed is not None and packed.defined == frozenset()
