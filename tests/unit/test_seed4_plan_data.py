@@ -102,3 +102,10 @@ def test_a_packages_tbb_source_is_read_from_its_toml() -> None:
         g = got[version]
         assert (None if g is None else {"provider": g.provider, "spec": g.spec}) == (
             None if tbb is None else {"provider": tbb["provider"], "spec": tbb.get("spec")})
+
+
+def test_a_default_family_may_be_named_by_its_alias(data_copy: Path) -> None:
+    # gpus.toml: gfx94X-all is an alias of the gfx94X-dcgpu family
+    _edit(data_copy / "rocm.toml", 'hip = "6.1"\ndefault_family = "gfx94X-dcgpu"',
+          'hip = "6.1"\ndefault_family = "gfx94X-all"')
+    assert load_matrix(data_copy).rocm["6.1"].default_family == "gfx94X-all"
