@@ -143,3 +143,13 @@ def test_read_elf_bytes_packs_the_defined_names_when_asked() -> None:
     plain, packed = read_elf_bytes(data), read_elf_bytes(data, pack=True)
     assert plain.packed is None and plain.defined
     assert packed.packed is not None and packed.defined == frozenset()
+
+
+def test_a_rocm_library_names_the_per_family_sdk_package_the_wheel_requires() -> None:
+    from toolkit.inspect.rules.needed import Missing, missing_findings
+
+    # TheRock's per-family SDK packages are rocm-sdk-libraries-<family> (canonical, lowercase)
+    (f,) = missing_findings(Missing("libamdhip64.so.7", "pkg/x.so", "pkg/x.so"), policy="manylinux_2_28",
+                            requires=["rocm-sdk-libraries-gfx94x-dcgpu", "numpy"], excludes=[])
+    assert f.severity == "warning"
+    assert "provided by rocm-sdk (Requires-Dist: rocm-sdk-libraries-gfx94x-dcgpu; verify with " in f.message
