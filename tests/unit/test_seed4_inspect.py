@@ -153,3 +153,18 @@ def test_a_rocm_library_names_the_per_family_sdk_package_the_wheel_requires() ->
                             requires=["rocm-sdk-libraries-gfx94x-dcgpu", "numpy"], excludes=[])
     assert f.severity == "warning"
     assert "provided by rocm-sdk (Requires-Dist: rocm-sdk-libraries-gfx94x-dcgpu; verify with " in f.message
+
+
+def test_a_section_header_offset_is_unsigned() -> None:
+    import struct
+
+    from tests.fixtures.handmade_elf import code_object_v2, isa_version_note
+    from toolkit.inspect.readers.amdgpu import note_target
+
+    # ELF64 e_shoff (offset 40) is an Elf64_Off, unsigned: 2**64 - n lies past any file, it
+    # never counts back from the end
+    obj = bytearray(code_object_v2(isa_version_note(9, 0, 10)))
+    assert note_target(bytes(obj)) == "gfx90a"
+    (shoff,) = struct.unpack_from("<Q", obj, 40)
+    struct.pack_into("<Q", obj, 40, 2**64 - (len(obj) - shoff))
+    assert note_target(bytes(obj)) is None
