@@ -168,3 +168,20 @@ def test_a_section_header_offset_is_unsigned() -> None:
     (shoff,) = struct.unpack_from("<Q", obj, 40)
     struct.pack_into("<Q", obj, 40, 2**64 - (len(obj) - shoff))
     assert note_target(bytes(obj)) is None
+
+
+def test_only_an_abi_version_0_code_object_reads_its_isa_from_the_note() -> None:
+    from tests.fixtures.handmade_elf import code_object_v2, isa_version_note
+    from toolkit.inspect.readers.gpuscan import ELF_MAGIC, _candidate
+    from toolkit.inspect.readers.offload import Stream
+
+    # AMDGPUUsage: EI_ABIVERSION (e_ident[8]) 0 is code object v2, whose ISA is in a note;
+    # from v3 (1) on e_flags names the processor, and mach 0 stays unknown
+    obj = bytearray(code_object_v2(isa_version_note(9, 0, 10)))
+    found = []
+    for abi in (0, 1):
+        obj[8] = abi
+        (o,) = _candidate(Stream([bytes(obj)]), ELF_MAGIC, len(obj), ".rodata")
+        found.append((o.target, o.size, o.where))
+    assert found == [("gfx90a", len(obj), ".rodata (raw ELF)"),
+                     ("unknown-amdgpu-mach-0x00", len(obj), ".rodata (raw ELF)")]
