@@ -185,3 +185,15 @@ def test_only_an_abi_version_0_code_object_reads_its_isa_from_the_note() -> None
         found.append((o.target, o.size, o.where))
     assert found == [("gfx90a", len(obj), ".rodata (raw ELF)"),
                      ("unknown-amdgpu-mach-0x00", len(obj), ".rodata (raw ELF)")]
+
+
+def test_an_absolute_runpath_finds_an_input_library_in_that_folder() -> None:
+    from toolkit.inspect.readers.elf import ElfInfo
+    from toolkit.inspect.readers.resolver import Resolver
+
+    # ld.so(8): an absolute RUNPATH folder is searched for the needed name itself
+    x86 = ElfInfo(machine=62, elf_class=64, type=3)
+    dep = Lib("/opt/x/libdep.so", "with:/opt/x", x86)
+    ext = Lib("pkg/ext.so", "wheel:pkg", x86)
+    index = {"/opt/x/libdep.so": dep, "/opt/x": Lib("/opt/x", "with:/opt/x", x86)}
+    assert Resolver({}).find("libdep.so", ext, ["/opt/x"], index) is dep
