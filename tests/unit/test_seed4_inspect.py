@@ -197,3 +197,15 @@ def test_an_absolute_runpath_finds_an_input_library_in_that_folder() -> None:
     ext = Lib("pkg/ext.so", "wheel:pkg", x86)
     index = {"/opt/x/libdep.so": dep, "/opt/x": Lib("/opt/x", "with:/opt/x", x86)}
     assert Resolver({}).find("libdep.so", ext, ["/opt/x"], index) is dep
+
+
+def test_a_section_ending_at_the_last_byte_is_scanned_and_one_past_it_is_refused() -> None:
+    from toolkit.inspect.readers.elf import Section, scan_ranges
+
+    # ELF spec: a section occupies sh_size bytes from sh_offset, so [96, 100) fits a
+    # 100-byte file and [96, 101) does not (type 1 SHT_PROGBITS, flags 2 SHF_ALLOC)
+    fits = Section(".hip_fatbin", 1, 96, 4, 0, 0, 0, 2)
+    assert [(r.name, r.offset, r.size) for r in scan_ranges([fits], 100)] == [(".hip_fatbin", 96, 4)]
+    with pytest.raises(ElfError) as err:
+        scan_ranges([Section(".hip_fatbin", 1, 96, 5, 0, 0, 0, 2)], 100)
+    assert str(err.value) == "truncated or corrupt ELF: section .hip_fatbin lies past the end"
