@@ -109,3 +109,17 @@ def test_a_default_family_may_be_named_by_its_alias(data_copy: Path) -> None:
     _edit(data_copy / "rocm.toml", 'hip = "6.1"\ndefault_family = "gfx94X-dcgpu"',
           'hip = "6.1"\ndefault_family = "gfx94X-all"')
     assert load_matrix(data_copy).rocm["6.1"].default_family == "gfx94X-all"
+
+
+def test_submodules_are_fetched_into_the_sources_worktree() -> None:
+    from toolkit.env.host import HostFacts
+    from toolkit.plan.layout import Layout
+    from toolkit.plan.model import Options
+    from toolkit.plan.planner import plan
+
+    matrix, layout = load_matrix(), Layout(Path("/w"), Path("/c"))
+    build = matrix.build("fbgemm_gpu-1.3.0-cp312-rocm6.4")
+    steps = {s["name"]: s for s in plan(matrix, build, Options(), HostFacts(), layout).as_json()["steps"]}
+    # the submodules go into the very checkout get-sources made
+    assert steps["get-submodules"]["action"]["worktree"] == steps["get-sources"]["action"]["worktree"]
+    assert steps["get-submodules"]["action"]["worktree"] == str(layout.worktree(build))
