@@ -123,3 +123,16 @@ def test_submodules_are_fetched_into_the_sources_worktree() -> None:
     # the submodules go into the very checkout get-sources made
     assert steps["get-submodules"]["action"]["worktree"] == steps["get-sources"]["action"]["worktree"]
     assert steps["get-submodules"]["action"]["worktree"] == str(layout.worktree(build))
+
+
+def test_the_check_step_asks_a_gpu_wheel_for_every_planned_target() -> None:
+    from toolkit.env.host import HostFacts
+    from toolkit.plan.layout import Layout
+    from toolkit.plan.model import Options
+    from toolkit.plan.planner import plan
+
+    matrix = load_matrix()
+    p = plan(matrix, matrix.build("fbgemm_gpu-1.3.0-cp312-rocm6.4"), Options(gfx=("gfx90a", "gfx942")),
+             HostFacts(), Layout(Path("/w"), Path("/c")))
+    steps = {s["name"]: s for s in p.as_json()["steps"]}
+    assert tuple(steps["check"]["action"]["gfx"]) == ("gfx90a", "gfx942") == p.targets
