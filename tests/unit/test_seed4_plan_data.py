@@ -136,3 +136,18 @@ def test_the_check_step_asks_a_gpu_wheel_for_every_planned_target() -> None:
              HostFacts(), Layout(Path("/w"), Path("/c")))
     steps = {s["name"]: s for s in p.as_json()["steps"]}
     assert tuple(steps["check"]["action"]["gfx"]) == ("gfx90a", "gfx942") == p.targets
+
+
+def test_a_generic_build_records_a_ref_git_resolves(tmp_path: Path) -> None:
+    import subprocess
+
+    from toolkit.plan.recipes.generic import generic_build
+
+    build = generic_build("demo", "demo", "1.0", str(tmp_path), "3.12", load_matrix().rocm["7.1"])
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "x"], check=True)
+    # git names the checked-out commit HEAD, case-sensitively (gitrevisions(7))
+    done = subprocess.run([*git, "rev-parse", "--verify", "-q", build.pkg_version.ref],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and len(done.stdout.strip()) == 40
