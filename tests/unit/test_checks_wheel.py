@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import struct
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from tests.fixtures.native import system_lib
-from tests.fixtures.wheels import make_wheel
+from tests.fixtures.wheels import edit_member_headers, make_wheel
 from toolkit.cli.commands.check import expand_targets
 from toolkit.cli.main import main
 from toolkit.core.errors import UsageError
@@ -140,17 +139,7 @@ def test_truncated_zip_and_bad_requests_are_usage_errors(tmp_path: Path, libz: P
 
 def _lie_about_size(whl: Path, member: str, size: int) -> None:
     """Rewrite the declared inflated size of ``member`` (local and central headers)."""
-    data = bytearray(whl.read_bytes())
-    name = member.encode()
-    for sig, field in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
-        pos = 0
-        while (pos := data.find(sig, pos)) >= 0:
-            n = struct.unpack_from("<H", data, pos + (26 if sig == b"PK\x03\x04" else 28))[0]
-            start = pos + (30 if sig == b"PK\x03\x04" else 46)
-            if data[start : start + n] == name:
-                struct.pack_into("<I", data, pos + field, size)
-            pos += 4
-    whl.write_bytes(bytes(data))
+    edit_member_headers(whl, member, 22, 24, "<I", lambda _: size)
 
 
 def test_zip_bombs_are_refused_and_bounded(

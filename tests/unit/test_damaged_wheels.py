@@ -12,26 +12,12 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.native import system_lib
-from tests.fixtures.wheels import make_wheel
+from tests.fixtures.wheels import edit_member_headers, make_wheel, wrong_crc
 from toolkit.cli.commands.check import lines
 from toolkit.inspect.checks import check_paths
 
 TAG = "cp311-cp311-manylinux_2_28_x86_64"
 
-
-def _wrong_crc(whl: Path, member: str) -> None:
-    """Flip one bit of ``member``'s CRC-32 in its local and central headers."""
-    data = bytearray(whl.read_bytes())
-    name = member.encode()
-    for sig, field, name_len, start in ((b"PK\x03\x04", 14, 26, 30), (b"PK\x01\x02", 16, 28, 46)):
-        pos = 0
-        while (pos := data.find(sig, pos)) >= 0:
-            n = struct.unpack_from("<H", data, pos + name_len)[0]
-            if data[pos + start : pos + start + n] == name:
-                crc = struct.unpack_from("<I", data, pos + field)[0]
-                struct.pack_into("<I", data, pos + field, crc ^ 1)
-            pos += 4
-    whl.write_bytes(bytes(data))
 
 
 def test_unreadable_members_and_fake_libraries_are_grouped_by_cause(tmp_path: Path) -> None:
@@ -39,8 +25,8 @@ def test_unreadable_members_and_fake_libraries_are_grouped_by_cause(tmp_path: Pa
         "demo/a.txt": "a" * 100, "demo/b.txt": "b" * 100,
         "demo/liba.so": "not a library", "demo/libb.so": "nor this",
     })
-    _wrong_crc(whl, "demo/a.txt")
-    _wrong_crc(whl, "demo/b.txt")
+    wrong_crc(whl, "demo/a.txt")
+    wrong_crc(whl, "demo/b.txt")
     with zipfile.ZipFile(whl) as zf:  # the judge: zipfile finds the same two damaged members
         bad = []
         for name in ("demo/a.txt", "demo/b.txt", "demo/liba.so"):
@@ -98,15 +84,8 @@ def test_libraries_without_section_headers_are_grouped_as_not_judged(tmp_path: P
 
 def test_an_encrypted_member_is_an_unsafe_archive(tmp_path: Path) -> None:
     whl = make_wheel(tmp_path, "demo", "1.0", "py3-none-any", {"demo/secret.txt": "s" * 50})
-    data = bytearray(whl.read_bytes())
-    for sig, flags, name_len, start in ((b"PK\x03\x04", 6, 26, 30), (b"PK\x01\x02", 8, 28, 46)):
-        pos = 0
-        while (pos := data.find(sig, pos)) >= 0:  # APPNOTE 4.4.4: general purpose bit 0, encrypted
-            n = struct.unpack_from("<H", data, pos + name_len)[0]
-            if data[pos + start : pos + start + n] == b"demo/secret.txt":
-                data[pos + flags] |= 1
-            pos += 4
-    whl.write_bytes(bytes(data))
+    # APPNOTE 4.4.4: general purpose bit 0, encrypted
+    edit_member_headers(whl, "demo/secret.txt", 6, 8, "<H", lambda flags: flags | 1)
     with zipfile.ZipFile(whl) as zf, pytest.raises(RuntimeError, match="encrypted"):
         zf.read("demo/secret.txt")  # the judge: zipfile wants a password
     (w,) = check_paths([whl]).wheels

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.data import edit
 from toolkit.core.errors import DataError
 from toolkit.data.ci import load_ci
 from toolkit.plan.recipes import load_matrix
@@ -19,12 +20,6 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from toolkit.data.schema import Array, Map, Ref, Table, Tagged, Text, Texts, check
-
-
-def _edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text, f"{old!r} not in {path.name}: the real data changed, update the test"
-    path.write_text(text.replace(old, new, 1))
 
 
 def _error(data: Path) -> str:
@@ -94,7 +89,7 @@ def _declared(data: Path, where: str) -> set[str]:
 def test_every_closed_set_rejects_a_misspelling_and_names_the_allowed(
     data_copy: Path, file: str, old: str, new: str, path: str, allowed: str
 ) -> None:
-    _edit(data_copy / file, old, new)
+    edit(data_copy / file, old, new)
     [bad] = set(re.findall(r'"([^"]+)"', new)) - set(re.findall(r'"([^"]+)"', old)) or \
         set(re.findall(r"\[triggers\.(\w+)\]", new))
     msg = _error(data_copy)
@@ -108,7 +103,7 @@ def test_every_closed_set_rejects_a_misspelling_and_names_the_allowed(
 
 def test_misspelled_build_style_no_longer_switches_apex_to_the_other_flags(data_copy: Path) -> None:
     """Before: any build_style other than "jit-prebuild" silently built with --cpp_ext."""
-    _edit(data_copy / "apex.toml", 'build_style = "jit-prebuild"', 'build_style = "jit_prebuild"')
+    edit(data_copy / "apex.toml", 'build_style = "jit-prebuild"', 'build_style = "jit_prebuild"')
     assert "versions[4].build_style: 'jit_prebuild' is not allowed" in _error(data_copy)
 
 
@@ -156,7 +151,7 @@ UNKNOWN = [
 def test_every_table_rejects_unknown_keys(
     data_copy: Path, file: str, old: str, new: str, path: str, valid: str
 ) -> None:
-    _edit(data_copy / file, old, new)
+    edit(data_copy / file, old, new)
     msg = _error(data_copy)
     assert msg.endswith(f"{file}: {path}: unknown key; valid: {valid}"), msg
 
@@ -225,7 +220,7 @@ BROKEN = [
 def test_wrong_types_and_missing_keys(
     data_copy: Path, file: str, old: str, new: str, path: str, what: str
 ) -> None:
-    _edit(data_copy / file, old, new)
+    edit(data_copy / file, old, new)
     msg = _error(data_copy)
     assert f"{file}: {path}: {what}" in msg, msg
 
@@ -237,7 +232,7 @@ def test_every_other_toml_file_is_a_package(data_copy: Path) -> None:
 
 
 def test_a_package_file_without_package_table_is_an_error(data_copy: Path) -> None:
-    _edit(data_copy / "fbgemm_gpu.toml", "[package]\n", "")
+    edit(data_copy / "fbgemm_gpu.toml", "[package]\n", "")
     msg = _error(data_copy)
     assert "fbgemm_gpu.toml: name: unknown key; valid: package, versions" in msg, msg
 
@@ -258,7 +253,7 @@ def test_a_folder_without_packages_is_an_error(data_copy: Path) -> None:
 
 
 def test_ci_toml_is_checked_with_the_matrix_and_is_optional(data_copy: Path) -> None:
-    _edit(data_copy / "ci.toml", 'python = "all"', 'python = "every"')
+    edit(data_copy / "ci.toml", 'python = "all"', 'python = "every"')
     with pytest.raises(DataError, match=r'ci\.toml: triggers\."push"\.python'):
         load_matrix(data_copy)
     (data_copy / "ci.toml").unlink()

@@ -5,13 +5,12 @@ and the CRC-32 in a second thread. Python's zipfile is the independent judge of 
 from __future__ import annotations
 
 import os
-import struct
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from tests.fixtures.wheels import make_wheel
+from tests.fixtures.wheels import make_wheel, wrong_crc
 from toolkit.inspect.checks import check_paths
 from toolkit.inspect.readers import members
 from toolkit.inspect.readers.inflate import MemberReader
@@ -21,27 +20,12 @@ TAG = "cp311-cp311-manylinux_2_28_x86_64"
 MEMBER = "demo/blob.bin"
 
 
-def _wrong_crc(whl: Path, member: str) -> None:
-    """Flip one bit of ``member``'s CRC-32 in its local and central headers (the data and
-    everything else stay as they are)."""
-    data = bytearray(whl.read_bytes())
-    name = member.encode()
-    for sig, field, name_len, start in ((b"PK\x03\x04", 14, 26, 30), (b"PK\x01\x02", 16, 28, 46)):
-        pos = 0
-        while (pos := data.find(sig, pos)) >= 0:
-            n = struct.unpack_from("<H", data, pos + name_len)[0]
-            if data[pos + start : pos + start + n] == name:
-                crc = struct.unpack_from("<I", data, pos + field)[0]
-                struct.pack_into("<I", data, pos + field, crc ^ 1)
-            pos += 4
-    whl.write_bytes(bytes(data))
-
 
 def _wheel(tmp_path: Path, payload: bytes, corrupt: bool) -> Path:
     whl = make_wheel(tmp_path / ("bad" if corrupt else "good"), "demo", "1.0", TAG,
                      {MEMBER: payload, "demo/x.py": "x = 1\n"})
     if corrupt:
-        _wrong_crc(whl, MEMBER)
+        wrong_crc(whl, MEMBER)
     return whl
 
 

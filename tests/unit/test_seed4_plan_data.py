@@ -12,16 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.data import edit
 from toolkit.core.errors import DataError, UsageError
 from toolkit.data.ci import github_matrix, load_ci
 from toolkit.plan.model import options_from_json
 from toolkit.plan.recipes import load_matrix
-
-
-def _edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text, f"{old!r} not in {path.name}: the real data changed, update the test"
-    path.write_text(text.replace(old, new, 1))
 
 
 def _data_error(data: Path) -> str:
@@ -31,7 +26,7 @@ def _data_error(data: Path) -> str:
 
 
 def test_a_per_family_sdk_without_legacy_reads_the_whole_rule(data_copy: Path) -> None:
-    _edit(data_copy / "rocm.toml", 'layout = "per-family", legacy = true,', 'layout = "per-family",')
+    edit(data_copy / "rocm.toml", 'layout = "per-family", legacy = true,', 'layout = "per-family",')
     assert _data_error(data_copy).endswith(
         "TheRock's per-family releases are legacy and its multi-arch ones are not: per-family "
         "needs legacy = true, multi-arch takes no legacy "
@@ -41,7 +36,7 @@ def test_a_per_family_sdk_without_legacy_reads_the_whole_rule(data_copy: Path) -
 def test_a_version_whose_pythons_torch_is_not_published_for_is_refused(data_copy: Path) -> None:
     # apex 1.9.0 (versions[5]) pairs torch 2.9 with ROCm 7.13, whose rocm.toml entry is
     # published for Python 3.10-3.14: give the version Python 3.9 only
-    _edit(data_copy / "apex.toml",
+    edit(data_copy / "apex.toml",
           'python = ["3.10", "3.11", "3.12", "3.13", "3.14", "3.14t"]', 'python = ["3.9"]')
     assert _data_error(data_copy).endswith(
         "apex.toml: versions[5].rocm: ROCm 7.13's torch 2.9 is published for Python "
@@ -51,7 +46,7 @@ def test_a_version_whose_pythons_torch_is_not_published_for_is_refused(data_copy
 def test_families_refused_when_no_trigger_takes_them(data_copy: Path) -> None:
     ci = data_copy / "ci.toml"
     for trigger in ("schedule", "workflow_dispatch"):
-        _edit(ci, f'[triggers.{trigger}]\npython = "all"\nfamilies = "requested"',
+        edit(ci, f'[triggers.{trigger}]\npython = "all"\nfamilies = "requested"',
               f'[triggers.{trigger}]\npython = "all"\nfamilies = "default"')
     matrix = load_matrix(data_copy)
     with pytest.raises(UsageError) as info:
@@ -106,7 +101,7 @@ def test_a_packages_tbb_source_is_read_from_its_toml() -> None:
 
 def test_a_default_family_may_be_named_by_its_alias(data_copy: Path) -> None:
     # gpus.toml: gfx94X-all is an alias of the gfx94X-dcgpu family
-    _edit(data_copy / "rocm.toml", 'hip = "6.1"\ndefault_family = "gfx94X-dcgpu"',
+    edit(data_copy / "rocm.toml", 'hip = "6.1"\ndefault_family = "gfx94X-dcgpu"',
           'hip = "6.1"\ndefault_family = "gfx94X-all"')
     assert load_matrix(data_copy).rocm["6.1"].default_family == "gfx94X-all"
 
