@@ -261,7 +261,8 @@ def _body(session: Any, posargs: Sequence[str]) -> None:
     if args.sample is not None:
         if not args.score_only:
             session.run(sys.executable, "-c", GENERATE, str(children or 2))
-        names = [k for codes in generated(root, modules).values() for k in codes]
+        codes = {k: c for cs in generated(root, modules).values() for k, c in cs.items()}
+        names = list(codes)
         if not names:
             raise UsageError(f"no mutants of {', '.join(modules)} in mutants/: "
                              "run without --score-only first")
@@ -269,7 +270,6 @@ def _body(session: Any, posargs: Sequence[str]) -> None:
         session.log(f"sample: {len(chosen)} of {len(names)} mutants, seed {args.seed}")
         todo = chosen
         if args.unkilled:  # after new tests: what a test killed stays killed
-            codes = {k: c for cs in generated(root, modules).values() for k, c in cs.items()}
             todo = [k for k in chosen if codes.get(k) not in KILLED]
             session.log(f"running the {len(todo)} of them no test has killed yet")
         if not args.score_only and todo:
