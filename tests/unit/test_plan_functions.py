@@ -1,0 +1,199 @@
+"""Whole functions of toolkit/plan pinned against truths outside the code (issue 19, part 8,
+session 25): gpus.toml and rocm.toml read with tomllib, TheRock's index layout
+(ROCm/TheRock@89553ce37 docs/packaging/legacy_per_family_releases.md), ROCm/apex's setup.py
+``get_apex_version``, pytorch/FBGEMM's build script, and values worked out by hand.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tomllib
+
+from tests.fixtures.data import edit
+from toolkit.core.errors import UsageError
+from toolkit.data.matrix import data_dir
+from toolkit.env.buildenv import RocmPaths
+from toolkit.env.host import HostFacts
+from toolkit.plan.layout import Layout
+from toolkit.plan.model import Options
+from toolkit.plan.planner import plan, rocm_provider
+from toolkit.plan.provision import buildable, sources_for
+from toolkit.plan.recipes import load_matrix, standalone_build
+from toolkit.plan.recipes.sample import demo_build
+
+LAYOUT = Layout(Path("/w"), Path("/c"))
+HOST = HostFacts(cores=16, mem_available_gib=64.0)
+
+# gpus.toml's "rocm-6" era (targets and extra_targets), ordered by hand: family by family
+# (gfx9, gfx10, gfx11), within one by the hex digits of its minor and stepping
+ROCM6_SORTED = ("gfx906", "gfx908", "gfx90a", "gfx940", "gfx941", "gfx942", "gfx1010", "gfx1011",
+                "gfx1012", "gfx1013", "gfx1030", "gfx1032", "gfx1035", "gfx1036", "gfx1100",
+                "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151")
+
+
+# ------------------------------------------------------------------ provision.buildable
+def test_targets_a_releases_compilers_cannot_build_are_named_with_every_valid_id() -> None:
+    era = tomllib.loads((data_dir() / "gpus.toml").read_text())["eras"]["rocm-6"]
+    assert set(ROCM6_SORTED) == {*era["targets"], *era["extra_targets"]}
+    build = load_matrix().build("apex-1.8.0-cp312-rocm6.4")  # rocm.toml: 6.4 is era rocm-6
+    with pytest.raises(UsageError) as err:
+        buildable(build, ["gfx950", "gfx90a", "gfx1200:xnack+", "gfx942"])
+    assert err.value.message == (
+        "ROCm 6.4's compilers do not build gfx950, gfx1200:xnack+ (release era rocm-6, "
+        f"gpus.toml); valid: {', '.join(ROCM6_SORTED)}")
+    assert err.value.hint == "pick targets with --gfx, or a ROCm release whose era builds them"
+    assert err.value.exit_code == 2
+    # one bad target: no separator at all
+    with pytest.raises(UsageError) as one:
+        buildable(build, ["gfx90a", "gfx1250"])
+    assert "do not build gfx1250 (release era" in one.value.message
+    # a target feature (LLVM's `:xnack+`) does not change the processor; the order is kept
+    assert buildable(build, ["gfx942:xnack-", "gfx90a", "gfx1013"]) == (
+        "gfx942:xnack-", "gfx90a", "gfx1013")
+    assert buildable(build, []) == ()
+
+
+def test_a_release_without_an_era_builds_whatever_is_asked() -> None:
+    demo = demo_build("3.12", ("/opt/rocm", "5.2"))  # the host's own ROCm: no era in gpus.toml
+    assert demo.rocm.era is None
+    assert buildable(demo, ["gfx9999", "gfx90a"]) == ("gfx9999", "gfx90a")
+
+
+# ------------------------------------------------------------------ provision.sources_for
+def _therock_torch_on_a_system_sdk(data: Path, index: str) -> None:
+    """ROCm 7.1 (a system SDK: no per-family index, so no SDK family) with torch 2.10 from a
+    TheRock-style per-family index (rocm.toml: `kind = "therock"`, `<index>/<family>/`)."""
+    edit(data / "rocm.toml",
+         'torch."2.10" = { kind = "pytorch", index_url = "https://download.pytorch.org/whl/rocm7.1/"',
+         f'torch."2.10" = {{ kind = "therock", index_url = "{index}"')
+
+
+@pytest.mark.parametrize(("gfx", "family", "want"), [
+    # legacy_per_family_releases.md: `pip install --index-url
+    # https://rocm.nightlies.amd.com/v2/gfx94X-dcgpu/ torch torchaudio torchvision`
+    (("gfx942",), None, "https://rocm.nightlies.amd.com/v2/gfx94X-dcgpu/"),
+    (("gfx1151",), None, "https://rocm.nightlies.amd.com/v2/gfx1151/"),
+    (("gfx942",), "gfx950-dcgpu", "https://rocm.nightlies.amd.com/v2/gfx950-dcgpu/"),
+])
+def test_a_per_family_torch_beside_a_system_sdk_takes_the_family_of_its_targets(
+        data_copy: Path, gfx: tuple[str, ...], family: str | None, want: str) -> None:
+    _therock_torch_on_a_system_sdk(data_copy, "https://rocm.nightlies.amd.com/v2/")
+    m = load_matrix(data_copy)
+    build = m.build("apex-1.10.0-cp312-rocm7.1")
+    assert build.rocm.sdk.provider == "system" and build.torch_source.per_family
+    src = sources_for(m, build, Options(gfx=gfx, family=family))
+    assert src.family is None and src.sdk_index is None  # the SDK is the system's
+    # TheRock's index serves torch alone; its dependencies come from PyPI
+    assert src.torch_args == ("--index-url", want, "--extra-index-url", "https://pypi.org/simple/")
+    assert src.system_version == "7.1.0"
+
+
+@pytest.mark.parametrize(("index", "want"), [
+    ("https://mirror.example/torchX", "https://mirror.example/torchX/gfx94X-dcgpu/"),
+    ("https://mirror.example/torchX//", "https://mirror.example/torchX/gfx94X-dcgpu/"),
+])
+def test_a_per_family_torch_index_keeps_its_own_path(data_copy: Path, index: str, want: str) -> None:
+    _therock_torch_on_a_system_sdk(data_copy, index)
+    m = load_matrix(data_copy)
+    src = sources_for(m, m.build("apex-1.10.0-cp312-rocm7.1"), Options(gfx=("gfx942",)))
+    assert src.torch_args[:2] == ("--index-url", want)
+
+
+# ------------------------------------------------------------------ planner.rocm_provider
+@pytest.mark.parametrize(("root", "want"), [
+    ("/opt/rocm", ("/opt/rocm/lib",)),
+    ("/opt/rocm/", ("/opt/rocm/lib",)),
+    ("/opt/rocm-6.4.3//", ("/opt/rocm-6.4.3/lib",)),
+    ("/srv/X", ("/srv/X/lib",)),  # a folder ending in X keeps it
+    ("/usr", ()), ("/usr/", ()), ("/usr/local", ()), ("/usr/local/", ()), ("/", ()), ("//", ()),
+    ("{ROCM_ROOT}", ("{ROCM_ROOT}/lib",)),  # the pip SDK's root, learned at execution
+])
+def test_the_rocm_library_folder_the_check_counts_as_a_provider(root: str, want: tuple[str, ...]) -> None:
+    build = load_matrix().build("apex-1.8.0-cp312-rocm6.4")
+    assert rocm_provider(build, RocmPaths.system(root)) == want
+
+
+def test_a_cpu_build_has_no_rocm_provider() -> None:
+    cpu = demo_build("3.12", None)
+    assert rocm_provider(cpu, RocmPaths.system("/opt/rocm")) == ()
+    gpu = demo_build("3.12", ("/opt/rocm", "5.2"))
+    assert rocm_provider(gpu, RocmPaths.system("/opt/rocm")) == ("/opt/rocm/lib",)
+
+
+# ------------------------------------------------------------------ ApexRecipe.build_steps
+def _get_apex_version(version_txt: str, env: dict[str, str], reads_build_version: bool) -> str:
+    """ROCm/apex setup.py get_apex_version, as written at every release branch 1.4-1.13
+    (@5567275d 1.4.0 ... @68f9dc9e3 1.13.0): BUILD_VERSION replaces version.txt (1.7 on), then
+    ``+$DESIRED_CUDA`` and, with it, ``.git`` and APEX_COMMIT's first 8 characters."""
+    version = version_txt
+    if reads_build_version and env.get("BUILD_VERSION"):
+        version = env["BUILD_VERSION"]
+    if env.get("DESIRED_CUDA"):
+        version += "+" + env["DESIRED_CUDA"]
+        if env.get("APEX_COMMIT"):
+            version += ".git" + env["APEX_COMMIT"][:8]
+    return version
+
+
+SHA = "0123abcd4567ef890123abcd4567ef890123abcd"
+
+
+@pytest.mark.parametrize("naming", ["toolkit", "upstream"])
+@pytest.mark.parametrize("build_id", ["apex-1.4.0-cp310-rocm6.1", "apex-1.6.0-cp312-rocm6.1",
+                                      "apex-1.7.0-cp312-rocm6.4", "apex-1.8.0-cp312-rocm7.0",
+                                      "apex-1.13.0-cp312-rocm7.2"])
+def test_the_wheel_apex_names_is_the_one_expected(build_id: str, naming: str) -> None:
+    m = load_matrix()
+    build = m.build(build_id)
+    p = plan(m, build, Options(naming=naming), HOST, LAYOUT)
+    env = {k: v.replace("{SHA8}", SHA[:8]).replace("{SHA}", SHA)
+           for k, v in p.step("build-wheel").env.items()}
+    minor = int(build.version.split(".")[1])
+    made = _get_apex_version(build.version, env, reads_build_version=minor >= 7)
+    expect = p.step("expect-wheel").action
+    assert expect.version.replace("{SHA8}", SHA[:8]) == made  # type: ignore[union-attr]
+    rocm = build.rocm.version
+    if naming == "upstream":  # upstream's own label: +rocm<ver>.git<sha8>
+        assert made == f"{build.version}+rocm{rocm}.git{SHA[:8]}"
+        assert "BUILD_VERSION" not in env
+    elif minor >= 7:
+        assert made == f"{build.version}+rocm{rocm}git{SHA[:8]}"
+    else:  # apex 1.4-1.6 read no BUILD_VERSION: version.txt's own
+        assert made == build.version and "BUILD_VERSION" not in env
+
+
+# ------------------------------------------------------------------ FbgemmGpuRecipe
+@pytest.mark.parametrize(("python", "tag"), [("3.9", "py39"), ("3.13", "py313"), ("3.13t", "py313"),
+                                             ("3.14t", "py314")])
+def test_fbgemm_gpus_python_tag_is_major_and_minor_alone(python: str, tag: str) -> None:
+    """pytorch/FBGEMM@v1.8.0 .github/scripts/fbgemm_gpu_build.bash
+    __build_fbgemm_gpu_set_python_tag: ``py`` + the major and minor of ``python --version``
+    (which never says "t": a free-threaded 3.13 prints "Python 3.13.x")."""
+    m = load_matrix()
+    build = dataclasses.replace(m.build("fbgemm_gpu-1.5.0-cp313-rocm7.1"), python=python)
+    argv = plan(m, build, Options(gfx=("gfx942",)), HOST, LAYOUT).step("build-wheel").argv
+    tags = [a for a in argv if "--python-tag" in a]
+    assert tags == [f"--config-setting=--build-option=--python-tag={tag}"]
+
+
+# ------------------------------------------------------------------ GenericRecipe.standalone
+PROJECT = Path(__file__).parent.parent / "projects" / "own_flat"
+
+
+def test_a_recorded_project_built_against_torch_gets_that_torch_again(tmp_path: Path) -> None:
+    recorded: dict[str, Any] = {
+        "recipe": "generic", "dist": "flat-ext",
+        "build": {"id": "flat-ext-0.2.0-cp312-rocm7.1", "version": "0.2.0", "python": "3.12",
+                  "rocm": "7.1", "torch": "2.10"},
+        "sdk": {"provider": "system", "root": "/opt/rocm"}}
+    build = standalone_build("flat-ext-0.2.0-cp312-rocm7.1", recorded, str(PROJECT),
+                             tmp_path / "meta.log")
+    assert build is not None and build.pkg_version.torch == "2.10"
+    raw = tomllib.loads((data_dir() / "rocm.toml").read_text())["releases"]["7.1"]
+    p = plan(load_matrix(), build, Options(gfx=("gfx942",)), HOST, LAYOUT)
+    torch = p.step("install-torch")
+    assert torch.argv[-1] == raw["torch"]["2.10"]["spec"] == "torch==2.10.0+rocm7.1"
