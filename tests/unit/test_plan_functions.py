@@ -197,3 +197,72 @@ def test_a_recorded_project_built_against_torch_gets_that_torch_again(tmp_path: 
     p = plan(load_matrix(), build, Options(gfx=("gfx942",)), HOST, LAYOUT)
     torch = p.step("install-torch")
     assert torch.argv[-1] == raw["torch"]["2.10"]["spec"] == "torch==2.10.0+rocm7.1"
+
+
+def _names(argv: tuple[str, ...]) -> list[str]:
+    """The PEP 503 names of the requirements `uv pip install` is given (after --python X),
+    an ``-r`` file left out."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    args = list(argv[argv.index("--python") + 2:])
+    if "-r" in args:
+        del args[args.index("-r"):args.index("-r") + 2]
+    return [canonicalize_name(Requirement(a).name) for a in args]
+
+
+@pytest.mark.parametrize(("build_id", "opts", "what"), [
+    ("apex-1.6.0-cp312-rocm6.1", (), "--cpp_ext --cuda_ext"),
+    ("apex-1.8.0-cp312-rocm7.0", (), "JIT ops prebuilt; ROCR_VISIBLE_DEVICES='' hides any GPU "
+     "from rocminfo, which would replace PYTORCH_ROCM_ARCH"),
+    ("apex-1.8.0-cp312-rocm7.0", ("apex-ops=jit",),
+     "JIT-only, as upstream CI and TheRock build it: ops compile at first use"),
+    ("apex-1.13.0-cp312-rocm7.2", ("apex-ops=prebuilt",), "JIT ops prebuilt; ROCR_VISIBLE_DEVICES='' "
+     "hides any GPU from rocminfo, which would replace PYTORCH_ROCM_ARCH"),
+])
+def test_apex_steps_say_how_it_is_built_and_install_its_build_requirements(
+        build_id: str, opts: tuple[str, ...], what: str) -> None:
+    m = load_matrix()
+    p = plan(m, m.build(build_id), Options(gfx=("gfx90a", "gfx942"), recipe_options=opts), HOST, LAYOUT)
+    names = [s.name for s in p.steps]
+    at = names.index("install-requirements")
+    assert names[at:at + 3] == ["install-requirements", "preflight", "build-wheel"]
+    version = build_id.split("-")[1]
+    assert p.step("build-wheel").description == f"build apex {version} ({what}) for gfx90a;gfx942"
+    install = p.step("install-requirements")
+    assert install.description == ("install the build front-end apex's setup.py needs (torch is "
+                                   "already there)")
+    # apex's pyproject.toml [build-system] requires setuptools and wheel (release/1.4.0 ...
+    # 1.13.0); setup.py imports packaging (1.5 on); pypa/build is the front-end; torch's
+    # cpp_extension builds with ninja
+    assert sorted(_names(install.argv)) == ["build", "ninja", "packaging", "setuptools", "wheel"]
+    assert install.argv[:5] == (HOST.uv, "pip", "install", "--python", str(LAYOUT.env_python(p.build)))
+
+
+@pytest.mark.parametrize(("build_id", "gfx"), [("fbgemm_gpu-1.2.0-cp312-rocm6.3", ("gfx90a",)),
+                                               ("fbgemm_gpu-1.3.0-cp312-rocm6.4", ("gfx942", "gfx90a")),
+                                               ("fbgemm_gpu-1.8.0-cp314-rocm7.1", ("gfx950",))])
+def test_fbgemm_gpus_steps_install_its_requirements_then_tbb_then_build(
+        build_id: str, gfx: tuple[str, ...]) -> None:
+    m = load_matrix()
+    build = m.build(build_id)
+    p = plan(m, build, Options(gfx=gfx), HOST, LAYOUT)
+    names = [s.name for s in p.steps]
+    at = names.index("install-requirements")
+    tbb = ["provide-tbb"] if build.pkg_version.tbb is not None else []
+    assert names[at:at + 2 + len(tbb)] == ["install-requirements", *tbb, "build-wheel"]
+    assert p.step("build-wheel").description == (
+        f"build fbgemm_gpu {build.version} (ROCm variant, release channel) for {';'.join(gfx)}")
+    install = p.step("install-requirements")
+    assert install.description == "install fbgemm_gpu's build requirements"
+    pkg_dir = f"{LAYOUT.worktree(build)}/fbgemm_gpu"
+    argv = install.argv
+    assert argv[argv.index("-r") + 1] == f"{pkg_dir}/requirements.txt" and install.cwd == pkg_dir
+    # requirements.txt lists build and setuptools (pytorch/FBGEMM@72430430 v1.1.0 ... @99a76f4e
+    # v1.8.0) but not wheel, which setuptools' bdist_wheel needs before setuptools 70.1
+    assert sorted(_names(argv)) == ["build", "setuptools", "wheel"]
+    env = p.step("build-wheel").env
+    if tbb:  # -ltbb (v1.3) and find_library (v1.4 on) look where provide-tbb found libtbb
+        assert env["LIBRARY_PATH"] == env["CMAKE_LIBRARY_PATH"] == "{TBB_LIB_DIR}"
+    else:
+        assert "LIBRARY_PATH" not in env and "CMAKE_LIBRARY_PATH" not in env
