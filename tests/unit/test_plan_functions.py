@@ -266,3 +266,40 @@ def test_fbgemm_gpus_steps_install_its_requirements_then_tbb_then_build(
         assert env["LIBRARY_PATH"] == env["CMAKE_LIBRARY_PATH"] == "{TBB_LIB_DIR}"
     else:
         assert "LIBRARY_PATH" not in env and "CMAKE_LIBRARY_PATH" not in env
+
+
+# ------------------------------------------------------------------ provision.choose_family
+# rocm.toml [releases."7.0".families] (TheRock@de9728b3d): what its per-family index served;
+# ordered narrowest first (members, then name), after the default family gfx94X-dcgpu
+SERVED_70 = {"gfx94X-dcgpu": ["gfx942"], "gfx950-dcgpu": ["gfx950"],
+             "gfx110X-dgpu": ["gfx1100", "gfx1101", "gfx1102"], "gfx1151": ["gfx1151"],
+             "gfx120X-all": ["gfx1200", "gfx1201"]}
+
+
+@pytest.mark.parametrize(("targets", "family"), [
+    (["gfx942"], "gfx94X-dcgpu"),                      # the default covers them
+    (["gfx950:xnack-"], "gfx950-dcgpu"),               # a feature does not change the processor
+    (["gfx1102", "gfx1100"], "gfx110X-dgpu"),          # one family covers them all
+    (["gfx1200", "gfx1201"], "gfx120X-all"),
+    (["gfx942", "gfx1100", "gfx1101"], "gfx110X-dgpu"),  # none covers all: the one serving most
+    (["gfx942", "gfx1100"], "gfx94X-dcgpu"),           # a tie: the default
+    (["gfx1100", "gfx1200"], "gfx120X-all"),           # a tie without it: the narrower
+    (["gfx1151", "gfx1200"], "gfx1151"),
+    (["gfx90a"], "gfx94X-dcgpu"),                      # none serves it: the default
+    (["gfx90a", "gfx908"], "gfx94X-dcgpu"),
+])
+def test_the_family_of_a_per_family_index_is_the_one_serving_most_targets(
+        targets: list[str], family: str) -> None:
+    from toolkit.plan.provision import choose_family
+
+    raw = tomllib.loads((data_dir() / "rocm.toml").read_text())["releases"]["7.0"]
+    assert raw["families"]["served"] == SERVED_70 and raw["default_family"] == "gfx94X-dcgpu"
+    m = load_matrix()
+    b = m.build("apex-1.8.0-cp312-rocm7.0")
+    assert choose_family(m, b, targets, None) == family
+    # a family asked for is taken as it is; one the index did not serve is named with those it did
+    assert choose_family(m, b, targets, "gfx1151") == "gfx1151"
+    with pytest.raises(UsageError) as err:
+        choose_family(m, b, targets, "gfx90a")
+    assert err.value.message == ("unknown GPU family 'gfx90a' by ROCm 7.0's index; valid: "
+                                 "gfx110X-dgpu, gfx1151, gfx120X-all, gfx94X-dcgpu, gfx950-dcgpu")
