@@ -303,3 +303,37 @@ def test_the_family_of_a_per_family_index_is_the_one_serving_most_targets(
         choose_family(m, b, targets, "gfx90a")
     assert err.value.message == ("unknown GPU family 'gfx90a' by ROCm 7.0's index; valid: "
                                  "gfx110X-dgpu, gfx1151, gfx120X-all, gfx94X-dcgpu, gfx950-dcgpu")
+
+
+# ------------------------------------------------------------------ provision._lock_for
+@pytest.mark.parametrize("build_id", ["apex-1.8.0-cp312-rocm7.0", "apex-1.7.0-cp312-rocm6.4",
+                                      "apex-1.8.0-cp313t-rocm6.4"])
+def test_a_lock_is_used_when_current_and_refused_naming_the_session_that_remakes_it(build_id: str) -> None:
+    from toolkit.cli.noxsupport import matrix_pairs
+    from toolkit.plan.locks import LockRef, inputs_hash, lock_name
+    from toolkit.plan.provision import _lock_for
+
+    m = load_matrix()
+    b = m.build(build_id)
+    opts = Options(gfx=("gfx942",))
+    src = sources_for(m, b, opts)
+    name = lock_name(m, b)
+    path = f"/w/locks/{name}"
+    current = LockRef(name, path, inputs_hash(b, src))
+    other = LockRef("9.9-rocm1.0.txt", "/w/locks/9.9-rocm1.0.txt", None)  # another pair's
+    with_locks = dataclasses.replace
+    assert _lock_for(m, b, with_locks(opts, locks=(other, current)), src) == path
+    assert _lock_for(m, b, with_locks(opts, locks=(other,)), src) is None
+    assert _lock_for(m, b, opts, src) is None
+    # the nox session that compiles this pair's lock (noxfile: lock-<py>-rocm<rocm> per pair)
+    session = f"lock-{b.python}-rocm{b.rocm.version}"
+    assert session in {f"lock-{py}-rocm{rocm}" for py, rocm, _ in matrix_pairs()}
+    for inputs, why in ((None, "has no toolkit header"),
+                        ("0" * 64, "is stale (the matrix or options changed)")):
+        bad = LockRef(name, path, inputs)
+        with pytest.raises(UsageError) as err:
+            _lock_for(m, b, with_locks(opts, locks=(bad,)), src)
+        assert err.value.message == f"lock {path} {why}"
+        assert err.value.hint == f"nox -s {session} to regenerate it, or --no-lock"
+        assert err.value.exit_code == 2
+        assert _lock_for(m, b, with_locks(opts, locks=(bad,), no_lock=True), src) is None
