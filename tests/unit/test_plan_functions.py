@@ -337,3 +337,124 @@ def test_a_lock_is_used_when_current_and_refused_naming_the_session_that_remakes
         assert err.value.hint == f"nox -s {session} to regenerate it, or --no-lock"
         assert err.value.exit_code == 2
         assert _lock_for(m, b, with_locks(opts, locks=(bad,), no_lock=True), src) is None
+
+
+# ------------------------------------------------------------------ seed 111's survivors
+def test_a_wheel_is_named_into_the_staging_folder_the_readme_names() -> None:
+    """toolkit/README.md: `name-wheel` into `build/<id>/staged/`, then check and publish."""
+    m = load_matrix()
+    b = m.build("apex-1.8.0-cp312-rocm7.0")
+    p = plan(m, b, Options(gfx=("gfx942",)), HOST, LAYOUT)
+    name = p.step("name-wheel").action
+    assert name.staging == f"/w/build/{b.id}/staged"  # type: ignore[union-attr]
+    assert name.wheelhouse == f"/w/build/{b.id}/wheelhouse"  # type: ignore[union-attr]
+    assert p.step("expect-wheel").description == (
+        "the built wheel must be apex 1.8.0+rocm7.0git{SHA8}, what apex's setup.py makes for "
+        "this command line and environment")
+
+
+@pytest.mark.parametrize("build_id", ["apex-1.8.0-cp312-rocm6.4", "apex-1.4.0-cp310-rocm6.1"])
+def test_an_sdk_from_an_index_records_no_system_version(build_id: str) -> None:
+    """``--rocm-from pip`` on a release rocm.toml installs from the system: the SDK comes from
+    the index given, so the system install's version (6.4.3) is no input of the lock."""
+    m = load_matrix()
+    b = m.build(build_id)
+    assert b.rocm.sdk.provider == "system" and b.rocm.sdk.version
+    pip = sources_for(m, b, Options(rocm_from="pip", index_url="https://sdk.example/v2/"))
+    assert (pip.provider, pip.system_version) == ("pip", None)
+    assert sources_for(m, b, Options()).system_version == b.rocm.sdk.version
+    # the same for a project without torch (the early return)
+    from toolkit.plan.recipes.generic import generic_build
+
+    own = generic_build("demo", "demo", "1.0", "/src", "3.12", b.rocm)
+    assert sources_for(m, own, Options(rocm_from="pip", index_url="https://sdk.example/v2/"),
+                       ).system_version is None
+    assert sources_for(m, own, Options()).system_version == b.rocm.sdk.version
+
+
+def test_every_provisioning_step_but_check_env_is_skipped_in_a_ready_environment() -> None:
+    """provision.py: every step but check-env (which decides) is skipped while the
+    environment's stamp matches, whatever the SDK's provider; the build's own steps never."""
+    m = load_matrix()
+    seen: set[str] = set()
+    for b in m.builds:
+        if b.python != "3.12":
+            continue
+        for opts in (Options(), Options(rocm_sdk_test=True)):
+            p = plan(m, b, opts, HOST, LAYOUT)
+            names = [s.name for s in p.steps]
+            ready = names.index("mark-env-ready")
+            assert names[0] == "check-env" and not p.steps[0].reuse_env
+            assert all(s.reuse_env for s in p.steps[1:ready + 1]), b.id
+            assert not any(s.reuse_env for s in p.steps[ready + 1:]), b.id
+            seen.update(names[1:ready])
+    assert {"install-rocm-sdk", "pin-torch", "install-torch", "rocm-sdk-test", "rocm-sdk-init",
+            "probe-indexes", "create-env"} <= seen
+
+
+def test_a_torch_index_is_probed_wherever_it_stands_among_the_options() -> None:
+    from toolkit.core.steps import IndexProbe
+    from toolkit.plan.provision import _probes
+    from toolkit.plan.sources import Sources
+
+    src = Sources("system", None, None, None, None, (), "torch",
+                  ("--find-links", "/links", "--extra-index-url", "https://pypi.org/simple/",
+                   "--index-url", "https://torch.example/"))
+    assert _probes(src, None) == (IndexProbe("https://torch.example/", "torch", "torch index"),
+                                  IndexProbe("/links", None, "find-links location"))
+
+
+@pytest.mark.parametrize(("build_id", "has"), [("apex-1.10.0-cp312-rocm7.1", False),
+                                               ("apex-1.11.0-cp312-rocm7.1", True),
+                                               ("apex-1.13.0-cp312-rocm7.2", True)])
+def test_apex_111_on_builds_fused_conv_bias_relu(build_id: str, has: bool) -> None:
+    """ROCm/apex@c0f56f7ec (release/1.11.0) added op_builder/fused_conv_bias_relu.py;
+    release/1.10.0 (@e97c6656f) has no such op."""
+    from toolkit.plan.recipes.apex import ApexRecipe
+
+    pv = load_matrix().build(build_id).pkg_version
+    mods = ApexRecipe().expected_modules(pv, Options())
+    assert ("apex.fused_conv_bias_relu" in mods) is has
+    assert "apex.fused_layer_norm_cuda" in mods and "apex.fused_bias_swiglu" in mods
+
+
+def test_a_package_variant_build_never_sees_build_rocm_version() -> None:
+    """fbgemm_gpu up to v1.2 (``--package_variant=rocm``) runs without BUILD_ROCM_VERSION,
+    whether or not the base environment carries it; v1.3 on keeps it."""
+    from types import MappingProxyType
+
+    from toolkit.plan.model import Context
+    from toolkit.plan.recipes.fbgemm_gpu import FbgemmGpuRecipe
+
+    m = load_matrix()
+    for build_id, base, want in (("fbgemm_gpu-1.2.0-cp312-rocm6.3", {}, None),
+                                 ("fbgemm_gpu-1.2.0-cp312-rocm6.3", {"BUILD_ROCM_VERSION": "6.3"}, None),
+                                 ("fbgemm_gpu-1.3.0-cp312-rocm6.4", {"BUILD_ROCM_VERSION": "6.4"}, "6.4")):
+        ctx = Context(m.build(build_id), Options(), HOST, LAYOUT, ("gfx90a",),
+                      RocmPaths.system("/opt/rocm"), MappingProxyType(dict(base)))
+        steps = {s.name: s for s in FbgemmGpuRecipe().build_steps(ctx)}
+        assert steps["build-wheel"].env.get("BUILD_ROCM_VERSION") == want, build_id
+
+
+def test_every_version_of_a_build_belongs_to_its_package() -> None:
+    from toolkit.plan.recipes.generic import generic_build
+
+    m = load_matrix()
+    builds = [*m.builds, demo_build("3.12", None), demo_build("3.13t", ("/opt/rocm", "6.4")),
+              generic_build("my_ext", "my-ext", "1.0", "/src", "3.12", m.rocm["7.1"])]
+    for b in builds:
+        assert b.pkg_version.package == b.package.name, b.id
+        assert b.pkg_version in b.package.versions, b.id
+
+
+def test_torch_sources_are_option_value_pairs() -> None:
+    """Every reader of ``Sources.torch_args`` (index_args, _probes, uv_index_args,
+    requirements_in) walks it two by two: a dangling option is refused where it is made."""
+    from toolkit.plan.sources import Sources
+
+    with pytest.raises(ValueError, match=r"^torch_args must be option-value pairs, got \('--index-url',\)$"):
+        Sources("system", None, None, None, None, (), "torch", ("--index-url",))
+    with pytest.raises(ValueError, match="option-value pairs"):
+        Sources("system", None, None, None, None, (), "torch", ("--find-links", "/l", "--index-url"))
+    for args in ((), ("--index-url", "https://t/"), ("--index-url", "https://t/", "--find-links", "/l")):
+        assert Sources("system", None, None, None, None, (), "torch", args).torch_args == args
