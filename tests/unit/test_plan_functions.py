@@ -458,3 +458,71 @@ def test_torch_sources_are_option_value_pairs() -> None:
         Sources("system", None, None, None, None, (), "torch", ("--find-links", "/l", "--index-url"))
     for args in ((), ("--index-url", "https://t/"), ("--index-url", "https://t/", "--find-links", "/l")):
         assert Sources("system", None, None, None, None, (), "torch", args).torch_args == args
+
+
+# ------------------------------------------------------------------ provision.provision_steps
+@pytest.mark.parametrize(("build_id", "hip"), [("apex-1.6.0-cp312-rocm6.2.4", "6.2"),
+                                               ("apex-1.8.0-cp312-rocm7.0", "7.0"),
+                                               ("apex-1.9.0-cp312-rocm7.13", "7.13")])
+def test_each_provisioning_step_acts_on_the_builds_environment(build_id: str, hip: str) -> None:
+    """rocm.toml: ROCm 6.2.4's HIP reports 6.2 (its `hip`), the others their own release;
+    install-torch checks torch.version.hip against it, the SDK against the release."""
+    from toolkit.core.steps import (
+        CheckEnv,
+        CreateEnv,
+        InstallSdk,
+        InstallTorch,
+        MarkEnvReady,
+        UseSystemRocm,
+    )
+    from toolkit.plan.provision import provision_steps
+
+    raw = tomllib.loads((data_dir() / "rocm.toml").read_text())["releases"]
+    m = load_matrix()
+    b = m.build(build_id)
+    assert raw[b.rocm.version]["hip"] == hip
+    host = dataclasses.replace(HOST, uv="/opt/uv/bin/uv", interpreters={"3.12": "/usr/bin/python3.12"})
+    steps, _, _ = provision_steps(m, b, Options(gfx=("gfx942",)), host, LAYOUT)
+    by = {s.name: s for s in steps}
+    env_dir, env_python = str(LAYOUT.env_dir(b)), str(LAYOUT.env_python(b))
+    check = by["check-env"].action
+    assert isinstance(check, CheckEnv)
+    assert (check.env_dir, check.python, check.interpreter, check.lock) == (
+        env_dir, "3.12", "/usr/bin/python3.12", None)
+    assert by["create-env"].action == CreateEnv(env_dir, "/opt/uv/bin/uv")
+    assert by["create-env"].description == "create the Python 3.12 environment"
+    assert by["mark-env-ready"].action == MarkEnvReady(env_dir)
+    assert by["mark-env-ready"].description == "mark the environment ready (only after every step above)"
+    assert by["probe-indexes"].description == (
+        "fail fast when a package index is unreachable or lacks its project (before the "
+        "environment is touched)")
+    torch = by["install-torch"].action
+    assert isinstance(torch, InstallTorch)
+    assert (torch.python, torch.hip, torch.rocm) == (env_python, hip, b.rocm.version)
+    assert torch.install.argv[:6] == ("/opt/uv/bin/uv", "pip", "install", "--python", env_python,
+                                      "--prerelease=allow")
+    sdk = by["install-rocm-sdk"].action
+    if raw[b.rocm.version]["sdk"]["provider"] == "pip":
+        assert isinstance(sdk, InstallSdk) and (sdk.python, sdk.rocm) == (env_python, b.rocm.version)
+        assert sdk.install.argv[:8] == ("/opt/uv/bin/uv", "pip", "install", "--python", env_python,
+                                        "--prerelease=allow", "--refresh-package", "rocm")
+    else:
+        want = raw[b.rocm.version]["sdk"]["version"]
+        assert sdk == UseSystemRocm("/opt/rocm", want, False)
+
+
+def test_a_cpu_build_takes_the_hosts_rocm_paths_when_it_has_an_install() -> None:
+    from toolkit.env.host import SystemRocm
+    from toolkit.plan.provision import provision_steps
+
+    m = load_matrix()
+    cpu = demo_build("3.12", None)
+    for host, root in ((HOST, "/opt/rocm"),
+                       (dataclasses.replace(HOST, system_rocm=SystemRocm("/opt/rocm-6.4.3", "6.4")),
+                        "/opt/rocm-6.4.3")):
+        # the demo's options (toolkit/cli/commands/demo.py: --rocm-from system)
+        steps, paths, family = provision_steps(m, cpu, Options(gfx=("gfx90a",), rocm_from="system"),
+                                               host, LAYOUT)
+        assert paths == RocmPaths.system(root) and family is None
+        # no ROCm to install or use, no torch: the environment alone
+        assert [s.name for s in steps] == ["check-env", "create-env", "mark-env-ready"]
