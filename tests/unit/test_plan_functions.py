@@ -526,3 +526,54 @@ def test_a_cpu_build_takes_the_hosts_rocm_paths_when_it_has_an_install() -> None
         assert paths == RocmPaths.system(root) and family is None
         # no ROCm to install or use, no torch: the environment alone
         assert [s.name for s in steps] == ["check-env", "create-env", "mark-env-ready"]
+
+
+# ------------------------------------------------------------------ planner.plan: the tail
+@pytest.mark.parametrize("smoke", [True, False])
+def test_a_built_wheel_is_checked_smoke_tested_and_published_from_the_work_folder(smoke: bool) -> None:
+    from toolkit.core.steps import CheckWheel, Publish, Smoke
+    from toolkit.plan.recipes.fbgemm_gpu import SYMBOLS
+
+    m = load_matrix()
+    b = m.build("fbgemm_gpu-1.3.0-cp312-rocm6.4")
+    p = plan(m, b, Options(gfx=("gfx942", "gfx90a"), smoke=smoke), HOST, LAYOUT,
+             toolkit_python="/usr/bin/python3")
+    assert (p.targets, p.family, p.source) == (("gfx942", "gfx90a"), None, None)
+    names = [s.name for s in p.steps]
+    tail = ["expect-wheel", "name-wheel", "check", *(["install-wheel", "smoke"] if smoke else []),
+            "publish"]
+    assert names[names.index("expect-wheel"):] == tail
+    check = p.step("check")
+    assert check.description == "symbol, GLIBCXX, GPU-code and hygiene checks (fail on findings)"
+    # fbgemm_gpu links torch and tbb; the system ROCm's library folder is /opt/rocm/lib
+    assert check.action == CheckWheel("/usr/bin/python3", "{WHEEL}", f"/w/artifacts/{b.id}",
+                                      gfx=("gfx942", "gfx90a"),
+                                      with_libs=("{TORCH_LIB}", "/opt/rocm/lib", "{TBB_LIB_DIR}"),
+                                      require_symbols=SYMBOLS)
+    publish = p.step("publish")
+    assert publish.action == Publish("{WHEEL}", f"/w/dist/{b.id}")
+    assert publish.description == f"publish the checked wheel into /w/dist/{b.id}"
+    if smoke:
+        install = p.step("install-wheel")
+        assert install.description == "install the named wheel into the build's environment"
+        assert install.argv[1:] == ("pip", "install", "--python", str(LAYOUT.env_python(b)),
+                                    "--no-deps", "--reinstall", "{WHEEL}")
+        s = p.step("smoke")
+        assert s.action == Smoke("/usr/bin/python3", str(LAYOUT.env_dir(b)), b.id,
+                                 ("gfx942", "gfx90a"), "/w", f"/w/artifacts/{b.id}")
+        assert s.description == ("smoke tests against the installed wheel (GPU tests skip without "
+                                 "a GPU, with the reason)")
+
+
+def test_a_wheel_without_gpu_code_is_not_asked_for_targets() -> None:
+    m = load_matrix()
+    jit = plan(m, m.build("apex-1.8.0-cp312-rocm7.0"),
+               Options(gfx=("gfx942",), recipe_options=("apex-ops=jit",)), HOST, LAYOUT)
+    check = jit.step("check").action
+    assert check.gfx == () and check.with_libs == ("{TORCH_LIB}", "{ROCM_ROOT}/lib")  # type: ignore[union-attr]
+    cpu = plan(m, demo_build("3.12", None), Options(gfx=("gfx90a",), rocm_from="system"), HOST, LAYOUT)
+    check = cpu.step("check").action
+    # the sample needs no torch and a CPU build no ROCm
+    assert check.gfx == () and check.with_libs == ()  # type: ignore[union-attr]
+    assert cpu.family is None and cpu.source is None and cpu.options == Options(
+        gfx=("gfx90a",), rocm_from="system")
