@@ -577,3 +577,76 @@ def test_a_wheel_without_gpu_code_is_not_asked_for_targets() -> None:
     assert check.gfx == () and check.with_libs == ()  # type: ignore[union-attr]
     assert cpu.family is None and cpu.source is None and cpu.options == Options(
         gfx=("gfx90a",), rocm_from="system")
+
+
+# ------------------------------------------------------------------ the recipe registry
+def test_a_recipe_is_found_by_name_and_an_unknown_one_named_with_the_valid_ones() -> None:
+    from toolkit.plan.recipes import recipe_for
+
+    for name in ("apex", "fbgemm_gpu", "sample", "generic"):
+        assert recipe_for(name).name == name
+    with pytest.raises(UsageError) as err:
+        recipe_for("fbgemm")
+    assert err.value.message == "unknown recipe 'fbgemm'; valid: apex, fbgemm_gpu, generic, sample"
+    assert err.value.exit_code == 2
+
+
+def test_the_build_styles_are_those_the_data_files_name() -> None:
+    from toolkit.plan.recipes import build_styles
+
+    styles = build_styles()
+    for package in ("apex", "fbgemm_gpu"):
+        doc = tomllib.loads((data_dir() / f"{package}.toml").read_text())
+        named = {v["build_style"] for v in doc["versions"]}
+        assert set(styles[doc["package"]["recipe"]]) == named  # every one used, none beyond
+    assert styles["sample"] == styles["generic"] == ("setuptools",)
+    assert set(styles) == {"apex", "fbgemm_gpu", "sample", "generic"}
+
+
+def test_a_recipe_option_two_recipes_declare_differently_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import MappingProxyType
+
+    from toolkit.plan import recipes
+    from toolkit.plan.recipes.apex import APEX_OPS
+    from toolkit.plan.recipes.base import RecipeOption
+
+    assert recipes.recipe_options() == {"apex-ops": APEX_OPS}
+
+    class Same(recipes.GenericRecipe):
+        name = "same"
+        options = MappingProxyType({"apex-ops": RecipeOption(APEX_OPS.choices, APEX_OPS.help)})
+
+    class Other(recipes.GenericRecipe):
+        name = "other"
+        options = MappingProxyType({"apex-ops": RecipeOption(("jit", "prebuilt"), APEX_OPS.help)})
+
+    monkeypatch.setattr(recipes, "REGISTRY", {"apex": recipes.ApexRecipe(), "same": Same()})
+    assert recipes.recipe_options() == {"apex-ops": APEX_OPS}  # the same meaning twice: fine
+    monkeypatch.setattr(recipes, "REGISTRY", {"apex": recipes.ApexRecipe(), "other": Other()})
+    with pytest.raises(UsageError) as err:
+        recipes.recipe_options()
+    assert err.value.message == "recipe option 'apex-ops' is declared twice, differently"
+
+
+@pytest.mark.parametrize(("given", "value"), [
+    ((), "prebuilt"),                                  # the first choice is the default
+    (("apex-ops=jit",), "jit"),
+    (("other=x", "apex-ops=prebuilt"), "prebuilt"),    # another recipe's option is not this one
+    (("apex-opsx=jit",), "prebuilt"),
+])
+def test_a_recipe_option_is_read_by_its_name(given: tuple[str, ...], value: str) -> None:
+    from toolkit.plan.recipes.apex import ApexRecipe
+    from toolkit.plan.recipes.base import option
+
+    assert option(ApexRecipe(), Options(recipe_options=given), "apex-ops") == value
+
+
+@pytest.mark.parametrize("item", ["apex-ops", "apex-ops=", "apex-ops=JIT", "apex-ops=jit=1"])
+def test_a_recipe_option_outside_its_choices_is_refused(item: str) -> None:
+    from toolkit.plan.recipes.apex import ApexRecipe
+    from toolkit.plan.recipes.base import option
+
+    with pytest.raises(UsageError) as err:
+        option(ApexRecipe(), Options(recipe_options=(item,)), "apex-ops")
+    value = item.partition("=")[2]
+    assert err.value.message == f"unknown apex-ops value {value!r}; valid: prebuilt, jit"
