@@ -650,3 +650,55 @@ def test_a_recipe_option_outside_its_choices_is_refused(item: str) -> None:
         option(ApexRecipe(), Options(recipe_options=(item,)), "apex-ops")
     value = item.partition("=")[2]
     assert err.value.message == f"unknown apex-ops value {value!r}; valid: prebuilt, jit"
+
+
+# ------------------------------------------------------------------ provision.sources_for, whole
+LINKS = ("https://links.example/",)
+GFX = ("gfx942", "gfx90a:xnack+")
+
+
+def test_the_sources_of_a_per_family_sdk_and_amds_torch() -> None:
+    from toolkit.plan.sources import Sources
+
+    m = load_matrix()
+    src = sources_for(m, m.build("apex-1.8.0-cp312-rocm7.0"), Options(gfx=GFX, find_links=LINKS))
+    # rocm.toml 7.0: TheRock's legacy per-family nightly index; torch 2.8 from AMD's
+    # manylinux page; none of the served families covers gfx90a: the default serves gfx942
+    assert src == Sources(
+        "pip", "per-family", "gfx94X-dcgpu", "https://rocm.nightlies.amd.com/v2/gfx94X-dcgpu/",
+        "rocm[libraries,devel]>1.0,>=7.0.0a0,<7.1", LINKS, "torch>=2.8,<2.9",
+        ("--find-links", "https://repo.radeon.com/rocm/manylinux/rocm-rel-7.0/"))
+
+
+@pytest.mark.parametrize(("build_id", "index", "sdk", "torch"), [
+    ("apex-1.9.0-cp312-rocm7.13", "https://rocm.nightlies.amd.com/whl-multi-arch/",
+     ">1.0,>=7.13.0a0,<7.14", ">=2.9,<2.10"),
+    ("apex-1.13.0-cp312-rocm10.1", "https://nightly.repo.amd.com/rocm/whl-next/",
+     ">1.0,>=10.1.0a0,<10.2", ">=2.13,<2.14"),
+])
+def test_the_sources_of_a_multi_arch_sdk_and_its_split_torch(
+        build_id: str, index: str, sdk: str, torch: str) -> None:
+    """RELEASES.md (TheRock@89553ce37): one index, `rocm[libraries,devel,device-<gfx>]`;
+    torch split into a host wheel and amd-torch-device-<gfx> at torch's version."""
+    from toolkit.plan.sources import Sources
+
+    m = load_matrix()
+    src = sources_for(m, m.build(build_id), Options(gfx=GFX))
+    spec = f"rocm[libraries,devel,device-gfx942,device-gfx90a]{sdk}"
+    assert src == Sources(
+        "pip", "multi-arch", None, index, spec, (), f"torch[device-gfx942,device-gfx90a]{torch}",
+        ("--index-url", index, "--extra-index-url", "https://pypi.org/simple/"),
+        None, (spec, f"amd-torch-device-gfx942{torch}", f"amd-torch-device-gfx90a{torch}"))
+    # an index given replaces the data's, a trailing slash added
+    other = sources_for(m, m.build(build_id), Options(gfx=("gfx942",), index_url="https://sdk.example/x"))
+    assert other.sdk_index == "https://sdk.example/x/"
+
+
+def test_the_sources_of_a_system_sdk_and_upstream_pytorch() -> None:
+    from toolkit.plan.sources import Sources
+
+    m = load_matrix()
+    src = sources_for(m, m.build("apex-1.8.0-cp312-rocm6.4"), Options(gfx=GFX, find_links=LINKS))
+    # download.pytorch.org serves torch with its dependencies: no PyPI beside it
+    assert src == Sources("system", None, None, None, None, LINKS, "torch==2.8.0+rocm6.4",
+                          ("--index-url", "https://download.pytorch.org/whl/rocm6.4/"), "6.4.3")
