@@ -702,3 +702,32 @@ def test_the_sources_of_a_system_sdk_and_upstream_pytorch() -> None:
     # download.pytorch.org serves torch with its dependencies: no PyPI beside it
     assert src == Sources("system", None, None, None, None, LINKS, "torch==2.8.0+rocm6.4",
                           ("--index-url", "https://download.pytorch.org/whl/rocm6.4/"), "6.4.3")
+
+
+# ------------------------------------------------------------------ model.render
+def test_a_rendered_plan_numbers_its_steps_and_explains_the_placeholders_it_uses() -> None:
+    import re
+
+    from toolkit.core.steps import PLACEHOLDER_HELP
+    from toolkit.plan.model import render
+
+    m = load_matrix()
+    p = plan(m, m.build("fbgemm_gpu-1.3.0-cp312-rocm6.4"), Options(gfx=("gfx90a", "gfx942")),
+             HOST, LAYOUT)
+    text = render(p)
+    lines = text.split("\n")
+    assert lines[0] == "# plan for fbgemm_gpu-1.3.0-cp312-rocm6.4  (targets: gfx90a, gfx942)"
+    n = len(p.steps)
+    heads = [ln for ln in lines if re.match(r"^\[\d+/\d+\] ", ln)]
+    assert heads == [f"[{i}/{n}] {s.name} ({s.kind}): {s.description}"
+                     for i, s in enumerate(p.steps, 1)]
+    for head in heads:  # each step starts after an empty line
+        assert lines[lines.index(head) - 1] == ""
+    # every placeholder a step uses is explained once, in the order of PLACEHOLDER_HELP, then
+    # the library provide-tbb learns
+    used = [ph for ph in PLACEHOLDER_HELP if any(ph in s.text() for s in p.steps)]
+    tail = lines[lines.index("# placeholders filled while running:"):]
+    assert lines[lines.index(tail[0]) - 1] == ""
+    assert tail[1:] == [*(f"#   {ph} = {PLACEHOLDER_HELP[ph]}" for ph in used),
+                        "#   {TBB_LIB_DIR} = the folder holding libtbb.so (learned by provide-tbb)"]
+    assert "{WHEEL}" in used and "{ROCM_ROOT}" not in used  # a system ROCm: nothing learned
