@@ -731,3 +731,44 @@ def test_a_rendered_plan_numbers_its_steps_and_explains_the_placeholders_it_uses
     assert tail[1:] == [*(f"#   {ph} = {PLACEHOLDER_HELP[ph]}" for ph in used),
                         "#   {TBB_LIB_DIR} = the folder holding libtbb.so (learned by provide-tbb)"]
     assert "{WHEEL}" in used and "{ROCM_ROOT}" not in used  # a system ROCm: nothing learned
+
+
+# ------------------------------------------------------------------ GenericRecipe
+@pytest.mark.parametrize("req", ["torch", "Torch>=2", "  torch ; python_version >= '3.9'",
+                                 "TORCH[cuda]==2.8", "torch_x.Y>=1", "Scikit_Build.Core",
+                                 "ninja", "a"])
+def test_a_requirements_name_is_its_pep_503_name(req: str) -> None:
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    from toolkit.plan.recipes.generic import _requirement_name
+
+    assert _requirement_name(req) == canonicalize_name(Requirement(req.strip()).name)
+
+
+def test_a_project_that_asks_for_nothing_installs_the_front_end_alone() -> None:
+    from toolkit.plan.recipes.generic import generic_build
+
+    m = load_matrix()
+    for requires, said, names in (((), "nothing", ["build"]),
+                                  (("torch>=2", "TORCH"), "nothing", ["build"]),
+                                  (("torch-x", "setuptools"), "torch-x, setuptools",
+                                   ["build", "torch-x", "setuptools"])):
+        b = generic_build("my_ext", "my-ext", "1.0", "/src/my_ext", "3.12", m.rocm["6.4"],
+                          requires=requires)
+        p = plan(m, b, Options(gfx=("gfx90a",), source="/src/my_ext"), HOST, LAYOUT)
+        install = p.step("install-requirements")
+        assert install.description == (f"install what my-ext's build backend asks for ({said}), "
+                                       "and the build front-end")
+        assert _names(install.argv) == names
+        wheel = p.step("build-wheel")
+        assert wheel.cwd == str(LAYOUT.worktree(b))
+        expect = p.step("expect-wheel").action
+        assert (expect.dist, expect.version) == ("my-ext", "1.0")  # type: ignore[union-attr]
+        # a project on a ROCm install carries GPU code for the targets; the modules are read
+        # from the installed wheel's RECORD, no symbols are required
+        assert p.step("check").action.gfx == ("gfx90a",)  # type: ignore[union-attr]
+        assert p.step("check").action.require_symbols == ()  # type: ignore[union-attr]
+    from toolkit.plan.recipes.generic import GenericRecipe
+
+    assert GenericRecipe().expected_modules(b.pkg_version) == ()
