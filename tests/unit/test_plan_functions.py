@@ -772,3 +772,41 @@ def test_a_project_that_asks_for_nothing_installs_the_front_end_alone() -> None:
     from toolkit.plan.recipes.generic import GenericRecipe
 
     assert GenericRecipe().expected_modules(b.pkg_version) == ()
+
+
+# ------------------------------------------------------------------ layout
+def test_the_default_layout_is_the_current_folder_and_the_cache_resolved(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    monkeypatch.chdir(tmp_path / "link")
+    monkeypatch.setenv("TOOLKIT_CACHE_DIR", str(tmp_path / "link" / "cache"))
+    here = Layout.default()
+    assert here == Layout(tmp_path / "real", tmp_path / "real" / "cache")  # symlinks resolved
+    assert Layout.default(tmp_path / "link" / "w") == Layout(tmp_path / "real" / "w",
+                                                             tmp_path / "real" / "cache")
+    monkeypatch.setenv("TOOLKIT_CACHE_DIR", "")  # empty: as if unset (XDG, then ~/.cache)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert Layout.default().cache == tmp_path / "xdg" / "rocm-wheel-toolkit"
+    monkeypatch.setenv("XDG_CACHE_HOME", "")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert Layout.default().cache == tmp_path / "home" / ".cache" / "rocm-wheel-toolkit"
+
+
+@pytest.mark.parametrize(("build", "name"), [
+    ("apex-1.8.0-cp312-rocm7.0", "3.12-rocm7.0-torch2.8"),
+    ("apex-1.6.0-cp313t-rocm6.2.4", "3.13t-rocm6.2.4-torch2.6"),
+    ("fbgemm_gpu-1.8.0-cp314-rocm7.1", "3.14-rocm7.1-torch2.13"),
+])
+def test_an_environment_is_named_for_its_python_rocm_and_torch(build: str, name: str) -> None:
+    b = load_matrix().build(build)
+    assert LAYOUT.env_name(b) == name
+    assert LAYOUT.env_dir(b) == Path("/c/envs") / name
+    assert LAYOUT.env_python(b) == Path("/c/envs") / name / "bin" / "python"
+    assert LAYOUT.mirror(b.package.name) == Path(f"/c/sources/{b.package.name}.git")
+    assert (LAYOUT.build_dir(b), LAYOUT.worktree(b), LAYOUT.dist(b), LAYOUT.artifacts(b)) == (
+        Path(f"/w/build/{build}"), Path(f"/w/build/{build}/src"), Path(f"/w/dist/{build}"),
+        Path(f"/w/artifacts/{build}"))
+    # without torch (the sample): no torch part; the CPU variant is labelled cpu
+    assert LAYOUT.env_name(demo_build("3.12", None)) == "3.12-cpu"
+    assert LAYOUT.env_name(demo_build("3.12", ("/opt/rocm", "5.2"))) == "3.12-rocm5.2"
