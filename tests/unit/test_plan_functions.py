@@ -810,3 +810,40 @@ def test_an_environment_is_named_for_its_python_rocm_and_torch(build: str, name:
     # without torch (the sample): no torch part; the CPU variant is labelled cpu
     assert LAYOUT.env_name(demo_build("3.12", None)) == "3.12-cpu"
     assert LAYOUT.env_name(demo_build("3.12", ("/opt/rocm", "5.2"))) == "3.12-rocm5.2"
+
+
+# ------------------------------------------------------------------ locks.header / lock_name
+def test_a_lock_header_says_what_it_was_compiled_from_with_credentials_masked() -> None:
+    from toolkit.plan.locks import _INPUTS, header
+    from toolkit.plan.sources import Sources
+
+    b = load_matrix().build("apex-1.8.0-cp312-rocm7.0")
+    src = Sources("pip", "per-family", "gfx94X-dcgpu", "https://u:secret@sdk.example/v2/gfx94X-dcgpu/",
+                  "rocm[libraries,devel]>1.0", (), "torch>=2.8,<2.9",
+                  ("--find-links", "https://tok@repo.example/rocm-rel-7.0/"))
+    digest = "ab" * 32
+    text = header(b, src, "3.12-rocm7.0.txt", digest)
+    assert text == (
+        "# toolkit-lock: 3.12-rocm7.0 torch 2.8 family gfx94X-dcgpu\n"
+        f"# toolkit-lock-inputs: {digest}\n"
+        "# sdk: rocm[libraries,devel]>1.0 from https://***@sdk.example/v2/gfx94X-dcgpu/\n"
+        "# torch: torch>=2.8,<2.9 --find-links https://***@repo.example/rocm-rel-7.0/\n"
+        "# regenerate: nox -s lock-3.12-rocm7.0  (file 3.12-rocm7.0.txt)\n"
+        "#\n")
+    assert _INPUTS.search(text)[1] == digest  # type: ignore[index]  # read back as read_locks does
+    bare = Sources("system", None, None, None, None, (), "torch==2.8.0+rocm6.4", ())
+    lines = header(load_matrix().build("apex-1.8.0-cp312-rocm6.4"), bare, "x.txt", digest).splitlines()
+    assert lines[0] == "# toolkit-lock: 3.12-rocm6.4 torch 2.8"  # no family
+    assert lines[3] == "# torch: torch==2.8.0+rocm6.4"  # no trailing space without options
+
+
+def test_a_pair_needing_several_torch_releases_has_one_lock_per_torch() -> None:
+    from toolkit.plan.locks import lock_name
+
+    m = load_matrix()
+    torches = {b.pkg_version.torch_minor for b in m.builds if (b.python, b.rocm.version) == ("3.12", "6.4")}
+    assert {"2.7", "2.8"} <= torches  # apex 1.7 -> torch 2.7, apex 1.8 -> torch 2.8 (apex.toml)
+    assert lock_name(m, m.build("apex-1.7.0-cp312-rocm6.4")) == "3.12-rocm6.4-torch2.7.txt"
+    assert lock_name(m, m.build("apex-1.8.0-cp312-rocm6.4")) == "3.12-rocm6.4-torch2.8.txt"
+    one = {b.pkg_version.torch_minor for b in m.builds if (b.python, b.rocm.version) == ("3.12", "7.0")}
+    assert len(one) == 1 and lock_name(m, m.build("apex-1.8.0-cp312-rocm7.0")) == "3.12-rocm7.0.txt"
