@@ -848,3 +848,45 @@ def test_a_pair_needing_several_torch_releases_has_one_lock_per_torch() -> None:
     # ROCm 6.0 has one torch (rocm.toml: 2.4 only): one lock for the pair
     one = {b.pkg_version.torch_minor for b in m.builds if (b.python, b.rocm.version) == ("3.12", "6.0")}
     assert one == {"2.4"} and lock_name(m, m.build("apex-1.4.0-cp312-rocm6.0")) == "3.12-rocm6.0.txt"
+
+
+# ------------------------------------------------------------------ seed 112's survivors
+def test_a_recorded_project_is_rebuilt_with_what_its_backend_asks_for_again(tmp_path: Path) -> None:
+    """own_flat has no pyproject.toml: pypa/build then uses its default backend, whose
+    requirements (build._builder._DEFAULT_BACKEND: setuptools >= 40.8.0) install-requirements
+    installs again when the recorded build is made again."""
+    from build._builder import _DEFAULT_BACKEND
+
+    recorded: dict[str, Any] = {
+        "recipe": "generic", "dist": "flat-ext",
+        "build": {"id": "flat-ext-0.2.0-cp312-cpu", "version": "0.2.0", "python": "3.12",
+                  "rocm": "cpu", "torch": ""},
+        "sdk": {"provider": "none", "root": None}}
+    build = standalone_build("flat-ext-0.2.0-cp312-cpu", recorded, str(PROJECT), tmp_path / "meta.log")
+    assert build is not None and not (PROJECT / "pyproject.toml").exists()
+    assert build.pkg_version.build_requires == tuple(_DEFAULT_BACKEND["requires"])
+    p = plan(load_matrix(), build, Options(rocm_from="system", source=str(PROJECT)), HOST, LAYOUT)
+    assert _names(p.step("install-requirements").argv) == ["build", "setuptools"]
+
+
+def test_a_package_folder_is_kept_whatever_its_name_ends_with() -> None:
+    m = load_matrix()
+    b = m.build("fbgemm_gpu-1.3.0-cp312-rocm6.4")
+    for subdir, folder in (("gpuX", "gpuX"), ("gpuX/", "gpuX"), ("a/X//", "a/X")):
+        odd = dataclasses.replace(b, package=dataclasses.replace(b.package, subdir=subdir))
+        p = plan(m, odd, Options(gfx=("gfx90a",)), HOST, LAYOUT)
+        pkg_dir = f"{LAYOUT.worktree(odd)}/{folder}"
+        assert p.step("build-wheel").cwd == pkg_dir and p.step("build-wheel").argv[-1] == pkg_dir
+
+
+def test_the_samples_sources_are_the_package_data_it_builds() -> None:
+    from toolkit.plan.recipes.sample import EXAMPLE
+
+    for hip in (None, ("/opt/rocm", "5.2")):
+        b = demo_build("3.12", hip)
+        assert b.package.repo == str(EXAMPLE)
+        setup_py = (Path(b.package.repo) / "setup.py").read_text()
+        assert 'Extension("hip_sample._native"' in setup_py
+        # without --source the plan copies nothing from elsewhere: it fetches that folder
+        p = plan(load_matrix(), b, Options(gfx=("gfx90a",), rocm_from="system"), HOST, LAYOUT)
+        assert p.step("get-sources").action.repo == str(EXAMPLE)  # type: ignore[union-attr]
