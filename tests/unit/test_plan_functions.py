@@ -890,3 +890,53 @@ def test_the_samples_sources_are_the_package_data_it_builds() -> None:
         # without --source the plan copies nothing from elsewhere: it fetches that folder
         p = plan(load_matrix(), b, Options(gfx=("gfx90a",), rocm_from="system"), HOST, LAYOUT)
         assert p.step("get-sources").action.repo == str(EXAMPLE)  # type: ignore[union-attr]
+
+
+# ------------------------------------------------------------------ the install commands, read by pip
+def _pip_install(argv: tuple[str, ...]) -> tuple[Any, list[str]]:
+    """``uv pip install ARGS`` read by pip's own install parser (uv pip takes pip's index and
+    find-links options): (options, requirements). uv's own flags are taken off first."""
+    from pip._internal.commands import create_command
+
+    assert argv[1:5] == ("pip", "install", "--python", argv[4]) and argv[5] == "--prerelease=allow"
+    args = list(argv[6:])
+    for flag in ("--refresh-package", "--index-strategy"):
+        if flag in args:
+            at = args.index(flag)
+            del args[at:at + 2]
+    opts, reqs = create_command("install", isolated=True).parse_args(["--isolated", *args])
+    return opts, reqs
+
+
+def test_the_sdk_and_torch_installs_name_their_indexes_and_requirements() -> None:
+    m = load_matrix()
+    b = m.build("apex-1.8.0-cp312-rocm7.0")
+    opts = Options(gfx=("gfx942",), find_links=LINKS)
+    steps = {s.name: s for s in plan(m, b, opts, HOST, LAYOUT).steps}
+    sdk_opts, sdk_reqs = _pip_install(steps["install-rocm-sdk"].argv)
+    assert sdk_opts.index_url == "https://rocm.nightlies.amd.com/v2/gfx94X-dcgpu/"
+    assert sdk_opts.find_links == list(LINKS) and not sdk_opts.extra_index_urls
+    assert sdk_reqs == ["rocm[libraries,devel]>1.0,>=7.0.0a0,<7.1"]
+    # AMD's torch: first alone from its find-links page, no index at all ...
+    pin_opts, pin_reqs = _pip_install(steps["pin-torch"].argv)
+    assert (pin_opts.no_index, pin_opts.ignore_dependencies) == (True, True)
+    assert pin_opts.find_links == ["https://repo.radeon.com/rocm/manylinux/rocm-rel-7.0/"]
+    assert pin_reqs == ["torch>=2.8,<2.9"]
+    # ... then with its dependencies from PyPI (pip's default index), the same page beside it
+    t_opts, t_reqs = _pip_install(steps["install-torch"].argv)
+    assert t_opts.find_links == ["https://repo.radeon.com/rocm/manylinux/rocm-rel-7.0/"]
+    assert not t_opts.no_index and t_reqs == ["torch>=2.8,<2.9"]
+    # from a lock: hashes required, the lock read, every index of both named
+    from toolkit.plan.locks import LockRef, inputs_hash, lock_name
+
+    ref = LockRef(lock_name(m, b), "/w/locks/x.txt", inputs_hash(b, sources_for(m, b, opts)))
+    locked = {s.name: s for s in plan(m, b, dataclasses.replace(opts, locks=(ref,)), HOST, LAYOUT).steps}
+    assert "pin-torch" not in locked
+    for name in ("install-rocm-sdk", "install-torch"):
+        argv = locked[name].argv
+        assert argv[argv.index("--index-strategy") + 1] == "unsafe-best-match"
+        l_opts, l_reqs = _pip_install(argv)
+        assert l_opts.require_hashes and l_opts.requirements == ["/w/locks/x.txt"] and l_reqs == []
+        assert l_opts.index_url == "https://rocm.nightlies.amd.com/v2/gfx94X-dcgpu/"
+        assert l_opts.find_links == [*LINKS, "https://repo.radeon.com/rocm/manylinux/rocm-rel-7.0/"]
+    assert locked["install-rocm-sdk"].description.endswith(", locked by /w/locks/x.txt")
