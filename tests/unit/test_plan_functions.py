@@ -607,22 +607,23 @@ def test_a_recipe_option_two_recipes_declare_differently_is_refused(monkeypatch:
     from types import MappingProxyType
 
     from toolkit.plan import recipes
-    from toolkit.plan.recipes.apex import APEX_OPS
+    from toolkit.plan.recipes.apex import APEX_OPS, ApexRecipe
     from toolkit.plan.recipes.base import RecipeOption
+    from toolkit.plan.recipes.generic import GenericRecipe
 
     assert recipes.recipe_options() == {"apex-ops": APEX_OPS}
 
-    class Same(recipes.GenericRecipe):
+    class Same(GenericRecipe):
         name = "same"
         options = MappingProxyType({"apex-ops": RecipeOption(APEX_OPS.choices, APEX_OPS.help)})
 
-    class Other(recipes.GenericRecipe):
+    class Other(GenericRecipe):
         name = "other"
         options = MappingProxyType({"apex-ops": RecipeOption(("jit", "prebuilt"), APEX_OPS.help)})
 
-    monkeypatch.setattr(recipes, "REGISTRY", {"apex": recipes.ApexRecipe(), "same": Same()})
+    monkeypatch.setattr(recipes, "REGISTRY", {"apex": ApexRecipe(), "same": Same()})
     assert recipes.recipe_options() == {"apex-ops": APEX_OPS}  # the same meaning twice: fine
-    monkeypatch.setattr(recipes, "REGISTRY", {"apex": recipes.ApexRecipe(), "other": Other()})
+    monkeypatch.setattr(recipes, "REGISTRY", {"apex": ApexRecipe(), "other": Other()})
     with pytest.raises(UsageError) as err:
         recipes.recipe_options()
     assert err.value.message == "recipe option 'apex-ops' is declared twice, differently"
