@@ -941,3 +941,40 @@ def test_the_sdk_and_torch_installs_name_their_indexes_and_requirements() -> Non
         assert l_opts.index_url == "https://rocm.nightlies.amd.com/v2/gfx94X-dcgpu/"
         assert l_opts.find_links == [*LINKS, "https://repo.radeon.com/rocm/manylinux/rocm-rel-7.0/"]
     assert locked["install-rocm-sdk"].description.endswith(", locked by /w/locks/x.txt")
+
+
+# ------------------------------------------------------------------ model.options_from_json
+@pytest.mark.parametrize(("data", "message"), [
+    ([], "recorded options: expected a JSON object"),
+    ("gfx=gfx90a", "recorded options: expected a JSON object"),
+    ({"smoke": "yes"}, "recorded options: smoke must be true or false"),
+    ({"rebuild": 1}, "recorded options: rebuild must be true or false"),
+    ({"naming": 3}, "recorded options: naming must be a string or null"),
+    ({"index_url": ["https://i/"]}, "recorded options: index_url must be a string or null"),
+    ({"find_links": "https://l/"}, "recorded options: find_links must be a list of strings"),
+    ({"recipe_options": [1]}, "recorded options: recipe_options must be a list of strings"),
+])
+def test_recorded_options_of_the_wrong_type_are_refused_by_field(data: Any, message: str) -> None:
+    from toolkit.plan.model import options_from_json
+
+    with pytest.raises(UsageError) as err:
+        options_from_json(data)
+    assert err.value.message == message and err.value.exit_code == 2
+
+
+def test_recorded_options_read_back_every_field_as_written() -> None:
+    import json
+
+    from toolkit.plan.model import options_from_json, options_json
+
+    every = Options(gfx=("gfx90a", "gfx942"), rocm_from="system", index_url="https://i.example/",
+                    find_links=("https://l.example/",), family="gfx94X-dcgpu", source="/src",
+                    naming="upstream", smoke=False, no_lock=True, allow_insecure_index=True,
+                    allow_rocm_mismatch=True, rocm_sdk_test=True, recipe_options=("apex-ops=jit",),
+                    rebuild=True)
+    written = json.loads(json.dumps(options_json(every)))  # as a manifest stores it
+    assert written["gfx"] == ["gfx90a", "gfx942"] and written["smoke"] is False
+    assert written["index_url"] == "https://i.example/" and written["family"] == "gfx94X-dcgpu"
+    assert options_from_json(written) == every
+    assert options_from_json({}) == Options()
+    assert options_from_json({"index_url": None, "rocm_from": None}) == Options()
