@@ -978,3 +978,38 @@ def test_recorded_options_read_back_every_field_as_written() -> None:
     assert options_from_json(written) == every
     assert options_from_json({}) == Options()
     assert options_from_json({"index_url": None, "rocm_from": None}) == Options()
+
+
+# ------------------------------------------------------------------ planner._sources_steps
+def test_sources_are_a_fresh_worktree_of_the_tag_and_its_submodules_from_mirrors() -> None:
+    from toolkit.core.steps import FetchSources
+    from toolkit.core.steps_more import FetchSubmodules, Submodule
+
+    raw = next(v for v in tomllib.loads((data_dir() / "fbgemm_gpu.toml").read_text())["versions"]
+               if v["version"] == "1.3.0")
+    m = load_matrix()
+    b = m.build("fbgemm_gpu-1.3.0-cp312-rocm6.4")
+    p = plan(m, b, Options(gfx=("gfx90a",)), HOST, LAYOUT)
+    worktree = f"/w/build/{b.id}/src"
+    get = p.step("get-sources")
+    assert get.action == FetchSources("https://github.com/pytorch/FBGEMM.git", raw["ref"],
+                                      "/c/sources/fbgemm_gpu.git", worktree)
+    assert get.description == (f"fresh worktree of https://github.com/pytorch/FBGEMM.git at "
+                               f"{raw['ref']} (mirror /c/sources/fbgemm_gpu.git)")
+    subs = p.step("get-submodules").action
+    assert isinstance(subs, FetchSubmodules)
+    assert (subs.worktree, subs.mirrors) == (worktree, "/c/sources/submodules")
+    assert [(s.path, s.url) for s in subs.submodules] == list(raw["submodules"].items())
+    # each mirror is named after its URL: host, owner, name (".git" once)
+    assert subs.submodules[0] == Submodule("external/asmjit", "https://github.com/asmjit/asmjit.git",
+                                           "/c/sources/submodules/github.com+asmjit+asmjit.git")
+    assert subs.submodules[1] == Submodule("external/cpuinfo", "https://github.com/pytorch/cpuinfo",
+                                           "/c/sources/submodules/github.com+pytorch+cpuinfo.git")
+    # apex has no submodules: the worktree alone
+    a = m.build("apex-1.8.0-cp312-rocm7.0")
+    names = [s.name for s in plan(m, a, Options(gfx=("gfx942",)), HOST, LAYOUT).steps]
+    assert "get-sources" in names and "get-submodules" not in names
+    own = plan(m, a, Options(gfx=("gfx942",), source="/src/apex"), HOST, LAYOUT)
+    assert own.step("get-sources").description == (
+        "use the contributor's checkout /src/apex (copied, never modified)")
+    assert own.source == "/src/apex"
