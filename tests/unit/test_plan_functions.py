@@ -1013,3 +1013,33 @@ def test_sources_are_a_fresh_worktree_of_the_tag_and_its_submodules_from_mirrors
     assert own.step("get-sources").description == (
         "use the contributor's checkout /src/apex (copied, never modified)")
     assert own.source == "/src/apex"
+
+
+# ------------------------------------------------------------------ model.Context.build_wheel
+@pytest.mark.parametrize("rebuild", [False, True])
+def test_the_build_wheel_step_carries_what_its_execution_needs(rebuild: bool) -> None:
+    from types import MappingProxyType
+
+    from toolkit.core.steps import BuildWheel, Command
+    from toolkit.plan.model import Context
+
+    m = load_matrix()
+    b = m.build("apex-1.8.0-cp312-rocm7.0")
+    opts = Options(gfx=("gfx942",), rebuild=rebuild)
+    ctx = Context(b, opts, HOST, LAYOUT, ("gfx942",), RocmPaths.learned(), MappingProxyType({}))
+    step = ctx.build_wheel("d", ("py", "-m", "build"), env={"LDSHARED": "{LDSHARED}", "A": "1"},
+                           cwd="/somewhere", unset=("BUILD_FROM_NOVA",))
+    assert step.name == "build-wheel" and step.description == "d" and not step.reuse_env
+    env_python = str(LAYOUT.env_python(b))
+    assert step.action == BuildWheel(
+        Command(("py", "-m", "build"), env=MappingProxyType({"LDSHARED": "{LDSHARED}", "A": "1"}),
+                unset=("BUILD_FROM_NOVA",), cwd="/somewhere"),
+        f"/w/build/{b.id}/wheelhouse", f"/w/build/{b.id}/src", str(LAYOUT.env_dir(b)),
+        sanitize_ldshared=env_python, force=rebuild)
+    # LDSHARED left as it is: nothing to clean
+    plain = ctx.build_wheel("d", ("py",), env={"LDSHARED": "gcc -shared"}, cwd="/x")
+    assert plain.action.sanitize_ldshared is None  # type: ignore[union-attr]
+    assert plain.action.build.unset == ()  # type: ignore[union-attr]
+    # the whole plan: --rebuild reaches the build step
+    p = plan(m, b, opts, HOST, LAYOUT)
+    assert p.step("build-wheel").action.force is rebuild  # type: ignore[union-attr]
