@@ -1043,3 +1043,31 @@ def test_the_build_wheel_step_carries_what_its_execution_needs(rebuild: bool) ->
     # the whole plan: --rebuild reaches the build step
     p = plan(m, b, opts, HOST, LAYOUT)
     assert p.step("build-wheel").action.force is rebuild  # type: ignore[union-attr]
+
+
+# ------------------------------------------------------------------ SampleRecipe.standalone
+@pytest.mark.parametrize(("build_id", "python", "rocm"), [
+    ("hip_sample-0.1.0-cp312-cpu", "3.12", "cpu"),
+    ("hip_sample-0.1.0-cp313t-cpu", "3.13t", "cpu"),
+    ("hip_sample-0.1.0-cp310-rocm6.4", "3.10", "6.4"),
+    ("hip_sample-0.1.0-cp314t-rocm7.0", "3.14t", "7.0"),
+])
+def test_the_samples_build_id_names_its_python_and_rocm(build_id: str, python: str, rocm: str) -> None:
+    from toolkit.plan.recipes.sample import SampleRecipe
+
+    recorded = {"build": {"rocm": rocm}, "sdk": {"root": "/opt/rocm-x"}}
+    b = SampleRecipe().standalone(build_id, recorded)
+    assert b is not None and b.id == build_id
+    assert (b.python, b.rocm.version, b.version) == (python, rocm, "0.1.0")
+    assert b.rocm.sdk.provider == ("none" if rocm == "cpu" else "system")
+    assert b.package.recipe == "sample" and b.package.dist == "hip-sample"
+
+
+@pytest.mark.parametrize("build_id", ["hip_sample-0.2.0-cp312-cpu",  # another version: not ours
+                                      "hip_sample-0.1.0-py312-cpu", "hip_sample-0.1.0-cp3-cpu",
+                                      "apex-1.8.0-cp312-rocm7.0", "hip_sample-0.1.0-cp312-",
+                                      "xhip_sample-0.1.0-cp312-cpu"])
+def test_an_id_that_is_not_the_samples_is_no_sample_build(build_id: str) -> None:
+    from toolkit.plan.recipes.sample import SampleRecipe
+
+    assert SampleRecipe().standalone(build_id, {"build": {"rocm": "cpu"}, "sdk": {}}) is None
