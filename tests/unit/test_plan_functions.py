@@ -1071,3 +1071,39 @@ def test_an_id_that_is_not_the_samples_is_no_sample_build(build_id: str) -> None
     from toolkit.plan.recipes.sample import SampleRecipe
 
     assert SampleRecipe().standalone(build_id, {"build": {"rocm": "cpu"}, "sdk": {}}) is None
+
+
+# ------------------------------------------------------------------ seed 113's survivors
+def test_pips_index_options_in_uvs_terms_keep_the_torch_source_first() -> None:
+    """uv's docs (indexes): `--index` is tried before `--default-index`; pip weighs them alike."""
+    from toolkit.plan.provision import PYPI, uv_index_args
+
+    assert uv_index_args(["--index-url", "https://t/", "--extra-index-url", PYPI,
+                          "--extra-index-url", "https://more/", "--find-links", "/l"]) == (
+        "--index", "https://t/", "--default-index", PYPI, "--index", "https://more/",
+        "--find-links", "/l")
+    assert uv_index_args([]) == ()
+    with pytest.raises(ValueError):  # a dangling option is never dropped in silence
+        uv_index_args(["--index-url", "https://t/", "--find-links"])
+
+
+def test_apex_says_why_rocr_visible_devices_is_set() -> None:
+    from toolkit.plan.recipes.apex import ApexRecipe
+
+    note = ("evidence: op_builder/builder.py get_rocm_gpu_arch (rocminfo's first gfx replaces "
+            "PYTORCH_ROCM_ARCH); ROCm/ROCR-Runtime src/core/util/flag.h (ROCR_VISIBLE_DEVICES "
+            "set, even empty, filters every GPU)")
+    assert ApexRecipe().notes({"ROCR_VISIBLE_DEVICES": ""}) == (note,)
+    assert ApexRecipe().notes({"PYTORCH_ROCM_ARCH": "gfx942"}) == ()
+    m = load_matrix()
+    env = plan(m, m.build("apex-1.8.0-cp312-rocm7.0"), Options(gfx=("gfx942",)), HOST, LAYOUT) \
+        .step("build-wheel").env
+    assert ApexRecipe().notes(env) == (note,)
+
+
+@pytest.mark.parametrize("hip", [None, ("/opt/rocm", "5.2")])
+def test_the_sample_is_built_from_its_worktree(hip: tuple[str, str] | None) -> None:
+    b = demo_build("3.12", hip)
+    p = plan(load_matrix(), b, Options(gfx=("gfx90a",), rocm_from="system"), HOST, LAYOUT)
+    wheel = p.step("build-wheel")
+    assert wheel.cwd == str(LAYOUT.worktree(b)) == wheel.argv[-1]

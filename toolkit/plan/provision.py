@@ -217,9 +217,10 @@ def sources_for(matrix: Matrix, build: Build, options: Options) -> Sources:
 def uv_index_args(pip_args: Sequence[str]) -> tuple[str, ...]:
     """pip's index options in uv's terms. pip weighs every index alike; uv prefers
     ``--extra-index-url`` over ``--index-url``, which would let PyPI's CUDA torch win over
-    TheRock's. ``--index A --default-index B`` keeps A (the torch source) first."""
+    TheRock's. ``--index A --default-index B`` keeps A (the torch source) first. ``pip_args``
+    are option-value pairs (a dangling option is a ``ValueError``)."""
     out: list[str] = []
-    for opt, val in zip(pip_args[::2], pip_args[1::2], strict=False):
+    for opt, val in zip(pip_args[::2], pip_args[1::2], strict=True):
         if opt == "--index-url":
             out += ["--index", val]
         elif opt == "--extra-index-url":
