@@ -1107,3 +1107,26 @@ def test_the_sample_is_built_from_its_worktree(hip: tuple[str, str] | None) -> N
     p = plan(load_matrix(), b, Options(gfx=("gfx90a",), rocm_from="system"), HOST, LAYOUT)
     wheel = p.step("build-wheel")
     assert wheel.cwd == str(LAYOUT.worktree(b)) == wheel.argv[-1]
+
+
+# ------------------------------------------------------------------ provision.device_extras
+# gpus.toml's "therock-7.15" era targets (each has a rocm-sdk-device-<gfx> package), ordered by hand
+THEROCK_715 = ("gfx900", "gfx906", "gfx908", "gfx90a", "gfx90c", "gfx942", "gfx950", "gfx1010",
+               "gfx1011", "gfx1012", "gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034",
+               "gfx1035", "gfx1036", "gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150",
+               "gfx1151", "gfx1152", "gfx1153", "gfx1200", "gfx1201", "gfx1250")
+
+
+def test_a_target_without_a_device_package_is_named_with_those_that_have_one() -> None:
+    from toolkit.plan.provision import device_extras
+
+    era = tomllib.loads((data_dir() / "gpus.toml").read_text())["eras"]["therock-7.15"]
+    assert set(THEROCK_715) == set(era["targets"]) and "gfx1251" in era["extra_targets"]
+    b = load_matrix().build("apex-1.13.0-cp312-rocm10.1")
+    assert device_extras(b, ["gfx942:xnack+", "gfx90a", "gfx942", "gfx1250"]) == (
+        "device-gfx942", "device-gfx90a", "device-gfx1250")  # one per processor, in order
+    with pytest.raises(UsageError) as err:
+        device_extras(b, ["gfx942", "gfx1251", "gfx1013:xnack-"])
+    assert err.value.message == ("ROCm 10.1's multi-arch index has no rocm-sdk-device package for "
+                                 f"gfx1251, gfx1013; valid: {', '.join(THEROCK_715)}")
+    assert device_extras(demo_build("3.12", ("/opt/rocm", "5.2")), ["gfx9999"]) == ("device-gfx9999",)
