@@ -1130,3 +1130,20 @@ def test_a_target_without_a_device_package_is_named_with_those_that_have_one() -
     assert err.value.message == ("ROCm 10.1's multi-arch index has no rocm-sdk-device package for "
                                  f"gfx1251, gfx1013; valid: {', '.join(THEROCK_715)}")
     assert device_extras(demo_build("3.12", ("/opt/rocm", "5.2")), ["gfx9999"]) == ("device-gfx9999",)
+
+
+def test_the_environments_definition_changes_with_the_interpreter_asked_for() -> None:
+    import re
+
+    from toolkit.plan.provision import provision_steps
+
+    m = load_matrix()
+    b = m.build("apex-1.8.0-cp312-rocm6.4")
+    defs = set()
+    for interp in ("python3.12", "/usr/bin/python3.12", "/opt/python/cp312-cp312/bin/python"):
+        host = dataclasses.replace(HOST, interpreters={"3.12": interp})
+        steps, _, _ = provision_steps(m, b, Options(), host, LAYOUT)
+        definition = steps[0].action.definition  # type: ignore[union-attr]
+        assert re.fullmatch(r"[0-9a-f]{64}", definition)  # a SHA-256, hex
+        defs.add(definition)
+    assert len(defs) == 3
