@@ -319,3 +319,15 @@ def test_the_build_wheel_step_carries_what_its_execution_needs(rebuild: bool) ->
     # the whole plan: --rebuild reaches the build step
     p = plan(m, b, opts, HOST, LAYOUT)
     assert p.step("build-wheel").action.force is rebuild  # type: ignore[union-attr]
+
+
+def test_every_compiler_maps_the_builds_own_folder_away() -> None:
+    """Reproducible builds: gcc's and clang's ``-ffile-prefix-map=OLD=NEW`` keeps the build
+    folder (the worktree under it) out of debug info and ``__FILE__``; the interpreter's
+    prefix map is learned at execution."""
+    m = load_matrix()
+    for b, opts in ((m.build("apex-1.8.0-cp312-rocm7.0"), Options(gfx=("gfx942",))),
+                    (demo_build("3.12", None), Options(gfx=("gfx90a",), rocm_from="system"))):
+        env = plan(m, b, opts, HOST, LAYOUT).step("build-wheel").env
+        for var in ("CFLAGS", "CXXFLAGS", "HIPCC_COMPILE_FLAGS_APPEND"):
+            assert env[var] == f"-ffile-prefix-map=/w/build/{b.id}=/build {{PYTHON_PREFIX_MAP}}", var

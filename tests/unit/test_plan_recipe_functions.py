@@ -382,3 +382,11 @@ def test_the_build_styles_are_those_the_data_files_name() -> None:
         assert set(styles[doc["package"]["recipe"]]) == named  # every one used, none beyond
     assert styles["sample"] == styles["generic"] == ("setuptools",)
     assert set(styles) == {"apex", "fbgemm_gpu", "sample", "generic"}
+
+
+def test_the_samples_build_names_every_target() -> None:
+    b = demo_build("3.12", ("/opt/rocm", "5.2"))
+    p = plan(load_matrix(), b, Options(gfx=("gfx90a", "gfx908"), rocm_from="system"), HOST, LAYOUT)
+    wheel = p.step("build-wheel")
+    assert wheel.description == "build hip_sample for gfx90a;gfx908"
+    assert wheel.env["PYTORCH_ROCM_ARCH"] == "gfx90a;gfx908"  # the list the sample's setup.py reads
