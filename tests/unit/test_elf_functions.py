@@ -104,3 +104,79 @@ def test_a_built_librarys_dynamic_section_is_what_readelf_shows(tmp_path: Path, 
     other = info.runpath if kind == "rpath" else info.rpath
     assert [":".join(got)] == want[kind.upper()] and got == ("$ORIGIN/../lib", "", "/opt/rocm/lib")
     assert other == ()
+
+
+# Elf64_Verneed / Elf32_Verneed (16 bytes): vn_version u16, vn_cnt u16, vn_file u32, vn_aux u32,
+# vn_next u32; Vernaux (16 bytes): vna_hash u32, vna_flags u16, vna_other u16, vna_name u32,
+# vna_next u32. vna_other is the index .gnu.version uses (bit 15: hidden).
+NEED_STR = b"\0libc.so.6\0GLIBC_2.2.5\0GLIBC_2.34\0libm.so.6\0GLIBC_2.29\0"
+# offsets: libc.so.6 1, GLIBC_2.2.5 11, GLIBC_2.34 23, libm.so.6 34, GLIBC_2.29 44
+
+
+def _need(e: str, cnt: int, file: int, aux: int, nxt: int) -> bytes:
+    return struct.pack(e + "HHIII", 1, cnt, file, aux, nxt)
+
+
+def _aux(e: str, other: int, name: int, nxt: int) -> bytes:
+    return struct.pack(e + "IHHII", 0x1234, 0, other, name, nxt)
+
+
+def _chain(e: str) -> bytes:
+    return (_need(e, 2, 1, 16, 48) + _aux(e, 2, 11, 16) + _aux(e, 0x8003, 23, 0)
+            + _need(e, 1, 34, 16, 0) + _aux(e, 4, 44, 0))
+
+
+@pytest.mark.parametrize("e", ["<", ">"])
+def test_version_needs_are_read_per_file_in_chain_order(e: str) -> None:
+    from toolkit.inspect.readers.elf import _read_verneed
+
+    info = ElfInfo(machine=62, elf_class=64, type=3)
+    got = _read_verneed(info, _chain(e), NEED_STR, e, 2)
+    assert got == {2: ("GLIBC_2.2.5", "libc.so.6"), 3: ("GLIBC_2.34", "libc.so.6"), 4: ("GLIBC_2.29", "libm.so.6")}
+    assert info.version_needs == {"libc.so.6": ("GLIBC_2.2.5", "GLIBC_2.34"), "libm.so.6": ("GLIBC_2.29",)}
+    # sh_info counts the Verneed entries: 1 reads only libc's; 0 (unset) follows the chain
+    one = ElfInfo(machine=62, elf_class=64, type=3)
+    assert _read_verneed(one, _chain(e), NEED_STR, e, 1) == {2: ("GLIBC_2.2.5", "libc.so.6"),
+                                                             3: ("GLIBC_2.34", "libc.so.6")}
+    assert one.version_needs == {"libc.so.6": ("GLIBC_2.2.5", "GLIBC_2.34")}
+    assert _read_verneed(ElfInfo(machine=62, elf_class=64, type=3), _chain(e), NEED_STR, e, 0) == got
+
+
+def test_vn_cnt_and_the_next_links_bound_the_aux_entries() -> None:
+    from toolkit.inspect.readers.elf import _read_verneed
+
+    # vn_cnt 1: the second aux is not read although the first links to it
+    raw = _need("<", 1, 1, 16, 0) + _aux("<", 2, 11, 16) + _aux("<", 3, 23, 0)
+    assert _read_verneed(ElfInfo(machine=62, elf_class=64, type=3), raw, NEED_STR, "<", 1) == {
+        2: ("GLIBC_2.2.5", "libc.so.6")}
+    # vna_next 0 ends the list before vn_cnt does; vn_cnt 0 reads none
+    raw = _need("<", 5, 1, 16, 0) + _aux("<", 2, 11, 0) + _aux("<", 3, 23, 0)
+    assert _read_verneed(ElfInfo(machine=62, elf_class=64, type=3), raw, NEED_STR, "<", 1) == {
+        2: ("GLIBC_2.2.5", "libc.so.6")}
+    info = ElfInfo(machine=62, elf_class=64, type=3)
+    assert _read_verneed(info, _need("<", 0, 1, 16, 0), NEED_STR, "<", 1) == {}
+    assert info.version_needs == {}
+
+
+@pytest.mark.parametrize(("raw", "what"), [
+    (_need("<", 1, 1, 16, 0)[:15], ".gnu.version_r entry"),
+    (_need("<", 0, 1, 16, 16), ".gnu.version_r entry"),  # vn_next to an entry past the end
+    (_need("<", 1, 1, 16, 0) + _aux("<", 2, 11, 0)[:15], ".gnu.version_r aux entry"),
+    (_need("<", 2, 1, 16, 0) + _aux("<", 2, 11, 16), ".gnu.version_r aux entry"),
+    (_need("<", 1, 1, 0xFFFFFFF0, 0), ".gnu.version_r aux entry"),
+])
+def test_a_version_need_out_of_bounds_is_named(raw: bytes, what: str) -> None:
+    from toolkit.inspect.readers.elf import _read_verneed
+
+    with pytest.raises(ElfError) as err:
+        _read_verneed(ElfInfo(machine=62, elf_class=64, type=3), raw, NEED_STR, "<", 2)
+    assert str(err.value) == f"corrupt ELF: {what} out of bounds"
+
+
+def test_an_entry_ending_exactly_at_the_section_end_is_read() -> None:
+    from toolkit.inspect.readers.elf import _read_verneed
+
+    raw = _need("<", 1, 1, 16, 0) + _aux("<", 2, 11, 0)
+    assert len(raw) == 32
+    assert _read_verneed(ElfInfo(machine=62, elf_class=64, type=3), raw, NEED_STR, "<", 1) == {
+        2: ("GLIBC_2.2.5", "libc.so.6")}

@@ -157,3 +157,18 @@ def test_versions_are_read_from_a_big_endian_table() -> None:
     _read_symbols(info, raw, strtab, versym, hdr, {}, {2: "VER_1"})
     assert info.defined == {b"foo"}
     assert info.defined_versions == {b"foo": ("", "VER_1")}
+
+
+def test_a_library_without_version_definitions_packs_every_exported_name(tmp_path: Path) -> None:
+    # no version script: no .gnu.version_d, so pack builds the names without a set
+    lib = compile_shared(tmp_path, "libplain.so", SOURCE.replace('__asm__(".symver foo_old, foo@VER_1");', ""),
+                         lang="c")
+    defined, versions, undefined = _expected(lib)
+    assert versions == {} and {b"foo", b"foo_old", b"bar", b"weakdef", b"prot"} <= defined
+    info = _check(lib)
+    assert info.version_defs == frozenset() and info.defined_versions == {}
+    packed = parse_elf(Image.whole(lib.read_bytes()), True)
+    assert packed.packed is not None and packed.defined == frozenset()
+    names = [n for batch in packed.defined_batches(size=8) for n in batch]
+    assert sorted(names) == sorted(defined)  # each once, none cut or run together
+    assert (b"malloc", "GLIBC_2.2.5") in undefined
