@@ -180,3 +180,59 @@ def test_an_entry_ending_exactly_at_the_section_end_is_read() -> None:
     assert len(raw) == 32
     assert _read_verneed(ElfInfo(machine=62, elf_class=64, type=3), raw, NEED_STR, "<", 1) == {
         2: ("GLIBC_2.2.5", "libc.so.6")}
+
+
+# --- parse_elf: what it reads of a file as a whole ------------------------------------------
+
+def test_a_v2_code_object_is_read_whole_for_its_note_only_up_to_the_bound() -> None:
+    from tests.fixtures.handmade_elf import code_object_v2, isa_version_note
+    from toolkit.inspect.readers.amdgpu import V2_MAX_BYTES
+    from toolkit.inspect.readers.elf import Image, NeedRanges, parse_elf
+
+    obj = code_object_v2(isa_version_note(9, 0, 6))
+    info = parse_elf(Image.whole(obj))
+    assert [(c.target, c.size, c.where) for c in info.gpu_code] == [("gfx906", len(obj), "file")]
+    assert (info.machine, info.elf_class, info.type, info.little) == (224, 64, 3, True)
+    assert info.needed == () and info.scan == () and info.problems == []
+    # a sparse image of exactly the bound asks for the whole object; one byte more is not read
+    with pytest.raises(NeedRanges) as need:
+        parse_elf(Image(V2_MAX_BYTES, [(0, obj)]))
+    assert need.value.ranges == [(0, V2_MAX_BYTES)]
+    big = parse_elf(Image(V2_MAX_BYTES + 1, [(0, obj)]))
+    assert [(c.target, c.size) for c in big.gpu_code] == [("unknown-amdgpu-mach-0x00", V2_MAX_BYTES + 1)]
+    # from code object v3 on (EI_ABIVERSION 1) the note is not looked at
+    v3 = bytearray(obj)
+    v3[8] = 1
+    assert parse_elf(Image.whole(bytes(v3))).gpu_targets == ("unknown-amdgpu-mach-0x00",)
+    # a processor in e_flags wins over the note
+    named = bytearray(obj)
+    struct.pack_into("<I", named, 48, 0x3F)
+    assert parse_elf(Image.whole(bytes(named))).gpu_targets == ("gfx90a",)
+
+
+def test_a_file_without_section_headers_cannot_be_judged() -> None:
+    from toolkit.inspect.readers.elf import Image, parse_elf
+
+    ident = b"\x7fELF" + bytes([1, 2, 1, 0, 0]) + bytes(7)  # ELF32 big-endian, PowerPC, ET_DYN
+    hdr = struct.pack(">HHIIIIIHHHHHH", 3, 20, 1, 0, 0, 0, 0x80000001, 52, 0, 0, 40, 0, 0)
+    info = parse_elf(Image.whole(ident + hdr))
+    assert (info.machine, info.elf_class, info.type, info.flags, info.little) == (20, 32, 3, 0x80000001, False)
+    assert info.has_sections is False
+    assert info.problems == ["no section headers: its symbols, versions and GPU code cannot be read, so it "
+                             "cannot be judged"]
+
+
+@pytest.mark.parametrize(("etype", "problem"), [
+    (3, ["a shared object without a dynamic section: it cannot be judged"]), (2, []), (1, [])])
+def test_only_a_shared_object_needs_a_dynamic_section(etype: int, problem: list[str]) -> None:
+    from tests.fixtures.handmade_elf import shared_object
+    from toolkit.inspect.readers.elf import Image, parse_elf
+
+    data = bytearray(shared_object(64, True, 62, needed=["liba.so"], defined=["f"]))
+    struct.pack_into("<H", data, 16, etype)
+    assert parse_elf(Image.whole(bytes(data))).problems == []
+    (shoff,) = struct.unpack_from("<Q", data, 40)
+    struct.pack_into("<I", data, shoff + 3 * 64 + 4, 1)  # .dynamic (section 3) made SHT_PROGBITS
+    info = parse_elf(Image.whole(bytes(data)))
+    assert info.problems == problem
+    assert info.needed == () and info.defined == {b"f"} and info.has_sections
