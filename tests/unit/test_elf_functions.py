@@ -17,6 +17,7 @@ from toolkit.inspect.readers.elf import (
     ElfError,
     ElfInfo,
     Header,
+    Image,
     _cstr,
     _read_dynamic,
     _str,
@@ -236,3 +237,123 @@ def test_only_a_shared_object_needs_a_dynamic_section(etype: int, problem: list[
     info = parse_elf(Image.whole(bytes(data)))
     assert info.problems == problem
     assert info.needed == () and info.defined == {b"f"} and info.has_sections
+
+
+# --- the header and the section table, laid out by hand (gABI Elf64_Shdr / Elf32_Shdr) --------
+
+SHSTR = b"\0.text\0.bss\0.shstrtab\0"  # .text 1, .bss 7, .shstrtab 12
+
+
+def _elf(elf_class: int = 64, little: bool = True, shentsize: int = 0, shstrndx: int = 3,
+         shnum_field: int | None = None, sh0: tuple[int, int, int, int] = (0, 0, 0, 0)) -> bytes:
+    """Header, the name table at 128, then 4 section headers: NULL (its offset, size, link,
+    info from ``sh0``), .text (PROGBITS, AX), .bss (NOBITS, WA, size 0x40), .shstrtab."""
+    e = "<" if little else ">"
+    is64 = elf_class == 64
+    ent = shentsize or (64 if is64 else 40)
+    fmt = e + ("IIQQQQIIQQ" if is64 else "IIIIIIIIII")
+    rows = [(0, 0, 0, 0, sh0[0], sh0[1], sh0[2], sh0[3], 0, 0),
+            (1, 1, 6, 0x1000, 160, 16, 0, 0, 16, 0),
+            (7, 8, 3, 0x2000, 176, 0x40, 0, 0, 32, 0),
+            (12, 3, 0, 0, 128, len(SHSTR), 0, 0, 1, 0)]
+    table = b"".join(struct.pack(fmt, *r).ljust(ent, b"\xee") for r in rows)
+    shnum = len(rows) if shnum_field is None else shnum_field
+    ident = b"\x7fELF" + bytes([2 if is64 else 1, 1 if little else 2, 1, 3, 7]) + bytes(7)
+    if is64:
+        hdr = ident + struct.pack(e + "HHIQQQIHHHHHH", 3, 62, 1, 0, 0, 192, 0x11, 64, 0, 0, ent, shnum, shstrndx)
+    else:
+        hdr = ident + struct.pack(e + "HHIIIIIHHHHHH", 3, 3, 1, 0, 0, 192, 0x11, 52, 0, 0, ent, shnum, shstrndx)
+    body = bytearray(hdr.ljust(128, b"\0"))
+    body += SHSTR.ljust(32, b"\0") + b"\x90" * 16 + b"\0" * 16
+    assert len(body) == 192
+    return bytes(body + table)
+
+
+def _sections(data: bytes) -> list[tuple[str, int, int, int, int, int, int, int]]:
+    from toolkit.inspect.readers.elf import parse_header, read_sections
+
+    img = Image.whole(data)
+    return [(s.name, s.type, s.offset, s.size, s.link, s.info, s.entsize, s.flags)
+            for s in read_sections(img, parse_header(img))]
+
+
+WANT = [("", 0, 0, 0, 0, 0, 0, 0), (".text", 1, 160, 16, 0, 0, 0, 6), (".bss", 8, 176, 0, 0, 0, 0, 3),
+        (".shstrtab", 3, 128, len(SHSTR), 0, 0, 0, 0)]
+
+
+@pytest.mark.parametrize(("elf_class", "little", "shentsize"), [
+    (64, True, 0), (64, False, 0), (32, True, 0), (32, False, 0), (64, True, 80), (32, True, 48)])
+def test_sections_are_read_at_the_entry_size_in_the_files_byte_order(
+        elf_class: int, little: bool, shentsize: int, tmp_path: Path) -> None:
+    from toolkit.inspect.readers.elf import parse_header
+
+    data = _elf(elf_class, little, shentsize)
+    assert _sections(data) == WANT  # .bss (NOBITS) holds no file bytes
+    hdr = parse_header(Image.whole(data))
+    assert (hdr.osabi, hdr.abiversion, hdr.flags, hdr.shnum, hdr.shstrndx, hdr.little) == (3, 7, 0x11, 4, 3, little)
+    if shentsize:
+        return  # (readelf refuses entry sizes other than the format's; the gABI allows them)
+    path = tmp_path / "hand.o"
+    path.write_bytes(data)
+    shown = run(["readelf", "-S", "-W", str(path)], check=False).stdout
+    for name in (".text", ".bss", ".shstrtab"):
+        assert name in shown  # binutils reads the same table
+
+
+@pytest.mark.parametrize(("elf_class", "small"), [(64, 63), (64, 40), (32, 39)])
+def test_an_entry_size_below_the_formats_is_corrupt(elf_class: int, small: int) -> None:
+    from toolkit.inspect.readers.elf import parse_header, read_sections
+
+    full = 64 if elf_class == 64 else 40
+    data = bytearray(_elf(elf_class, True, full))
+    at = 58 if elf_class == 64 else 46  # e_shentsize
+    struct.pack_into("<H", data, at, small)
+    img = Image.whole(bytes(data))
+    with pytest.raises(ElfError) as err:
+        read_sections(img, parse_header(img))
+    assert str(err.value) == f"corrupt ELF: section header entry size {small} < {full}"
+
+
+@pytest.mark.parametrize("shstrndx", [0, 4, 0xFF00, 2])
+def test_without_a_usable_name_table_sections_have_no_names(shstrndx: int) -> None:
+    # 0: SHN_UNDEF; 4 and 0xff00: past the table; 2: .bss, a NOBITS section
+    assert [s[0] for s in _sections(_elf(shstrndx=shstrndx))] == ["", "", "", ""]
+    assert [s[1:] for s in _sections(_elf(shstrndx=shstrndx))] == [w[1:] for w in WANT]
+
+
+def test_extended_numbering_reads_the_count_and_name_table_from_section_0() -> None:
+    from toolkit.inspect.readers.elf import parse_header
+
+    # e_shnum 0: the count is section 0's sh_size; e_shstrndx SHN_XINDEX: the index is its sh_link
+    data = _elf(shnum_field=0, shstrndx=0xFFFF, sh0=(0, 4, 3, 9))
+    hdr = parse_header(Image.whole(data))
+    assert (hdr.shnum, hdr.shstrndx) == (4, 3)
+    got = _sections(data)
+    assert [g[0] for g in got] == ["", ".text", ".bss", ".shstrtab"] and got[0][3:6] == (4, 3, 9)
+    # only the count escaped: the name table index is e_shstrndx; e_shstrndx 0 means none,
+    # even though section 0 then has a size (it is not a name table)
+    assert parse_header(Image.whole(_elf(shnum_field=0, shstrndx=3, sh0=(0, 4, 1, 9)))).shstrndx == 3
+    assert [g[0] for g in _sections(_elf(shnum_field=0, shstrndx=0, sh0=(0, 4, 3, 9)))] == [""] * 4
+    # only the index escaped: e_shnum stands
+    hdr = parse_header(Image.whole(_elf(shnum_field=4, shstrndx=0xFFFF, sh0=(0, 99, 3, 9))))
+    assert (hdr.shnum, hdr.shstrndx) == (4, 3)
+    # no section table at all: section 0 is not read
+    bare = bytearray(_elf(shnum_field=0))
+    struct.pack_into("<Q", bare, 40, 0)
+    hdr = parse_header(Image.whole(bytes(bare[:64])))
+    assert (hdr.shoff, hdr.shnum, hdr.shstrndx) == (0, 0, 3)
+
+
+@pytest.mark.parametrize(("ident", "message"), [
+    (b"\x7fELG\x02\x01", "not an ELF file (bad magic)"),
+    (b"\x7fELF\x00\x01", "corrupt ELF: unknown class 0 or data encoding 1"),
+    (b"\x7fELF\x03\x01", "corrupt ELF: unknown class 3 or data encoding 1"),
+    (b"\x7fELF\x02\x00", "corrupt ELF: unknown class 2 or data encoding 0"),
+    (b"\x7fELF\x01\x03", "corrupt ELF: unknown class 1 or data encoding 3"),
+])
+def test_the_identification_names_what_is_wrong(ident: bytes, message: str) -> None:
+    from toolkit.inspect.readers.elf import parse_header
+
+    with pytest.raises(ElfError) as err:
+        parse_header(Image.whole(ident + _elf()[6:]))
+    assert str(err.value) == message
