@@ -357,3 +357,46 @@ def test_the_identification_names_what_is_wrong(ident: bytes, message: str) -> N
     with pytest.raises(ElfError) as err:
         parse_header(Image.whole(ident + _elf()[6:]))
     assert str(err.value) == message
+
+
+# --- Image: a file's bytes, whole or in pieces -----------------------------------------------
+
+def test_a_sparse_image_serves_ranges_inside_one_piece_only() -> None:
+    from toolkit.inspect.readers.elf import NeedRanges
+
+    data = bytes(range(100))
+    img = Image(100, [(60, data[60:80]), (10, data[10:30])])  # given out of order
+    assert bytes(img.view(10, 20)) == data[10:30] and bytes(img.view(65, 15)) == data[65:80]
+    assert bytes(img.view(30, 0)) == b"" and img.has(80, 0)
+    assert img.has(10, 20) and not img.has(9, 2) and not img.has(29, 2) and not img.has(25, 40)
+    with pytest.raises(NeedRanges) as need:
+        img.view(25, 40)  # spans two pieces and the gap: never joined
+    assert need.value.ranges == [(25, 65)] and str(need.value) == "need 1 more byte range(s)"
+    img.add(25, data[25:65])
+    assert bytes(img.view(25, 40)) == data[25:65]
+    img.add(0, data[:5])  # added before the others: still found
+    assert bytes(img.view(0, 5)) == data[:5]
+
+
+@pytest.mark.parametrize(("offset", "length"), [(-1, 1), (0, -1), (90, 11), (101, 0), (0, 101)])
+def test_a_range_outside_the_file_is_corrupt_not_missing(offset: int, length: int) -> None:
+    img = Image(100, [])
+    with pytest.raises(ElfError) as err:
+        img.view(offset, length, "the table")
+    assert str(err.value) == (f"truncated or corrupt ELF: the table at offset {offset} (+{length}) lies "
+                              "past the end of the file (100 bytes)")
+    with pytest.raises(ElfError, match=r"^truncated or corrupt ELF: data at offset"):
+        img.view(offset, length)
+
+
+def test_require_names_every_missing_range_inside_the_file_at_once() -> None:
+    from toolkit.inspect.readers.elf import NeedRanges
+
+    img = Image(100, [(0, bytes(40))])
+    img.require([(0, 40), (10, 10), (200, 300), (50, 40), (-5, 3)])  # held, empty, outside: nothing
+    with pytest.raises(NeedRanges) as need:
+        img.require([(0, 40), (30, 50), (90, 100), (95, 101), (60, 70)])
+    assert need.value.ranges == [(30, 50), (90, 100), (60, 70)]
+    assert str(need.value) == "need 3 more byte range(s)"
+    whole = Image.whole(bytearray(b"abc"))
+    assert whole.size == 3 and bytes(whole.view(1, 2)) == b"bc"
