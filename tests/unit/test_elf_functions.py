@@ -400,3 +400,41 @@ def test_require_names_every_missing_range_inside_the_file_at_once() -> None:
     assert str(need.value) == "need 3 more byte range(s)"
     whole = Image.whole(bytearray(b"abc"))
     assert whole.size == 3 and bytes(whole.view(1, 2)) == b"bc"
+
+
+# --- which sections may hold GPU code ---------------------------------------------------------
+
+def test_scan_ranges_are_loaded_data_sections_and_the_fatbin_by_offset() -> None:
+    from toolkit.inspect.readers.elf import Section, scan_ranges
+
+    a, ax, wa = 0x2, 0x6, 0x3  # SHF_ALLOC, + SHF_EXECINSTR, + SHF_WRITE
+    secs = [
+        Section(".rodata", 1, 500, 10, 0, 0, 0, a),
+        Section(".hip_fatbin", 1, 300, 20, 0, 0, 0, 0),  # not loaded, but named: scanned
+        Section(".data", 1, 400, 8, 0, 0, 0, wa),
+        Section(".note.x", 7, 100, 4, 0, 0, 0, a),
+        Section(".comment", 1, 50, 30, 0, 0, 0, 0),  # not loaded: never used at run time
+        Section(".text", 1, 600, 40, 0, 0, 0, ax),  # machine code
+        Section(".hip_fatbin", 1, 700, 4, 0, 0, 0, ax),  # executable: not data
+        Section(".empty", 1, 650, 0, 0, 0, 0, a),
+        Section(".bss", 8, 660, 0, 0, 0, 0, wa),
+        *[Section(f"t{t:x}", t, 800, 8, 0, 0, 0, a)  # loader and linker tables
+          for t in (0, 2, 3, 4, 5, 6, 9, 11, 17, 18, 19, 0x6FFFFFF6, 0x6FFFFFFD, 0x6FFFFFFE, 0x6FFFFFFF,
+                    0x70000001)],
+    ]
+    got = scan_ranges(secs, 808)
+    assert [(r.name, r.offset, r.size) for r in got] == [
+        (".note.x", 100, 4), (".hip_fatbin", 300, 20), (".data", 400, 8), (".rodata", 500, 10)]
+
+
+@pytest.mark.parametrize(("name", "shown"), [(".rodata", ".rodata"), ("", "?")])
+def test_a_scanned_section_past_the_end_is_named(name: str, shown: str) -> None:
+    from toolkit.inspect.readers.elf import Section, scan_ranges
+
+    sec = Section(name, 1, 90, 11, 0, 0, 0, 0x2)
+    assert [(r.offset, r.size) for r in scan_ranges([sec], 101)] == [(90, 11)]  # ends at the end
+    with pytest.raises(ElfError) as err:
+        scan_ranges([sec], 100)
+    assert str(err.value) == f"truncated or corrupt ELF: section {shown} lies past the end"
+    # a section that is not scanned is not checked either
+    assert scan_ranges([Section(name, 1, 90, 11, 0, 0, 0, 0)], 100) == ()
