@@ -438,3 +438,45 @@ def test_a_scanned_section_past_the_end_is_named(name: str, shown: str) -> None:
     assert str(err.value) == f"truncated or corrupt ELF: section {shown} lies past the end"
     # a section that is not scanned is not checked either
     assert scan_ranges([Section(name, 1, 90, 11, 0, 0, 0, 0)], 100) == ()
+
+
+# --- ElfInfo: packing for a worker's result, narrowing for the later rules -----------------------
+
+def test_pack_then_narrow_keeps_the_asked_names_and_every_undefined_pair() -> None:
+    import zlib
+
+    from toolkit.inspect.readers.elf import ElfInfo
+    from toolkit.inspect.readers.inflate import pack_pairs
+
+    names = {b"alpha", b"beta", b"_ZN3foo3barEv"}
+    info = ElfInfo(machine=62, elf_class=64, type=3, defined=frozenset(names),
+                   defined_versions={b"alpha": ("V1", ""), b"beta": ("V2",)})
+    assert list(info.defined_batches()) == [frozenset(names)]
+    info.pack()
+    assert info.defined == frozenset() and info.packed is not None
+    assert sorted(zlib.decompress(info.packed).split(b"\0")[:-1]) == sorted(names)  # NUL-terminated
+    first = info.packed
+    info.pack()  # packing twice changes nothing
+    assert info.packed is first
+    assert sorted(n for batch in info.defined_batches(4) for n in batch) == sorted(names)
+    pairs = [(b"malloc", "GLIBC_2.2.5"), (b"g", None)]
+    info.packed_undefined, info.undefined = pack_pairs(pairs), []
+    info.narrow({b"alpha", b"beta"})
+    assert info.defined == {b"alpha", b"beta"} and isinstance(info.defined, frozenset)
+    assert info.defined_versions == {b"alpha": ("V1", ""), b"beta": ("V2",)}
+    info.narrow(frozenset({b"alpha"}))
+    assert info.defined == {b"alpha"} and info.defined_versions == {b"alpha": ("V1", "")}
+    assert info.packed is None and info.packed_undefined is None and info.undefined == pairs
+    assert list(info.defined_batches()) == [frozenset({b"alpha"})]
+    assert info.unpack_undefined() == pairs  # nothing left to unpack: the same list
+
+
+def test_gpu_targets_are_distinct_by_family_then_number() -> None:
+    from toolkit.inspect.readers.elf import EM_AMDGPU, ElfInfo
+    from toolkit.inspect.readers.gpuscan import CodeObject
+
+    objs = tuple(CodeObject(t, 1, "x") for t in ("gfx1030", "gfx90a", "gfx906", "gfx90a", "gfx1100"))
+    info = ElfInfo(machine=62, elf_class=64, type=3, gpu_code=objs)
+    assert info.gpu_targets == ("gfx906", "gfx90a", "gfx1030", "gfx1100")
+    assert not info.is_gpu_code_object and ElfInfo(machine=EM_AMDGPU, elf_class=64, type=3).is_gpu_code_object
+    assert ElfInfo(machine=62, elf_class=64, type=3).gpu_targets == ()
