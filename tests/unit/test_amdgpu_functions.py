@@ -181,3 +181,15 @@ def test_a_malformed_object_has_no_note_target() -> None:
         bad = bytearray(obj)
         struct.pack_into("<I" if field == 4 else "<Q", bad, shoff + 64 + field, value)
         assert note_target(bytes(bad)) is None
+
+
+def test_a_note_section_ending_at_the_end_of_the_object_is_read() -> None:
+    notes = isa_version_note(9, 0, 8)
+    obj = bytearray(code_object_v2(isa_version_note(8, 0, 3)))
+    (shoff,) = struct.unpack_from("<Q", obj, 40)
+    at = len(obj)
+    obj += notes  # a copy of other notes after the section table, the .note section moved there
+    struct.pack_into("<QQ", obj, shoff + 64 + 24, at, len(notes))  # sh_offset, sh_size
+    assert at + len(notes) == len(obj)
+    assert note_target(bytes(obj)) == "gfx908"
+    assert note_target(bytes(obj[:-1])) is None  # one byte short: the section lies past the end
