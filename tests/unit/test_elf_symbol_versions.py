@@ -172,3 +172,59 @@ def test_a_library_without_version_definitions_packs_every_exported_name(tmp_pat
     names = [n for batch in packed.defined_batches(size=8) for n in batch]
     assert sorted(names) == sorted(defined)  # each once, none cut or run together
     assert (b"malloc", "GLIBC_2.2.5") in undefined
+
+
+@pytest.mark.parametrize(("elf_class", "little"), [(64, True), (32, True), (32, False)])
+def test_hand_made_symbols_by_binding_visibility_and_version(elf_class: int, little: bool) -> None:
+    """Elf64_Sym (name u32, info u8, other u8, shndx u16, value, size) / Elf32_Sym (name,
+    value, size, info, other, shndx); st_info >> 4 is the binding (LOCAL 0, GLOBAL 1, WEAK 2,
+    GNU_UNIQUE 10), st_other & 3 the visibility (DEFAULT 0, INTERNAL 1, HIDDEN 2, PROTECTED 3)."""
+    from toolkit.inspect.readers.elf import Header, _read_symbols
+
+    e = "<" if little else ">"
+    names = [b"glob", b"weak", b"uniq", b"prot", b"hid", b"intern", b"loc", b"und", b"wund", b"vund", b"past"]
+    strtab = b"\0" + b"".join(n + b"\0" for n in names)
+    off = {n: strtab.index(b"\0" + n + b"\0") + 1 for n in names}
+
+    def sym(name: bytes | None, bind: int, other: int, shndx: int) -> bytes:
+        n = off[name] if name else 0
+        if elf_class == 64:
+            return struct.pack(e + "IBBHQQ", n, bind << 4 | 2, other, shndx, 0, 0)
+        return struct.pack(e + "IIIBBH", n, 0, 0, bind << 4 | 2, other, shndx)
+
+    rows = [(None, 0, 0, 0, 0), (b"glob", 1, 0, 7, 2), (b"weak", 2, 0, 7, 0x8003), (b"uniq", 10, 0, 7, 1),
+            (b"prot", 1, 3, 7, 0), (b"hid", 1, 2, 7, 0), (b"intern", 1, 1, 7, 0), (b"loc", 0, 0, 7, 0),
+            (None, 1, 0, 7, 2), (b"und", 1, 0, 0, 4), (b"wund", 2, 0, 0, 4), (b"vund", 1, 0, 0, 0x8005),
+            (b"past", 1, 0, 0, 1)]
+    raw = b"".join(sym(n, b, o, s) for n, b, o, s, _v in rows) + b"\x01\x02"  # a cut entry: ignored
+    # the last symbol has no .gnu.version entry (the table is one short, plus a stray byte)
+    versym = b"".join(struct.pack(e + "H", v) for *_x, v in rows[:-1]) + b"\x07"
+    hdr = Header(elf_class, little, 0, 0, 3, 62, 0, 0, 0, 0, 0, 0, 0, 0)
+    info = ElfInfo(machine=62, elf_class=elf_class, type=3)
+    need = {4: ("GLIBC_2.2.5", "libc.so.6"), 5: ("GLIBC_2.34", "libc.so.6")}
+    _read_symbols(info, raw, strtab, versym, hdr, need, {2: "V2", 3: "V3"})
+    assert info.defined == {b"glob", b"weak", b"uniq", b"prot"}
+    assert info.defined_versions == {b"glob": ("V2",), b"weak": ("V3",)}  # index 0x8003: hidden bit off
+    assert info.undefined == [(b"und", "GLIBC_2.2.5"), (b"vund", "GLIBC_2.34"), (b"past", None)]
+    assert info.has_versym
+    bare = ElfInfo(machine=62, elf_class=elf_class, type=3)
+    _read_symbols(bare, raw, strtab, b"", hdr, need, {})
+    assert not bare.has_versym and bare.defined_versions == {}
+    assert bare.undefined == [(b"und", None), (b"vund", None), (b"past", None)]
+
+
+@pytest.mark.parametrize("cut", [0, 1])
+def test_a_symbol_name_outside_dynstr_is_corrupt(cut: int) -> None:
+    from toolkit.inspect.readers.elf import ElfError, Header, _read_symbols
+
+    hdr = Header(64, True, 0, 0, 3, 62, 0, 0, 0, 0, 0, 0, 0, 0)
+    strtab = b"\0abc\0" if not cut else b"\0abc"  # offset 5 past the end / "abc" without its NUL
+    raw = struct.pack("<IBBHQQ", 5 if not cut else 1, 0x12, 0, 7, 0, 0)
+    with pytest.raises(ElfError) as err:
+        _read_symbols(ElfInfo(machine=62, elf_class=64, type=3), raw, strtab, b"", hdr, {}, {})
+    assert str(err.value) == f"corrupt ELF: symbol name offset {5 if not cut else 1} outside .dynstr"
+    # the last offset inside the table (its final NUL) is an empty name, not an error
+    raw = struct.pack("<IBBHQQ", 4, 0x12, 0, 7, 0, 0)
+    info = ElfInfo(machine=62, elf_class=64, type=3)
+    _read_symbols(info, raw, b"\0abc\0", b"", hdr, {}, {})
+    assert info.defined == {b""}
