@@ -84,3 +84,38 @@ def test_a_missing_or_no_tool_falls_back() -> None:
     for tool in (None, "", "no-such-demangler-here"):
         assert demangle_many(["_ZN3foo3barEv", "_Z3"], tool=tool) == {
             "_ZN3foo3barEv": "foo::bar(...)", "_Z3": "_Z3"}
+
+
+# c++filt (binutils 2.40) on each name, cut before its parameter list
+MORE = ["_ZN3foo3barB5cxx11B3xyzEv", "_ZN3fooE", "_ZNSt3foo3barEv", "_ZN3fooC3Ev", "_ZN3foo3barD0Ev",
+        "_ZNKSt6thread6get_idEv", "_ZN1a1b1c1dEv", "_ZN2ab3cdeB5cxx11C2Ev", "_Z1fv", "_Z10abcdefghijv",
+        "_ZNO3foo3barEv", "_ZNVR3foo3barEv", "_ZN3fooB2v1E", "_ZNSt7__cxx1112basic_stringEv",
+        "_ZN3foo3bar3bazEi"]
+
+
+@pytest.mark.parametrize("mangled", MORE)
+def test_the_fallback_agrees_with_cxxfilt(mangled: str) -> None:
+    from toolkit.inspect.readers.demangle import qualified_name
+
+    want = _cxxfilt(mangled)
+    assert qualified_name(mangled) == (want.split("(")[0] if "(" in want else want)
+
+
+@pytest.mark.parametrize("mangled", [
+    "_ZN3foo",  # nested without its closing E
+    "_ZN3fooBxE",  # an ABI tag without its length
+    "_ZN3fooB9cxxE",  # an ABI tag longer than the rest: cut, then no E
+    "_ZN0E",  # a zero-length name
+    "_ZN3fo",  # a name running past the end
+    "_ZN9fooE",
+    "_ZC1Ev",  # a constructor of nothing
+    "_ZL3foov",  # internal linkage: a shape the fallback does not claim
+    "_Z",
+    "_ZN",
+    "foo",
+    "Z3foov",
+])
+def test_shapes_beyond_the_fallback_have_no_name(mangled: str) -> None:
+    from toolkit.inspect.readers.demangle import qualified_name
+
+    assert qualified_name(mangled) is None
