@@ -228,3 +228,37 @@ def test_a_symbol_name_outside_dynstr_is_corrupt(cut: int) -> None:
     info = ElfInfo(machine=62, elf_class=64, type=3)
     _read_symbols(info, raw, b"\0abc\0", b"", hdr, {}, {})
     assert info.defined == {b""}
+
+
+def test_a_sparse_image_asks_for_every_dynamic_table_in_one_round(libs: dict[str, Path]) -> None:
+    """Given only its ELF header, parsing asks for the section table, then the name table,
+    then every table the symbols need at once (offsets and sizes as readelf -S lists them),
+    and then parses as the whole file does."""
+    from toolkit.inspect.readers.elf import NeedRanges
+
+    lib = libs["64"]
+    data = lib.read_bytes()
+    hdr = run(["readelf", "-h", "-W", str(lib)]).stdout
+    shoff = int(re.search(r"Start of section headers:\s+(\d+)", hdr).group(1))  # type: ignore[union-attr]
+    shnum = int(re.search(r"Number of section headers:\s+(\d+)", hdr).group(1))  # type: ignore[union-attr]
+
+    def rng(name: str) -> tuple[int, int]:
+        off, size = section(lib, name)
+        return off, off + size
+
+    sparse = Image(len(data), [(0, data[:64])])
+    rounds = []
+    for _ in range(6):
+        try:
+            got = parse_elf(sparse)
+            break
+        except NeedRanges as need:
+            rounds.append(set(need.ranges))
+            for a, b in need.ranges:
+                sparse.add(a, data[a:b])
+    assert rounds == [{(shoff, shoff + shnum * 64)}, {rng(".shstrtab")},
+                      {rng(n) for n in (".dynsym", ".dynstr", ".dynamic", ".gnu.version", ".gnu.version_r",
+                                        ".gnu.version_d")}]
+    whole = parse_elf(Image.whole(data))
+    assert (got.defined, got.defined_versions, got.undefined, got.needed, got.soname, got.scan) == (
+        whole.defined, whole.defined_versions, whole.undefined, whole.needed, whole.soname, whole.scan)
