@@ -480,3 +480,69 @@ def test_gpu_targets_are_distinct_by_family_then_number() -> None:
     assert info.gpu_targets == ("gfx906", "gfx90a", "gfx1030", "gfx1100")
     assert not info.is_gpu_code_object and ElfInfo(machine=EM_AMDGPU, elf_class=64, type=3).is_gpu_code_object
     assert ElfInfo(machine=62, elf_class=64, type=3).gpu_targets == ()
+
+
+# --- parse_elf on a hand-made shared object (tests/fixtures/handmade_elf.shared_object: sections
+# 0 NULL, 1 .dynstr, 2 .dynsym (link 1), 3 .dynamic (link 1), 4 .shstrtab, 5 .text) ---------------
+
+def _so() -> tuple[bytearray, int]:
+    from tests.fixtures.handmade_elf import shared_object
+
+    data = bytearray(shared_object(64, True, 62, needed=["liba.so"], soname="libme.so", defined=["f", "g"]))
+    (shoff,) = struct.unpack_from("<Q", data, 40)
+    return data, shoff
+
+
+def test_a_hand_made_shared_object_reads_whole_and_in_pieces() -> None:
+    from toolkit.inspect.readers.elf import NeedRanges, parse_elf
+
+    data, shoff = _so()
+    info = parse_elf(Image.whole(bytes(data)))
+    assert (info.needed, info.soname, info.defined, info.undefined) == (("liba.so",), "libme.so", {b"f", b"g"}, [])
+    assert info.has_versym is False and info.defined_versions == {} and info.problems == []
+    # in pieces: the third round asks for .dynsym, .dynamic and .dynstr (section 1) together
+    secs = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * 64) for i in range(6)]
+    rng = {i: (secs[i][4], secs[i][4] + secs[i][5]) for i in (1, 2, 3)}
+    sparse = Image(len(data), [(0, bytes(data[:64]))])
+    asked = []
+    for _ in range(5):
+        try:
+            got = parse_elf(sparse)
+            break
+        except NeedRanges as need:
+            asked.append(set(need.ranges))
+            for a, b in need.ranges:
+                sparse.add(a, bytes(data[a:b]))
+    assert asked[2] == {rng[1], rng[2], rng[3]} and len(asked) == 3
+    assert (got.needed, got.defined) == (info.needed, info.defined)
+
+
+@pytest.mark.parametrize("which", [2, 3])
+def test_a_table_linked_to_no_string_table_is_not_read(which: int) -> None:
+    from toolkit.inspect.readers.elf import parse_elf
+
+    for link in (0, 6, 7):  # SHN_UNDEF, or one past the last section (6 sections): nothing to read
+        data, shoff = _so()
+        struct.pack_into("<I", data, shoff + which * 64 + 40, link)  # sh_link
+        info = parse_elf(Image.whole(bytes(data)))
+        if which == 2:  # .dynsym: no names to read, the dynamic section still is
+            assert info.defined == frozenset() and info.needed == ("liba.so",)
+        else:
+            assert info.needed == () and info.soname is None and info.defined == {b"f", b"g"}
+        assert info.problems == []
+
+
+def test_section_header_fields_are_unsigned() -> None:
+    from toolkit.inspect.readers.elf import parse_header, read_sections
+
+    data, shoff = _so()
+    struct.pack_into("<I", data, shoff + 5 * 64, 0x80000000)  # .text's sh_name past the name table
+    img = Image.whole(bytes(data))
+    with pytest.raises(ElfError) as err:
+        read_sections(img, parse_header(img))
+    assert str(err.value).startswith("corrupt ELF: string offset 2147483648 outside its table")
+    data, shoff = _so()
+    struct.pack_into("<IQ", data, shoff + 5 * 64 + 4, 0x80000001, 1 << 63)  # sh_type, sh_flags
+    img = Image.whole(bytes(data))
+    text = read_sections(img, parse_header(img))[5]
+    assert (text.name, text.type, text.flags) == (".text", 0x80000001, 1 << 63)
