@@ -398,6 +398,8 @@ def test_require_names_every_missing_range_inside_the_file_at_once() -> None:
         img.require([(0, 40), (30, 50), (90, 100), (95, 101), (60, 70)])
     assert need.value.ranges == [(30, 50), (90, 100), (60, 70)]
     assert str(need.value) == "need 3 more byte range(s)"
+    same = Image(10, [(0, b"ab"), (0, b"abcd")])  # two pieces from one offset: either serves
+    assert bytes(same.view(0, 4)) == b"abcd" and bytes(same.view(0, 1)) == b"a"
     whole = Image.whole(bytearray(b"abc"))
     assert whole.size == 3 and bytes(whole.view(1, 2)) == b"bc"
 
