@@ -1,0 +1,152 @@
+"""``github_matrix`` (toolkit.data.ci) pinned whole (issue 19, part 8): every branch of the
+selection, on builds named by hand, with the entries worked out from the data files (apex.toml's
+versions and Pythons, gpus.toml's families and eras, ci.toml's runner classes)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolkit.core.errors import UsageError
+from toolkit.data.ci import CiConfig, github_matrix, load_ci
+from toolkit.data.matrix import Build, Matrix, load_matrix
+
+
+@pytest.fixture(scope="module")
+def loaded() -> tuple[Matrix, CiConfig]:
+    m = load_matrix()
+    return m, load_ci(m)
+
+
+def _rows(entries: list) -> list[tuple[str, str, tuple[str, ...], str, str, str]]:  # type: ignore[type-arg]
+    return [(e.build.id, e.family, e.gfx, e.runner, e.test_runner.label, e.known_failure)
+            for e in entries]
+
+
+def _builds(m: Matrix, *ids: str) -> list[Build]:
+    return [m.build(i) for i in ids]
+
+
+CPU = "linux-x86_64-cpu"  # ci.toml runners.build
+
+
+def test_a_requested_family_outside_one_releases_era_skips_only_that_family(loaded: tuple[Matrix, CiConfig]) -> None:
+    """gfx950 is no target of the rocm-6 era, gfx942 is (gpus.toml); ROCm 7.0's era
+    (therock-7.0) has both, and gfx1201 of gfx120X-all but not gfx1200."""
+    m, config = loaded
+    builds = _builds(m, "apex-1.7.0-cp312-rocm6.4", "apex-1.8.0-cp312-rocm7.0")
+    got = github_matrix(m, config, "workflow_dispatch", builds=builds,
+                        families="gfx950-dcgpu,gfx120X-all;gfx94X-dcgpu")
+    assert _rows(got) == [
+        ("apex-1.7.0-cp312-rocm6.4", "gfx94X-dcgpu", ("gfx942",), CPU, "linux-mi300-gpu", ""),
+        ("apex-1.8.0-cp312-rocm7.0", "gfx950-dcgpu", ("gfx950",), CPU, "linux-mi355-gpu", ""),
+        ("apex-1.8.0-cp312-rocm7.0", "gfx120X-all", ("gfx1201",), CPU, "linux-rx9070-gpu", ""),
+        ("apex-1.8.0-cp312-rocm7.0", "gfx94X-dcgpu", ("gfx942",), CPU, "linux-mi300-gpu", ""),
+    ]
+
+
+def test_requested_families_are_split_trimmed_and_taken_once_in_order(loaded: tuple[Matrix, CiConfig]) -> None:
+    m, config = loaded
+    builds = _builds(m, "apex-1.7.0-cp312-rocm6.4")
+    got = github_matrix(m, config, "schedule", builds=builds,
+                        families=[" gfx90a ; gfx94X-dcgpu", "gfx90a,,gfx94X-dcgpu"])
+    assert [(e.family, e.gfx, e.test_runner.name) for e in got] == [
+        ("gfx90a", ("gfx90a",), "mi250"), ("gfx94X-dcgpu", ("gfx942",), "mi300")]
+
+
+def test_without_families_each_build_gets_its_releases_default(loaded: tuple[Matrix, CiConfig]) -> None:
+    m, config = loaded
+    builds = _builds(m, "apex-1.4.0-cp38-rocm6.0", "apex-1.4.0-cp38-rocm6.1")
+    got = github_matrix(m, config, "push", builds=builds)
+    # rocm.toml: 6.0's default family is gfx90X-dcgpu (gfx906, gfx908, gfx90a), 6.1's gfx94X-dcgpu
+    assert _rows(got) == [
+        ("apex-1.4.0-cp38-rocm6.0", "gfx90X-dcgpu", ("gfx906", "gfx908", "gfx90a"), CPU, "linux-mi250-gpu", ""),
+        ("apex-1.4.0-cp38-rocm6.1", "gfx94X-dcgpu", ("gfx942",), CPU, "linux-mi300-gpu", ""),
+    ]
+
+
+def test_a_pull_request_takes_the_newest_version_and_its_newest_plain_python(loaded: tuple[Matrix, CiConfig]) -> None:
+    """Newest by version, not by text: apex 1.10.0 over 1.9.0, Python 3.13 over 3.9 and over
+    the free-threaded 3.13t; each build style (recipe path) keeps its own newest."""
+    m, config = loaded
+    pool = [b for b in m.builds if b.package.name == "apex" and b.rocm.version in ("6.1", "7.13")
+            and b.version in ("1.6.0", "1.5.0", "1.9.0", "1.10.0")]
+    got = github_matrix(m, config, "pull_request", builds=pool)
+    # apex.toml: 1.5.0 and 1.6.0 (ext-flags) on 6.1, 1.9.0 and 1.10.0 (jit-prebuild) on 7.13;
+    # 1.6.0's Pythons end 3.12, 3.13, 3.13t; 1.10.0's on 7.13 end 3.13, 3.13t, 3.14, 3.14t, and
+    # TheRock's torch 2.10 there serves 3.10-3.14 (rocm.toml)
+    assert [e.build.id for e in got] == ["apex-1.6.0-cp313-rocm6.1", "apex-1.10.0-cp314-rocm7.13"]
+    assert {e.family for e in got} == {"gfx94X-dcgpu"}
+
+
+def test_push_keeps_every_version_and_python(loaded: tuple[Matrix, CiConfig]) -> None:
+    m, config = loaded
+    pool = [b for b in m.builds if b.package.name == "apex" and b.rocm.version == "6.1"]
+    got = github_matrix(m, config, "push", builds=pool)
+    assert [e.build for e in got] == pool  # in matrix order
+    assert len(pool) == 5 + 4 + 6  # apex 1.4.0, 1.5.0, 1.6.0 on ROCm 6.1 (apex.toml)
+
+
+def test_refusals_name_what_was_wrong_and_what_is_valid(loaded: tuple[Matrix, CiConfig]) -> None:
+    m, config = loaded
+    with pytest.raises(UsageError) as err:
+        github_matrix(m, config, "nightly")
+    assert str(err.value) == ("unknown trigger 'nightly'; valid: pull_request, push, schedule, "
+                              "workflow_dispatch")
+    with pytest.raises(UsageError) as err:
+        github_matrix(m, config, "push", families="gfx90a")
+    assert str(err.value) == (
+        "trigger 'push' builds each ROCm release's default family only (ci.toml: "
+        "triggers.push.families = 'default'); --families applies to: schedule, workflow_dispatch")
+    with pytest.raises(UsageError) as err:
+        github_matrix(m, config, "schedule", families="gfx94X-dcgpu,gfx90c")
+    assert str(err.value) == ("unknown GPU family for CI 'gfx90c'; valid: " + ", ".join(config.families))
+    # ci.toml's runner classes: mi300, mi355, mi250, mi100, rx7900, rx9070
+    assert config.families == ["gfx110X-all", "gfx120X-all", "gfx908", "gfx90X-dcgpu", "gfx90a",
+                               "gfx94X-dcgpu", "gfx950-dcgpu"]
+    with pytest.raises(UsageError) as err:
+        github_matrix(m, config, "push", include_known_failures=True)
+    assert "not 'push'" in str(err.value)
+
+
+KNOWN = """
+[failures.demo-one]
+package = "apex"
+versions = "==1.7.0"
+rocm = "==6.4"
+python = ["3.12"]
+fails = "build-wheel"
+reason = "a demo"
+evidence = "ROCm/apex#1"
+
+[failures.demo-two]
+package = "apex"
+versions = ">=1.7"
+rocm = "==6.4"
+families = ["gfx94X-dcgpu"]
+fails = "smoke"
+reason = "another demo"
+evidence = "ROCm/apex#2"
+"""
+
+
+def test_known_failures_leave_or_carry_every_entry_that_selects_them(data_copy: Path) -> None:
+    with (data_copy / "known_failures.toml").open("a") as fh:
+        fh.write(KNOWN)
+    m = load_matrix(data_copy)
+    config = load_ci(m)
+    builds = _builds(m, "apex-1.7.0-cp312-rocm6.4", "apex-1.7.0-cp311-rocm6.4")
+    # demo-two selects both builds for gfx94X-dcgpu only; demo-one the cp312 build for any target
+    assert github_matrix(m, config, "schedule", builds=builds, families="gfx90a,gfx94X-dcgpu") == \
+        github_matrix(m, config, "schedule", builds=builds[1:], families="gfx90a")
+    assert [e.build.id for e in github_matrix(m, config, "schedule", builds=builds,
+                                              families="gfx90a")] == ["apex-1.7.0-cp311-rocm6.4"]
+    got = github_matrix(m, config, "workflow_dispatch", builds=builds, families="gfx90a,gfx94X-dcgpu",
+                        include_known_failures=True)
+    assert [(e.build.id, e.family, e.known_failure) for e in got] == [
+        ("apex-1.7.0-cp312-rocm6.4", "gfx90a", "demo-one"),
+        ("apex-1.7.0-cp312-rocm6.4", "gfx94X-dcgpu", "demo-one,demo-two"),
+        ("apex-1.7.0-cp311-rocm6.4", "gfx90a", ""),
+        ("apex-1.7.0-cp311-rocm6.4", "gfx94X-dcgpu", "demo-two"),
+    ]
