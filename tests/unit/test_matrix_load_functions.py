@@ -260,3 +260,54 @@ def test_a_version_sharing_one_python_with_the_torch_source_is_kept(data_copy: P
     assert pv.python == ("3.9", "3.12")
     assert "7.13" in pv.rocm
     assert {b.python for b in m.builds if b.pkg_version is pv and b.rocm.version == "7.13"} == {"3.12"}
+
+
+# ----------------------------------------------------------------------------- gpus.toml
+def test_every_family_and_era_is_loaded_as_written(data_copy: Path) -> None:
+    from toolkit.data.gpus import family_names, load_gpus
+
+    raw = _raw(data_copy, "gpus.toml")
+    families, eras = load_gpus(data_copy / "gpus.toml")
+    assert list(families) == list(raw["families"])
+    for name, f in raw["families"].items():
+        fam = families[name]
+        assert (fam.name, fam.targets, fam.aliases) == (name, tuple(f["targets"]), tuple(f.get("aliases", ())))
+    assert list(eras) == list(raw["eras"])
+    for name, e in raw["eras"].items():
+        era = eras[name]
+        assert (era.name, era.targets, era.extra_targets, era.evidence) == (
+            name, tuple(e["targets"]), tuple(e.get("extra_targets", ())), e["evidence"])
+        assert era.all_targets == tuple(e["targets"]) + tuple(e.get("extra_targets", ()))
+    names = [n for name, f in raw["families"].items() for n in (name, *f.get("aliases", ()))]
+    assert family_names(families) == sorted(names) and len(set(names)) == len(names)
+    edit(data_copy / "gpus.toml", 'extra_targets = ["gfx1013"]\n', "")  # optional: none
+    assert load_gpus(data_copy / "gpus.toml")[1]["rocm-6"].extra_targets == ()
+
+
+def test_a_name_defined_twice_names_the_family_and_the_name(data_copy: Path) -> None:
+    gpus = data_copy / "gpus.toml"
+    from toolkit.data.gpus import load_gpus
+
+    edit(gpus, 'aliases = ["gfx950-all"]', 'aliases = ["gfx950-all", "gfx950-all"]')
+    with pytest.raises(DataError) as err:
+        load_gpus(gpus)
+    assert str(err.value) == f"{gpus}: families.\"gfx950-dcgpu\".aliases: duplicate entries in ['gfx950-all', 'gfx950-all']"
+    edit(gpus, 'aliases = ["gfx950-all", "gfx950-all"]', 'aliases = ["gfx950-dcgpu"]')  # its own name
+    with pytest.raises(DataError) as err:
+        load_gpus(gpus)
+    assert str(err.value) == f"{gpus}: families.\"gfx950-dcgpu\": family name 'gfx950-dcgpu' is defined twice"
+    edit(gpus, 'aliases = ["gfx950-dcgpu"]', 'aliases = ["gfx90a"]')  # another family's name, defined later
+    with pytest.raises(DataError) as err:
+        load_gpus(gpus)
+    assert str(err.value) == f"{gpus}: families.\"gfx90a\": family name 'gfx90a' is defined twice"
+
+
+def test_targets_in_both_lists_of_an_era_are_all_named_sorted(data_copy: Path) -> None:
+    from toolkit.data.gpus import load_gpus
+
+    gpus = data_copy / "gpus.toml"
+    edit(gpus, 'extra_targets = ["gfx1013"]', 'extra_targets = ["gfx1013", "gfx942", "gfx1151", "gfx906"]')
+    with pytest.raises(DataError) as err:
+        load_gpus(gpus)
+    assert str(err.value) == (f'{gpus}: eras."rocm-6".extra_targets: gfx1151, gfx906, gfx942 also in '
+                              "targets (extra targets are the ones no family lists)")
