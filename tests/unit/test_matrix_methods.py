@@ -1,0 +1,88 @@
+"""The ``Matrix`` methods pinned against gpus.toml read with tomllib and values worked out by
+hand (issue 19, part 8): family names and aliases, the known and extra gfx ids, the families a
+release's era builds, the (Python, ROCm) pairs in PEP 440 order."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+
+from packaging.version import Version
+
+from toolkit.data.matrix import Matrix, data_dir, load_matrix, python_sort_key, python_tag
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+def _gpus() -> dict:  # type: ignore[type-arg]
+    return tomllib.loads((data_dir() / "gpus.toml").read_text())
+
+
+def test_family_targets_name_every_family_and_alias() -> None:
+    raw = _gpus()["families"]
+    want = {}
+    for name, f in raw.items():
+        for n in (name, *f.get("aliases", ())):
+            want[n] = tuple(f["targets"])
+    got = load_matrix().family_targets
+    assert got == want
+    assert got["gfx94X-all"] == got["gfx94X-dcgpu"] == ("gfx942",)  # an alias, by hand
+
+
+def test_known_targets_are_the_families_then_the_eras_in_first_seen_order() -> None:
+    raw = _gpus()
+    seen: list[str] = []
+    for f in raw["families"].values():
+        seen += [t for t in f["targets"] if t not in seen]
+    for e in raw["eras"].values():
+        seen += [t for t in (*e["targets"], *e.get("extra_targets", ())) if t not in seen]
+    m: Matrix = load_matrix()
+    assert m.known_targets == tuple(seen)
+    # no family lists gfx940 and gfx941 (rocm-6 era only), gfx1013 and gfx1251 (extra targets)
+    assert m.extra_targets == ("gfx940", "gfx941", "gfx1013", "gfx1251")
+
+
+def test_a_releases_families_keep_the_members_its_era_builds() -> None:
+    m = load_matrix()
+    fams = m.release_families(m.rocm["7.0"])
+    # therock-7.0 builds gfx1201, not gfx1200; gfx1030/32/35/36 of gfx103X; no gfx900, gfx90c
+    assert fams["gfx120X-all"] == ("gfx1201",)
+    assert fams["gfx103X-all"] == ("gfx1030", "gfx1032", "gfx1035", "gfx1036")
+    assert fams["gfx90X-dcgpu"] == ("gfx906", "gfx908", "gfx90a")
+    assert "gfx900" not in fams and "gfx900-dgpu" not in fams and "gfx90c" not in fams
+    era = set(_gpus()["eras"]["therock-7.0"]["targets"])
+    assert fams == {n: tuple(t for t in ts if t in era) for n, ts in m.family_targets.items()
+                    if set(ts) & era}
+    # without a recorded era: every family as gpus.toml lists it
+    assert m.release_families(dataclasses.replace(m.rocm["7.0"], era=None)) == m.family_targets
+
+
+def test_pairs_run_in_rocm_then_python_order_by_version_not_text() -> None:
+    m = load_matrix()
+    pairs = m.pairs()
+    assert pairs == sorted({(b.python, b.rocm.version) for b in m.builds},
+                           key=lambda p: (Version(p[1]), python_sort_key(p[0])))
+    assert len(pairs) == len(set(pairs))
+    assert pairs[0] == ("3.8", "6.0")  # apex 1.4.0 (apex.toml)
+    assert pairs.index(("3.9", "6.0")) < pairs.index(("3.10", "6.0"))  # 3.9 before 3.10
+    assert pairs.index(("3.13", "6.4")) < pairs.index(("3.13t", "6.4"))
+    assert pairs.index(("3.14", "7.15")) < pairs.index(("3.10", "10.0"))  # 7.15 before 10.0
+
+
+def test_python_tags_and_keys() -> None:
+    assert [python_tag(p) for p in ("3.8", "3.10", "3.13t", "3.14t")] == ["cp38", "cp310", "cp313t", "cp314t"]
+    assert python_sort_key("3.13t") == (3, 13, True)
+    assert python_sort_key("3.9") == (3, 9, False)
+
+
+def test_a_versions_default_targets_by_the_rocm_major_they_apply_from() -> None:
+    pv = next(v for v in load_matrix().packages["fbgemm_gpu"].versions if v.version == "1.5.0")
+    six, seven = pv.default_targets["6"], pv.default_targets["7"]
+    assert pv.targets_for("6.4") == six and pv.targets_for("7.0") == seven
+    assert pv.targets_for("10.1") == seven  # the highest major at or below 10
+    assert pv.targets_for("5.7") == ()  # before the first major recorded
+    assert pv.targets_for("cpu") == ()
+    assert pv.torch_minor == ".".join(pv.torch.split(".")[:2])
