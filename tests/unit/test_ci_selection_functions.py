@@ -150,3 +150,47 @@ def test_known_failures_leave_or_carry_every_entry_that_selects_them(data_copy: 
         ("apex-1.7.0-cp311-rocm6.4", "gfx90a", ""),
         ("apex-1.7.0-cp311-rocm6.4", "gfx94X-dcgpu", "demo-two"),
     ]
+
+
+# ----------------------------------------------------------------------------- load_ci
+def _ci_error(data: Path) -> str:
+    from toolkit.core.errors import DataError
+
+    with pytest.raises(DataError) as err:
+        load_ci(load_matrix(data))
+    assert err.value.exit_code == 3
+    return str(err.value)
+
+
+def test_ci_toml_is_read_whole(data_copy: Path) -> None:
+    import tomllib
+
+    ci = data_copy / "ci.toml"
+    raw = tomllib.loads(ci.read_text())
+    config = load_ci(load_matrix(data_copy), ci)  # an explicit path: the same file
+    assert config.source == ci and config.build_runner == raw["runners"]["build"] == CPU
+    assert {e: (r.event, r.python, r.families, r.versions) for e, r in config.triggers.items()} == {
+        e: (e, r["python"], r["families"], r.get("versions", "all")) for e, r in raw["triggers"].items()}
+    assert [(r.name, r.label, r.gfx, r.families) for r in config.test_runners] == [
+        (n, r["label"], r["gfx"], tuple(r["families"])) for n, r in raw["runners"]["test"].items()]
+    assert load_ci(load_matrix(data_copy)).source == ci  # by default: beside the matrix data
+
+
+def test_a_family_in_two_runner_classes_names_both(data_copy: Path) -> None:
+    ci = data_copy / "ci.toml"
+    from tests.fixtures.data import edit
+
+    edit(ci, 'families = ["gfx908"]', 'families = ["gfx908", "gfx90a"]')
+    assert _ci_error(data_copy) == (f'{ci}: runners.test."mi100".families: \'gfx90a\' is already '
+                                    "tested by runner class 'mi250'; a family belongs to one class")
+
+
+def test_a_runners_gfx_outside_one_of_its_families_names_that_familys_targets(data_copy: Path) -> None:
+    ci = data_copy / "ci.toml"
+    from tests.fixtures.data import edit
+
+    # gfx90a is a member of gfx90X-dcgpu (gfx906, gfx908, gfx90a) and of gfx90a: add gfx908
+    edit(ci, 'families = ["gfx908"]', 'families = ["gfx908-dcgpu"]')  # gfx908's alias, moved
+    edit(ci, 'families = ["gfx90X-dcgpu", "gfx90a"]', 'families = ["gfx90X-dcgpu", "gfx90a", "gfx908"]')
+    assert _ci_error(data_copy) == (f'{ci}: runners.test."mi250".gfx: \'gfx90a\' is not a target of '
+                                    "family 'gfx908'; valid: gfx908")
