@@ -194,3 +194,38 @@ def test_a_runners_gfx_outside_one_of_its_families_names_that_familys_targets(da
     edit(ci, 'families = ["gfx90X-dcgpu", "gfx90a"]', 'families = ["gfx90X-dcgpu", "gfx90a", "gfx908"]')
     assert _ci_error(data_copy) == (f'{ci}: runners.test."mi250".gfx: \'gfx90a\' is not a target of '
                                     "family 'gfx908'; valid: gfx908")
+
+
+# ----------------------------------------------------------------------------- entries as JSON
+def test_only_a_per_family_sdk_gets_a_family_argument(loaded: tuple[Matrix, CiConfig]) -> None:
+    """rocm.toml: 7.0's SDK is TheRock's per-family index, 7.13's multi-arch, 6.4's a system
+    install: only the first takes --family."""
+    m, config = loaded
+    builds = _builds(m, "apex-1.8.0-cp312-rocm7.0", "apex-1.9.0-cp312-rocm7.13", "apex-1.8.0-cp312-rocm6.4")
+    got = [e.as_json() for e in github_matrix(m, config, "push", builds=builds)]
+    assert [(e["artifact"], e["sdk_family"]) for e in got] == [
+        ("apex-1.8.0-cp312-rocm7.0-gfx94X-dcgpu", "gfx94X-dcgpu"),
+        ("apex-1.9.0-cp312-rocm7.13-gfx94X-dcgpu", ""),
+        ("apex-1.8.0-cp312-rocm6.4-gfx94X-dcgpu", "")]
+    assert got[1] == {
+        "id": "apex-1.9.0-cp312-rocm7.13", "artifact": "apex-1.9.0-cp312-rocm7.13-gfx94X-dcgpu",
+        "package": "apex", "version": "1.9.0", "python": "3.12", "rocm": "7.13", "torch": "2.9",
+        "session": "build-3.12-rocm7.13", "family": "gfx94X-dcgpu", "families": "gfx94X-dcgpu",
+        "sdk_family": "", "gfx": "gfx942", "runner": CPU, "test_runner": "linux-mi300-gpu",
+        "test_gfx": "gfx942", "known_failure": ""}
+
+
+def test_shards_of_a_given_size_and_a_size_below_one(loaded: tuple[Matrix, CiConfig]) -> None:
+    from toolkit.data.ci import github_shards
+
+    m, config = loaded
+    entries = github_matrix(m, config, "push", builds=_builds(
+        m, *(f"apex-1.4.0-cp{v}-rocm6.0" for v in ("38", "39", "310", "311", "312"))))
+    ids = [e.build.id for e in entries]
+    shards = github_shards(entries, 2)  # 5 entries: 3 shards, 2 + 2 + 1
+    assert [[e["id"] for e in s["include"]] for s in shards] == [ids[0:2], ids[2:4], ids[4:]]
+    assert [[e["id"] for e in s["include"]] for s in github_shards(entries, 5)] == [ids]
+    assert len(github_shards(entries, 1)) == 5
+    with pytest.raises(UsageError) as err:
+        github_shards(entries, 0)
+    assert str(err.value) == "bad shard size 0: expected 1 or more"
