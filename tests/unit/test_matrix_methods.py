@@ -86,3 +86,30 @@ def test_a_versions_default_targets_by_the_rocm_major_they_apply_from() -> None:
     assert pv.targets_for("5.7") == ()  # before the first major recorded
     assert pv.targets_for("cpu") == ()
     assert pv.torch_minor == ".".join(pv.torch.split(".")[:2])
+
+
+def test_filters_take_one_string_or_many_split_at_commas_and_trimmed() -> None:
+    m = load_matrix()
+    apex = [b for b in m.builds if b.package.name == "apex"]
+    assert m.select(packages="apex") == apex
+    assert m.select(packages=" apex , ,") == apex
+    assert m.select(packages=["apex", ""], rocm="6.0, 6.1", python=[" 3.8"]) == [
+        b for b in apex if b.rocm.version in ("6.0", "6.1") and b.python == "3.8"]
+    assert m.select() == list(m.builds)
+
+
+def test_the_data_folder_comes_from_the_environment_unless_empty(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from toolkit.core.errors import DataError
+    from toolkit.data.matrix import DATA_DIR
+
+    monkeypatch.setenv("TOOLKIT_DATA_DIR", "")
+    assert data_dir() == DATA_DIR.resolve()
+    monkeypatch.setenv("TOOLKIT_DATA_DIR", str(tmp_path / "rel" / ".."))
+    assert data_dir() == tmp_path.resolve()
+    missing = tmp_path / "nowhere"
+    try:
+        load_matrix(missing)
+    except DataError as err:
+        assert str(err) == f"{missing}: matrix data folder does not exist" and err.exit_code == 3
+    else:  # pragma: no cover
+        raise AssertionError("loaded a folder that does not exist")
