@@ -179,3 +179,34 @@ def test_upstream_refs_name_each_piece_of_evidence_in_order() -> None:
     assert known.upstream_refs([e, entry(id="j", evidence="p/q#3")]) == [
         ("k", "commit", "o/r", "abcdef1", "a/b c.py"), ("k", "issue", "x/y", "7", ""),
         ("j", "issue", "p/q", "3", "")]
+
+
+SMOKE = entry(fails="smoke", test="test_runtime.py::test_x")
+PLANNED = ["build-wheel", "check", "smoke"]
+
+
+@pytest.mark.parametrize(("e", "planned", "step", "error", "outcome", "want"), [
+    # a step-level entry: like pytest's strict xfail
+    (entry(), PLANNED, None, None, None, known.XPASS),
+    (entry(), ["check"], None, None, None, known.NOT_REACHED),
+    (entry(), PLANNED, "check", "boom", None, known.FAILED),
+    (entry(), PLANNED, "build-wheel", "boom", None, known.XFAIL),
+    # a smoke test entry: its JUnit outcome first
+    (SMOKE, PLANNED, None, None, "failed", known.XFAIL),
+    (SMOKE, PLANNED, "smoke", "x", "error", known.XFAIL),
+    (SMOKE, PLANNED, None, None, "passed", known.XPASS),
+    (SMOKE, PLANNED, "smoke", "other failed", "passed", known.XPASS),
+    (SMOKE, PLANNED, None, None, "skipped", known.NOT_REACHED),
+    (SMOKE, PLANNED, "smoke", "smoke tests failed: test_runtime.py::test_x", "skipped", known.FAILED),
+    (SMOKE, PLANNED, None, None, None, known.NOT_REACHED),
+    # no JUnit: the smoke step's error names the test, or it failed elsewhere
+    (SMOKE, PLANNED, "smoke", "smoke tests failed: test_runtime.py::test_x", None, known.XFAIL),
+    (SMOKE, PLANNED, "smoke", "smoke tests failed: test_runtime.py::test_y", None, known.FAILED),
+    (SMOKE, PLANNED, "check", "test_runtime.py::test_x", None, known.FAILED),
+    # smoke not planned (--no-smoke): the test cannot be judged
+    (SMOKE, ["build-wheel", "check"], None, None, None, known.NOT_REACHED),
+    (SMOKE, ["build-wheel", "check"], "check", "boom", None, known.FAILED),
+])
+def test_verdict_truth_table(e: KnownFailure, planned: list[str], step: str | None, error: str | None,
+                             outcome: str | None, want: str) -> None:
+    assert known.verdict(e, planned, step, error, outcome) == want
