@@ -311,3 +311,32 @@ def test_targets_in_both_lists_of_an_era_are_all_named_sorted(data_copy: Path) -
         load_gpus(gpus)
     assert str(err.value) == (f'{gpus}: eras."rocm-6".extra_targets: gfx1151, gfx906, gfx942 also in '
                               "targets (extra targets are the ones no family lists)")
+
+
+# ----------------------------------------------------------------------------- specs' checks
+def test_an_index_url_must_be_https_file_or_loopback_http(data_copy: Path) -> None:
+    from toolkit.data.specs import _index_url
+
+    assert _index_url("https://download.pytorch.org/whl/rocm6.0/") is None
+    assert _index_url("file:///srv/wheels/") is None
+    assert _index_url("http://127.0.0.1:8080/simple/") is None
+    assert _index_url("http://localhost/simple/") is None
+    refusal = ("is not an allowed index URL; valid: https://..., file://..., or http:// on "
+               "127.0.0.1/localhost")
+    for bad in ("http://example.com/whl/", "ftp://example.com/", "example.com/whl/"):
+        assert _index_url(bad) == refusal, bad
+    rocm = data_copy / "rocm.toml"
+    edit(rocm, '"https://download.pytorch.org/whl/rocm6.0/"', '"http://example.com/whl/"')
+    assert _error(data_copy) == f"{rocm}: releases.\"6.0\".torch.\"2.4\".index_url: 'http://example.com/whl/' {refusal}"
+
+
+def test_a_gfx_id_is_a_processor_with_optional_features(data_copy: Path) -> None:
+    from toolkit.data.specs import _gfx_id
+
+    for good in ("gfx90a", "gfx1201", "gfx942:xnack+", "gfx90a:sramecc-:xnack+"):
+        assert _gfx_id(good) is None, good
+    for bad in ("sm_90", "gfx", "gfx90a:xnack", "GFX90A", "gfx90a:xnack+:xnack-"):
+        assert _gfx_id(bad) == "is not a gfx id like gfx90a", bad
+    gpus = data_copy / "gpus.toml"
+    edit(gpus, 'targets = ["gfx942"]', 'targets = ["sm_90"]')
+    assert _error(data_copy) == f"{gpus}: families.\"gfx94X-dcgpu\".targets: 'sm_90' is not a gfx id like gfx90a"
