@@ -29,9 +29,10 @@ def _builds(m: Matrix, *ids: str) -> list[Build]:
 
 
 CPU = "linux-x86_64-cpu"  # ci.toml runners.build
+Loaded = tuple[Matrix, CiConfig]
 
 
-def test_a_requested_family_outside_one_releases_era_skips_only_that_family(loaded: tuple[Matrix, CiConfig]) -> None:
+def test_a_requested_family_outside_one_releases_era_skips_only_that_family(loaded: Loaded) -> None:
     """gfx950 is no target of the rocm-6 era, gfx942 is (gpus.toml); ROCm 7.0's era
     (therock-7.0) has both, and gfx1201 of gfx120X-all but not gfx1200."""
     m, config = loaded
@@ -46,7 +47,7 @@ def test_a_requested_family_outside_one_releases_era_skips_only_that_family(load
     ]
 
 
-def test_requested_families_are_split_trimmed_and_taken_once_in_order(loaded: tuple[Matrix, CiConfig]) -> None:
+def test_requested_families_are_split_trimmed_and_taken_once_in_order(loaded: Loaded) -> None:
     m, config = loaded
     builds = _builds(m, "apex-1.7.0-cp312-rocm6.4")
     got = github_matrix(m, config, "schedule", builds=builds,
@@ -55,18 +56,19 @@ def test_requested_families_are_split_trimmed_and_taken_once_in_order(loaded: tu
         ("gfx90a", ("gfx90a",), "mi250"), ("gfx94X-dcgpu", ("gfx942",), "mi300")]
 
 
-def test_without_families_each_build_gets_its_releases_default(loaded: tuple[Matrix, CiConfig]) -> None:
+def test_without_families_each_build_gets_its_releases_default(loaded: Loaded) -> None:
     m, config = loaded
     builds = _builds(m, "apex-1.4.0-cp38-rocm6.0", "apex-1.4.0-cp38-rocm6.1")
     got = github_matrix(m, config, "push", builds=builds)
     # rocm.toml: 6.0's default family is gfx90X-dcgpu (gfx906, gfx908, gfx90a), 6.1's gfx94X-dcgpu
     assert _rows(got) == [
-        ("apex-1.4.0-cp38-rocm6.0", "gfx90X-dcgpu", ("gfx906", "gfx908", "gfx90a"), CPU, "linux-mi250-gpu", ""),
+        ("apex-1.4.0-cp38-rocm6.0", "gfx90X-dcgpu", ("gfx906", "gfx908", "gfx90a"), CPU,
+         "linux-mi250-gpu", ""),
         ("apex-1.4.0-cp38-rocm6.1", "gfx94X-dcgpu", ("gfx942",), CPU, "linux-mi300-gpu", ""),
     ]
 
 
-def test_a_pull_request_takes_the_newest_version_and_its_newest_plain_python(loaded: tuple[Matrix, CiConfig]) -> None:
+def test_a_pull_request_takes_the_newest_version_and_its_newest_plain_python(loaded: Loaded) -> None:
     """Newest by version, not by text: apex 1.10.0 over 1.9.0, Python 3.13 over 3.9 and over
     the free-threaded 3.13t; each build style (recipe path) keeps its own newest."""
     m, config = loaded
@@ -80,7 +82,7 @@ def test_a_pull_request_takes_the_newest_version_and_its_newest_plain_python(loa
     assert {e.family for e in got} == {"gfx94X-dcgpu"}
 
 
-def test_push_keeps_every_version_and_python(loaded: tuple[Matrix, CiConfig]) -> None:
+def test_push_keeps_every_version_and_python(loaded: Loaded) -> None:
     m, config = loaded
     pool = [b for b in m.builds if b.package.name == "apex" and b.rocm.version == "6.1"]
     got = github_matrix(m, config, "push", builds=pool)
@@ -88,7 +90,7 @@ def test_push_keeps_every_version_and_python(loaded: tuple[Matrix, CiConfig]) ->
     assert len(pool) == 5 + 4 + 6  # apex 1.4.0, 1.5.0, 1.6.0 on ROCm 6.1 (apex.toml)
 
 
-def test_refusals_name_what_was_wrong_and_what_is_valid(loaded: tuple[Matrix, CiConfig]) -> None:
+def test_refusals_name_what_was_wrong_and_what_is_valid(loaded: Loaded) -> None:
     m, config = loaded
     with pytest.raises(UsageError) as err:
         github_matrix(m, config, "nightly")
@@ -197,7 +199,7 @@ def test_a_runners_gfx_outside_one_of_its_families_names_that_familys_targets(da
 
 
 # ----------------------------------------------------------------------------- entries as JSON
-def test_only_a_per_family_sdk_gets_a_family_argument(loaded: tuple[Matrix, CiConfig]) -> None:
+def test_only_a_per_family_sdk_gets_a_family_argument(loaded: Loaded) -> None:
     """rocm.toml: 7.0's SDK is TheRock's per-family index, 7.13's multi-arch, 6.4's a system
     install: only the first takes --family."""
     m, config = loaded
@@ -215,7 +217,7 @@ def test_only_a_per_family_sdk_gets_a_family_argument(loaded: tuple[Matrix, CiCo
         "test_gfx": "gfx942", "known_failure": ""}
 
 
-def test_shards_of_a_given_size_and_a_size_below_one(loaded: tuple[Matrix, CiConfig]) -> None:
+def test_shards_of_a_given_size_and_a_size_below_one(loaded: Loaded) -> None:
     from toolkit.data.ci import github_shards
 
     m, config = loaded

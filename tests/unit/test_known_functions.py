@@ -145,7 +145,8 @@ def test_the_loader_reads_every_field_and_expands_families_then_gfx_once(data_co
     assert known.load(data_copy / "none.toml", builds, [], {}, []) == ()  # no file: no entries
     file.write_text("")
     assert known.load(file, builds, list(M.packages), M.family_targets, M.known_targets) == ()
-    file.write_text('[failures.b]\npackage = "apex"\nfails = "build-wheel"\nreason = "r"\nevidence = "o/r#1"\n')
+    file.write_text('[failures.b]\npackage = "apex"\nfails = "build-wheel"\nreason = "r"\n'
+                    'evidence = "o/r#1"\n')
     (bare,) = known.load(file, builds, list(M.packages), M.family_targets, M.known_targets)
     assert bare == entry(id="b")
 
@@ -165,7 +166,8 @@ def test_the_loader_reads_every_field_and_expands_families_then_gfx_once(data_co
     (('gfx = ["gfx942", "gfx90a"]', 'gfx = ["gfx942", "gfx9999"]'),
      "failures.\"demo\".gfx: 'gfx9999' is not allowed; valid: "),
 ])
-def test_the_loader_refuses_each_inconsistent_entry(data_copy: Path, change: tuple[str, str], message: str) -> None:
+def test_the_loader_refuses_each_inconsistent_entry(data_copy: Path, change: tuple[str, str],
+                                                    message: str) -> None:
     file = data_copy / "known_failures.toml"
     assert change[0] in ENTRY
     file.write_text(ENTRY.replace(change[0], change[1], 1))

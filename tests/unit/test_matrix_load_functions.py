@@ -128,7 +128,8 @@ def test_an_indexes_value_that_is_not_a_table_is_named(data_copy: Path) -> None:
 
 def test_a_multi_arch_sdk_takes_no_legacy_but_may_say_false(data_copy: Path) -> None:
     rocm = data_copy / "rocm.toml"
-    sdk = 'provider = "pip", layout = "multi-arch", index = "therock-multi-arch", spec = "rocm[libraries,devel]>1.0,>=7.13.0a0'
+    sdk = ('provider = "pip", layout = "multi-arch", index = "therock-multi-arch", '
+           'spec = "rocm[libraries,devel]>1.0,>=7.13.0a0')
     edit(rocm, sdk, sdk.replace('layout = "multi-arch",', 'layout = "multi-arch", legacy = false,'))
     sdk_13 = load_matrix(data_copy).rocm["7.13"].sdk
     assert (sdk_13.layout, sdk_13.legacy) == ("multi-arch", False)
@@ -156,7 +157,8 @@ def test_a_served_default_family_is_judged_by_what_was_served_not_by_the_era(dat
     rocm = data_copy / "rocm.toml"
     assert "gfx1250" not in _raw(data_copy, "gpus.toml")["eras"]["therock-7.0"]["targets"]
     edit(rocm, REL_70, REL_70.replace('default_family = "gfx94X-dcgpu"', 'default_family = "gfx125X-dcgpu"'))
-    edit(rocm, 'served."gfx1151" = ["gfx1151"]', 'served."gfx1151" = ["gfx1151"]\nserved."gfx125X-dcgpu" = ["gfx1250"]')
+    edit(rocm, 'served."gfx1151" = ["gfx1151"]',
+         'served."gfx1151" = ["gfx1151"]\nserved."gfx125X-dcgpu" = ["gfx1250"]')
     rel = load_matrix(data_copy).rocm["7.0"]
     assert (rel.default_family, rel.families["gfx125X-dcgpu"]) == ("gfx125X-dcgpu", ("gfx1250",))
 
@@ -197,7 +199,7 @@ def test_a_package_copy_is_loaded_field_by_field(data_copy: Path) -> None:
         assert (pkg.name, pkg.dist, pkg.repo, pkg.recipe, pkg.subdir) == (
             head["name"], head["dist"], head["repo"], head["recipe"], head.get("subdir", ""))
         assert len(pkg.versions) == len(raw["versions"])
-        for pv, rv in zip(pkg.versions, raw["versions"]):
+        for pv, rv in zip(pkg.versions, raw["versions"], strict=True):
             assert (pv.package, pv.version, pv.ref, pv.torch, pv.rocm, pv.python, pv.build_style,
                     pv.evidence) == (name, rv["version"], rv["ref"], rv["torch"], tuple(rv["rocm"]),
                                      tuple(rv["python"]), rv["build_style"], rv["evidence"])
@@ -271,7 +273,8 @@ def test_every_family_and_era_is_loaded_as_written(data_copy: Path) -> None:
     assert list(families) == list(raw["families"])
     for name, f in raw["families"].items():
         fam = families[name]
-        assert (fam.name, fam.targets, fam.aliases) == (name, tuple(f["targets"]), tuple(f.get("aliases", ())))
+        assert (fam.name, fam.targets, fam.aliases) == (
+            name, tuple(f["targets"]), tuple(f.get("aliases", ())))
     assert list(eras) == list(raw["eras"])
     for name, e in raw["eras"].items():
         era = eras[name]
@@ -291,7 +294,8 @@ def test_a_name_defined_twice_names_the_family_and_the_name(data_copy: Path) -> 
     edit(gpus, 'aliases = ["gfx950-all"]', 'aliases = ["gfx950-all", "gfx950-all"]')
     with pytest.raises(DataError) as err:
         load_gpus(gpus)
-    assert str(err.value) == f"{gpus}: families.\"gfx950-dcgpu\".aliases: duplicate entries in ['gfx950-all', 'gfx950-all']"
+    assert str(err.value) == (
+        f"{gpus}: families.\"gfx950-dcgpu\".aliases: duplicate entries in ['gfx950-all', 'gfx950-all']")
     edit(gpus, 'aliases = ["gfx950-all", "gfx950-all"]', 'aliases = ["gfx950-dcgpu"]')  # its own name
     with pytest.raises(DataError) as err:
         load_gpus(gpus)
@@ -327,7 +331,8 @@ def test_an_index_url_must_be_https_file_or_loopback_http(data_copy: Path) -> No
         assert _index_url(bad) == refusal, bad
     rocm = data_copy / "rocm.toml"
     edit(rocm, '"https://download.pytorch.org/whl/rocm6.0/"', '"http://example.com/whl/"')
-    assert _error(data_copy) == f"{rocm}: releases.\"6.0\".torch.\"2.4\".index_url: 'http://example.com/whl/' {refusal}"
+    assert _error(data_copy) == (
+        f"{rocm}: releases.\"6.0\".torch.\"2.4\".index_url: 'http://example.com/whl/' {refusal}")
 
 
 def test_a_gfx_id_is_a_processor_with_optional_features(data_copy: Path) -> None:
@@ -339,4 +344,5 @@ def test_a_gfx_id_is_a_processor_with_optional_features(data_copy: Path) -> None
         assert _gfx_id(bad) == "is not a gfx id like gfx90a", bad
     gpus = data_copy / "gpus.toml"
     edit(gpus, 'targets = ["gfx942"]', 'targets = ["sm_90"]')
-    assert _error(data_copy) == f"{gpus}: families.\"gfx94X-dcgpu\".targets: 'sm_90' is not a gfx id like gfx90a"
+    assert _error(data_copy) == (
+        f"{gpus}: families.\"gfx94X-dcgpu\".targets: 'sm_90' is not a gfx id like gfx90a")

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from toolkit.core.errors import DataError
-from toolkit.data.schema import (Array, Flag, Map, Ref, Table, Tagged, Text, Texts, check,
-                                 describe, read_toml)
+from toolkit.data.schema import Array, Flag, Map, Ref, Table, Tagged, Text, Texts, check, describe, read_toml
 
 F = Path("d.toml")
 
@@ -33,7 +32,8 @@ def test_read_toml_reads_a_document_and_refuses_what_is_not_one(tmp_path: Path) 
         read_toml(gone)
     assert str(err.value) == f"{gone}: missing data file"
     latin = tmp_path / "latin.toml"
-    latin.write_bytes(b'a = "caf\xe9"\n')  # Latin-1: TOML is UTF-8 (toml.io: "A TOML file must be a valid UTF-8")
+    # Latin-1; toml.io v1.0.0: "A TOML file must be a valid UTF-8 encoded Unicode document"
+    latin.write_bytes(b'a = "caf\xe9"\n')
     with pytest.raises(DataError) as err:
         read_toml(latin)
     assert str(err.value) == f"{latin}: not valid TOML: not UTF-8 text"
@@ -67,9 +67,11 @@ def test_a_value_is_shown_with_its_toml_type_and_cut_past_sixty_characters() -> 
     assert _msg(spec, {"v": {"a": 1}}) == "d.toml: v: must be a non-empty string, got table {'a': 1}"
     # a TOML date has no entry in the table of names: Python's type name
     day = datetime.date(1979, 5, 27)
-    assert _msg(spec, {"v": day}) == "d.toml: v: must be a non-empty string, got date datetime.date(1979, 5, 27)"
+    assert _msg(spec, {"v": day}) == (
+        "d.toml: v: must be a non-empty string, got date datetime.date(1979, 5, 27)")
     exact = "x" * 58  # its repr is 60 characters: shown whole
-    assert _msg(Table({"v": Flag()}), {"v": exact}) == f"d.toml: v: must be true or false, got string '{exact}'"
+    assert _msg(Table({"v": Flag()}), {"v": exact}) == (
+        f"d.toml: v: must be true or false, got string '{exact}'")
     longer = "x" * 59  # repr 61: cut to 57 characters and "..."
     assert _msg(Table({"v": Flag()}), {"v": longer}) == (
         f"d.toml: v: must be true or false, got string '{'x' * 56}...")
@@ -108,7 +110,8 @@ def test_texts_refusals() -> None:
     check(spec, {"v": ["a", "b"]}, F)
     assert _msg(spec, {"v": []}) == "d.toml: v: must be a non-empty array of strings, got array []"
     assert _msg(spec, {"v": "a"}) == "d.toml: v: must be a non-empty array of strings, got string 'a'"
-    assert _msg(spec, {"v": ["a", 1]}) == "d.toml: v: must be a non-empty array of strings, got array ['a', 1]"
+    assert _msg(spec, {"v": ["a", 1]}) == (
+        "d.toml: v: must be a non-empty array of strings, got array ['a', 1]")
     assert _msg(spec, {"v": ["a", "c"]}) == "d.toml: v: 'c' is not allowed; valid: a, b"
     assert _msg(spec, {"v": ["b", "a", "b"]}) == "d.toml: v: duplicate entries in ['b', 'a', 'b']"
 
@@ -119,7 +122,8 @@ def test_table_groups_and_keys() -> None:
                  optional=("e",), one_of=(("a", "b"),), any_of=(("c", "d"),))
     check(spec, {"a": "1", "c": "1"}, F)
     check(spec, {"b": "1", "c": "1", "d": "1", "e": "1"}, F)
-    assert _msg(spec, {"a": "1", "b": "1", "c": "1"}) == "d.toml: (top level): needs exactly one of a, b (a and b given)"
+    assert _msg(spec, {"a": "1", "b": "1", "c": "1"}) == (
+        "d.toml: (top level): needs exactly one of a, b (a and b given)")
     assert _msg(spec, {"c": "1"}) == "d.toml: (top level): needs exactly one of a, b (none given)"
     assert _msg(spec, {"a": "1"}) == "d.toml: (top level): needs at least one of c, d (none given)"
     assert _msg(spec, {"a": "1", "c": "1", "f": "1"}) == "d.toml: f: unknown key; valid: a, b, c, d, e"
@@ -137,10 +141,12 @@ def test_map_keys_values_and_emptiness() -> None:
     check(spec, {"m": {"ab": ["x"], "cd": ["y"]}}, F)
     assert _msg(spec, {"m": {}}) == "d.toml: m: needs at least one thing"
     assert _msg(spec, {"m": {"ab": ["x"], "A": ["y"]}}) == "d.toml: m.\"A\": 'A' does not look like a word"
-    assert _msg(spec, {"m": {"ab": "x"}}) == "d.toml: m.\"ab\": must be a non-empty array of strings, got string 'x'"
+    assert _msg(spec, {"m": {"ab": "x"}}) == (
+        "d.toml: m.\"ab\": must be a non-empty array of strings, got string 'x'")
     assert _msg(spec, {"m": ["ab"]}) == "d.toml: m: must be a table, got array ['ab']"
     check(Table({"m": Map(Text())}), {"m": {}}, F)  # may be empty unless non_empty
-    assert _msg(Table({"m": Map(Text())}), {"m": {"k": ""}}) == "d.toml: m.\"k\": must be a non-empty string, got string ''"
+    assert _msg(Table({"m": Map(Text())}), {"m": {"k": ""}}) == (
+        "d.toml: m.\"k\": must be a non-empty string, got string ''")
     top = Map(Text(), non_empty=True)
     assert _msg(top, {}) == "d.toml: (top level): needs at least one entry"
     assert _msg(top, {"k": 1}) == "d.toml: \"k\": must be a non-empty string, got integer 1"
@@ -150,7 +156,8 @@ def test_map_keys_values_and_emptiness() -> None:
 def test_array_of_tables() -> None:
     spec = Table({"v": Array(Table({"id": Text()}))})
     check(spec, {"v": [{"id": "1"}, {"id": "2"}]}, F)
-    assert _msg(spec, {"v": {"id": "1"}}) == "d.toml: v: must be a non-empty array of tables ([[...]]), got table {'id': '1'}"
+    assert _msg(spec, {"v": {"id": "1"}}) == (
+        "d.toml: v: must be a non-empty array of tables ([[...]]), got table {'id': '1'}")
     assert _msg(spec, {"v": [{"id": "1"}, {}]}) == "d.toml: v[1].id: missing (a non-empty string is required)"
     assert _msg(spec, {"v": [{"id": "1"}, "x"]}) == "d.toml: v[1]: must be a table, got string 'x'"
 
@@ -166,6 +173,8 @@ def test_tagged_picks_the_variant_by_its_tag() -> None:
     assert _msg(spec, {"s": {"url": "u"}}) == "d.toml: s.kind: missing (one of git, dir is required)"
     assert _msg(spec, {"s": {"kind": 1}}) == "d.toml: s.kind: must be a non-empty string, got integer 1"
     assert _msg(spec, {"s": {"kind": "svn"}}) == "d.toml: s.kind: 'svn' is not allowed; valid: git, dir"
-    assert _msg(spec, {"s": {"kind": "git", "url": "u", "path": "p"}}) == "d.toml: s.path: unknown key; valid: kind, url, ref"
-    assert _msg(spec, {"s": {"kind": "dir", "path": "p"}}) == "d.toml: s: needs exactly one of a, b (none given)"
+    assert _msg(spec, {"s": {"kind": "git", "url": "u", "path": "p"}}) == (
+        "d.toml: s.path: unknown key; valid: kind, url, ref")
+    assert _msg(spec, {"s": {"kind": "dir", "path": "p"}}) == (
+        "d.toml: s: needs exactly one of a, b (none given)")
     assert _msg(spec, {"s": "git"}) == "d.toml: s: must be a table, got string 'git'"
