@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,8 +27,9 @@ else:  # pragma: no cover
 REL_70 = '[releases."7.0"]\ngpus = "therock-7.0"\nhip = "7.0"\ndefault_family = "gfx94X-dcgpu"'
 
 
-def _raw(data: Path, name: str) -> dict:  # type: ignore[type-arg]
-    return tomllib.loads((data / name).read_text())
+def _raw(data: Path, name: str) -> dict[str, Any]:
+    doc: dict[str, Any] = tomllib.loads((data / name).read_text())
+    return doc
 
 
 def _error(data: Path) -> str:
