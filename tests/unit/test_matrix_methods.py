@@ -115,3 +115,24 @@ def test_the_data_folder_comes_from_the_environment_unless_empty(monkeypatch, tm
         assert str(err) == f"{missing}: matrix data folder does not exist" and err.exit_code == 3
     else:  # pragma: no cover
         raise AssertionError("loaded a folder that does not exist")
+
+
+def test_a_build_names_itself_and_its_torch_source() -> None:
+    m = load_matrix()
+    b = m.build("apex-1.9.0-cp314-rocm7.13")  # apex.toml: torch 2.9; rocm.toml: TheRock's on 7.13
+    assert b.as_json() == {"id": "apex-1.9.0-cp314-rocm7.13", "package": "apex", "version": "1.9.0",
+                           "python": "3.14", "rocm": "7.13", "torch": "2.9"}
+    assert (b.cp_tag, b.session, b.version) == ("cp314", "build-3.14-rocm7.13", "1.9.0")
+    src = b.torch_source
+    assert (src.torch, src.rocm, src.kind) == ("2.9", "7.13", "therock")
+    # TheRock's torch 2.9 on 7.13 lists Python 3.10-3.14: a source without a list serves any
+    assert src.serves("3.14") and not src.serves("3.14t") and not src.serves("3.9")
+    assert m.rocm["6.0"].torch["2.4"].python == () and m.rocm["6.0"].torch["2.4"].serves("3.8")
+    assert "apex-1.9.0-cp314t-rocm7.13" not in {x.id for x in m.builds}  # 3.14t is not served
+
+
+def test_gfx_tokens_expand_through_the_matrix_families() -> None:
+    m = load_matrix()
+    assert m.expand_gfx(["gfx90X-dcgpu", "gfx90a;gfx942"]) == ("gfx906", "gfx908", "gfx90a", "gfx942")
+    assert m.expand_gfx(["gfx94X-all"]) == ("gfx942",)  # an alias
+    assert m.expand_gfx(["gfx940"]) == ("gfx940",)  # an extra target (rocm-6 era), no family
