@@ -136,3 +136,29 @@ def test_gfx_tokens_expand_through_the_matrix_families() -> None:
     assert m.expand_gfx(["gfx90X-dcgpu", "gfx90a;gfx942"]) == ("gfx906", "gfx908", "gfx90a", "gfx942")
     assert m.expand_gfx(["gfx94X-all"]) == ("gfx942",)  # an alias
     assert m.expand_gfx(["gfx940"]) == ("gfx940",)  # an extra target (rocm-6 era), no family
+
+
+def test_a_pairs_builds_and_each_way_to_ask_for_an_empty_one() -> None:
+    import pytest
+
+    from toolkit.core.errors import UsageError
+
+    m = load_matrix()
+    pair = [b for b in m.builds if (b.python, b.rocm.version) == ("3.12", "7.0")]
+    assert {b.package.name for b in pair} == {"apex"}  # fbgemm_gpu 1.5.0 pairs 7.0 with 3.13 only
+    assert m.pair_builds("3.12", "7.0") == pair
+    assert m.pair_builds("3.12", "7.0", ["apex"]) == pair
+    assert m.pair_builds("3.12", "7.0", "apex,fbgemm_gpu") == pair
+    with pytest.raises(UsageError) as err:
+        m.pair_builds("3.12", "7.0", ["fbgemm_gpu"])
+    assert str(err.value) == ("package fbgemm_gpu has no build for Python 3.12 / ROCm 7.0; this pair "
+                              "builds: apex")
+    with pytest.raises(UsageError) as err:
+        m.pair_builds("3.8", "7.0")
+    pairs = ", ".join(f"{p}-rocm{r}" for p, r in m.pairs())
+    assert pairs.startswith("3.8-rocm6.0, 3.9-rocm6.0, ")
+    assert str(err.value) == (f"no package in the matrix builds for Python 3.8 / ROCm 7.0; "
+                              f"valid pairs: {pairs}")
+    with pytest.raises(UsageError) as err:
+        m.pair_builds("3.12", "9.9")
+    assert str(err.value).startswith("unknown ROCm version '9.9'; valid: 6.0, 6.1, 6.2, 6.2.4, 6.3, ")
