@@ -231,3 +231,17 @@ def test_shards_of_a_given_size_and_a_size_below_one(loaded: Loaded) -> None:
     with pytest.raises(UsageError) as err:
         github_shards(entries, 0)
     assert str(err.value) == "bad shard size 0: expected 1 or more"
+
+
+def test_the_newest_version_is_newest_by_pep_440_and_keeps_each_spelling(loaded: Loaded) -> None:
+    """PEP 440: 1.7 and 1.7.0 are one version, newer than 1.6.0; a pull request keeps the
+    builds of both spellings (hand-made: the loader refuses both in one package file)."""
+    import dataclasses
+
+    m, config = loaded
+    b170 = m.build("apex-1.7.0-cp312-rocm6.4")
+    b17 = dataclasses.replace(b170, pkg_version=dataclasses.replace(b170.pkg_version, version="1.7"))
+    b160 = m.build("apex-1.6.0-cp312-rocm6.1")
+    for pool in ([b160, b170, b17], [b17, b160, b170], [b170, b17, b160]):
+        got = github_matrix(m, config, "pull_request", builds=pool)
+        assert [e.build for e in got] == [b for b in pool if b is not b160]

@@ -212,3 +212,8 @@ PLANNED = ["build-wheel", "check", "smoke"]
 def test_verdict_truth_table(e: KnownFailure, planned: list[str], step: str | None, error: str | None,
                              outcome: str | None, want: str) -> None:
     assert known.verdict(e, planned, step, error, outcome) == want
+
+
+def test_explain_names_the_platform_only_when_there_is_one() -> None:
+    assert entry(platform="").explain()[0] == ("selects", "apex")
+    assert entry(platform="windows").explain()[0] == ("selects", "apex (windows)")

@@ -348,3 +348,16 @@ def test_a_gfx_id_is_a_processor_with_optional_features(data_copy: Path) -> None
     edit(gpus, 'targets = ["gfx942"]', 'targets = ["sm_90"]')
     assert _error(data_copy) == (
         f"{gpus}: families.\"gfx94X-dcgpu\".targets: 'sm_90' is not a gfx id like gfx90a")
+
+
+@pytest.mark.parametrize("again", ["1.4", "01.4.0", "1.4.00", "1.04"])
+def test_a_version_equal_by_pep_440_is_listed_twice(data_copy: Path, again: str) -> None:
+    """PEP 440 pads release segments with zeros and reads them as integers: 1.4 is 1.4.0, and so
+    are 01.4.0 and 1.04 (packaging.version.Version says the same)."""
+    from packaging.version import Version
+
+    assert Version(again) == Version("1.4.0")
+    apex = data_copy / "apex.toml"
+    edit(apex, 'version = "1.5.0"', f'version = "{again}"')  # versions[1], after 1.4.0
+    assert _error(data_copy) == (f"{apex}: versions[1].version: {again} is listed twice (as 1.4.0: "
+                                 "the same version by PEP 440)")

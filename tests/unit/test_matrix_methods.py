@@ -162,3 +162,21 @@ def test_a_pairs_builds_and_each_way_to_ask_for_an_empty_one() -> None:
     with pytest.raises(UsageError) as err:
         m.pair_builds("3.12", "9.9")
     assert str(err.value).startswith("unknown ROCm version '9.9'; valid: 6.0, 6.1, 6.2, 6.2.4, 6.3, ")
+
+
+def test_an_unknown_build_id_shows_up_to_eight_of_the_packages_ids() -> None:
+    import dataclasses
+
+    import pytest
+
+    from toolkit.core.errors import UsageError
+
+    m = load_matrix()
+    apex = [b for b in m.builds if b.package.name == "apex"]
+    for count, tail in ((7, ""), (8, ""), (9, " ...")):
+        few = dataclasses.replace(m, builds=tuple(apex[:count]))
+        with pytest.raises(UsageError) as err:
+            few.build("apex-0.0.0-cp312-rocm7.0")
+        shown = ", ".join(b.id for b in apex[:min(count, 8)])
+        assert err.value.message == ("unknown build id 'apex-0.0.0-cp312-rocm7.0'; ids look like "
+                                     f"apex-1.8.0-cp312-rocm7.0; e.g. {shown}{tail}"), count
