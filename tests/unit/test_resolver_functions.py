@@ -1,0 +1,131 @@
+"""``Resolver.closure`` and ``with_libraries`` pinned whole, against what ld.so(8) does: each
+object is loaded once (a cycle or two names for one file do not load it twice), the needing
+object's own RPATH is inherited by what it loads unless it has a RUNPATH, RUNPATH is never
+inherited, every needed name is looked up once; ``--with`` files are indexed by file name
+and, when it differs, by their SONAME (as ``DT_NEEDED`` names it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.handmade_elf import EM_386, EM_X86_64, shared_object
+from toolkit.core.errors import UsageError
+from toolkit.inspect.readers.elf import ElfInfo
+from toolkit.inspect.readers.resolver import Lib, Resolver, with_libraries
+
+
+def _info(*needed: str, rpath: tuple[str, ...] = (), runpath: tuple[str, ...] = (),
+          machine: int = EM_X86_64, elf_class: int = 64) -> ElfInfo:
+    return ElfInfo(machine=machine, elf_class=elf_class, type=3, needed=needed, rpath=rpath,
+                   runpath=runpath)
+
+
+def _wheel_lib(path: str, info: ElfInfo | None) -> Lib:
+    return Lib(path, "wheel:" + path.rpartition("/")[0], info)
+
+
+def test_a_cycle_loads_each_object_once() -> None:
+    a = _wheel_lib("pkg/liba.so", _info("libb.so", rpath=("$ORIGIN",)))
+    b = _wheel_lib("pkg/libb.so", _info("liba.so", "libc.so.6"))
+    index = {"pkg/liba.so": a, "pkg/libb.so": b}
+    order, missing, by_name, assumed = Resolver({}, allowed=frozenset({"libc.so.6"})).closure(a, index)
+    assert order == [a, b]  # b finds a (inherited RPATH) but a is loaded already
+    assert by_name == {"libb.so": b, "liba.so": a}
+    assert missing == [] and assumed == ["libc.so.6"]
+
+
+def test_two_names_of_one_file_load_it_once_and_each_name_is_looked_up_once() -> None:
+    z = Lib("/opt/libz.so.1", "/opt", _info())
+    withs = {"libz.so": [z], "libz.so.1": [z]}
+    root = _wheel_lib("pkg/root.so", _info("libz.so", "libz.so.1", "libq.so", "libq.so", "libz.so"))
+    order, missing, by_name, assumed = Resolver(withs).closure(root, {})
+    assert order == [root, z]
+    assert by_name == {"libz.so": z, "libz.so.1": z}
+    assert missing == [("libq.so", "pkg/root.so")]  # once, though needed twice
+    assert assumed == []
+
+
+def test_rpath_is_inherited_runpath_is_not_and_runpath_disables_rpath() -> None:
+    # root (RPATH $ORIGIN/libs) -> mid (in libs/, no paths) -> leaf: found through root's RPATH
+    root = _wheel_lib("pkg/root.so", _info("libmid.so", rpath=("$ORIGIN/libs",)))
+    mid = _wheel_lib("pkg/libs/libmid.so", _info("libleaf.so"))
+    leaf = _wheel_lib("pkg/libs/libleaf.so", _info())
+    index = {lib.path: lib for lib in (root, mid, leaf)}
+    order, missing, _, _ = Resolver({}).closure(root, index)
+    assert order == [root, mid, leaf] and missing == []
+    # the same with RUNPATH: mid's lookup does not see root's path
+    root2 = _wheel_lib("pkg/root.so", _info("libmid.so", runpath=("$ORIGIN/libs",)))
+    order, missing, _, _ = Resolver({}).closure(root2, {**index, root2.path: root2})
+    assert order == [root2, mid] and missing == [("libleaf.so", "pkg/libs/libmid.so")]
+    # an object with both: its RPATH is ignored (and so is not passed on)
+    root3 = _wheel_lib("pkg/root.so", _info("libmid.so", rpath=("$ORIGIN/libs",), runpath=("$ORIGIN/none",)))
+    order, missing, _, _ = Resolver({}).closure(root3, {**index, root3.path: root3})
+    assert order == [root3] and missing == [("libmid.so", "pkg/root.so")]
+
+
+def test_inherited_paths_come_after_the_objects_own_rpath_and_before_its_runpath() -> None:
+    # root: RPATH $ORIGIN/a; mid (in a/) has RPATH $ORIGIN/../b; both a/ and b/ hold libx.so
+    root = _wheel_lib("pkg/root.so", _info("libmid.so", rpath=("$ORIGIN/a",)))
+    mid = _wheel_lib("pkg/a/libmid.so", _info("libx.so", rpath=("$ORIGIN/../b",)))
+    xa, xb = _wheel_lib("pkg/a/libx.so", _info()), _wheel_lib("pkg/b/libx.so", _info())
+    index = {lib.path: lib for lib in (root, mid, xa, xb)}
+    order, _, by_name, _ = Resolver({}).closure(root, index)
+    assert by_name["libx.so"] is xb and order == [root, mid, xb]  # own RPATH first
+    mid_run = _wheel_lib("pkg/a/libmid.so", _info("libx.so", runpath=("$ORIGIN/../b",)))
+    order, _, by_name, _ = Resolver({}).closure(root, {**index, mid_run.path: mid_run})
+    assert by_name["libx.so"] is xa  # the inherited RPATH before its own RUNPATH
+
+
+def test_unloadable_objects_need_nothing_and_foreign_libraries_do_not_satisfy() -> None:
+    broken = _wheel_lib("pkg/broken.so", None)
+    assert Resolver({}).closure(broken, {}) == ([broken], [], {}, [])
+    root = _wheel_lib("pkg/root.so", _info("lib32.so", "libok.so", rpath=("$ORIGIN",)))
+    lib32 = _wheel_lib("pkg/lib32.so", _info(machine=EM_386, elf_class=32))
+    ok = _wheel_lib("pkg/libok.so", _info("libgone.so"))
+    withs = {"libgone.so": [Lib("/w/libgone.so", "/w", _info(elf_class=32))]}
+    index = {lib.path: lib for lib in (root, lib32, ok)}
+    order, missing, by_name, assumed = Resolver(withs, allowed=frozenset({"libgone.so"})).closure(root, index)
+    assert order == [root, ok]
+    assert missing == [("lib32.so", "pkg/root.so")]
+    assert by_name == {"libok.so": ok}
+    assert assumed == ["libgone.so"]  # the 32-bit --with copy cannot load; the policy allows it
+
+
+def _write(path: Path, soname: str | None) -> Path:
+    path.write_bytes(shared_object(64, True, EM_X86_64, soname=soname))
+    return path
+
+
+def test_a_with_file_is_indexed_by_its_name_and_by_a_different_soname(tmp_path: Path) -> None:
+    same = _write(tmp_path / "libsame.so.1", "libsame.so.1")
+    other = _write(tmp_path / "libdev.so", "libreal.so.2")
+    bare = _write(tmp_path / "libbare.so", None)
+    found = with_libraries([same, other, bare])
+    assert sorted(found) == ["libbare.so", "libdev.so", "libreal.so.2", "libsame.so.1"]
+    assert [lib.path for lib in found["libsame.so.1"]] == [str(same)]  # not twice
+    assert [lib.path for lib in found["libbare.so"]] == [str(bare)]
+    assert found["libdev.so"] == found["libreal.so.2"] and found["libdev.so"][0].path == str(other)
+    lib = found["libdev.so"][0]
+    assert (lib.origin, lib.loader, lib.info is not None) == (str(tmp_path.resolve()), None, True)
+    assert lib.info is not None and lib.info.soname == "libreal.so.2"
+
+
+def test_a_with_folder_indexes_its_files_lazily_and_in_name_order(tmp_path: Path) -> None:
+    for name in ("libb.so", "liba.so"):
+        _write(tmp_path / name, "libsoname.so")
+    (tmp_path / "sub").mkdir()
+    _write(tmp_path / "sub" / "libc.so", None)
+    found = with_libraries([tmp_path])
+    assert sorted(found) == ["liba.so", "libb.so"]  # files only, by name; never by SONAME
+    assert [lib.info for libs in found.values() for lib in libs] == [None, None]
+    (a,) = found["liba.so"]
+    assert (a.path, a.origin) == (str(tmp_path / "liba.so"), str(tmp_path.resolve()))
+    a.load()
+    assert a.info is not None and a.info.soname == "libsoname.so"
+
+
+def test_a_missing_with_location_is_bad_input(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match=r"^--with .*nothere: no such file or directory$"):
+        with_libraries([tmp_path / "nothere"])
