@@ -8,17 +8,23 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
+import random
+import shutil
+import subprocess
 import zipfile
+import zlib
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from tests.fixtures.wheels import make_wheel
+from tests.fixtures.native import system_lib
+from tests.fixtures.wheels import edit_member_headers, make_wheel, wrong_crc
 from toolkit.inspect.readers import members
 from toolkit.inspect.readers.errors import ElfError
-from toolkit.inspect.readers.members import _batch_job, _batches, read_members, read_one
+from toolkit.inspect.readers.members import _batch_job, _batches, read_member, read_members, read_one
 from toolkit.inspect.readers.wheelzip import Budget, WheelZip
 
 FILES = {"demo/big.txt": "b" * 9000, "demo/small.txt": "s" * 100, "demo/mid.txt": "m" * 3000}
@@ -93,3 +99,98 @@ def test_read_one_wants_an_elf_member(wheel: Path) -> None:
             read_one(wz, wz.zf.getinfo("demo/mid.txt"))
         with pytest.raises(ElfError, match="^demo/big.txt declares 9000 inflated bytes"):
             read_one(wz, wz.zf.getinfo("demo/big.txt"))
+
+
+def _readelf_dynamic(lib: Path) -> tuple[list[str], str | None]:
+    out = subprocess.run(["readelf", "-dW", str(lib)], capture_output=True, text=True, check=True).stdout
+    needed = [line.split("[")[1].rstrip("]") for line in out.splitlines() if "(NEEDED)" in line]
+    soname = [line.split("[")[1].rstrip("]") for line in out.splitlines() if "(SONAME)" in line]
+    return needed, (soname[0] if soname else None)
+
+
+@pytest.mark.skipif(shutil.which("readelf") is None, reason="needs readelf")
+@pytest.mark.parametrize(("head_keep", "threaded"), [(2 << 20, False), (64, False), (64, True)])
+def test_a_streamed_elf_member_is_read_as_readelf_and_hashlib_read_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, head_keep: int, threaded: bool
+) -> None:
+    """The streaming path (forced for a small library): whatever the head kept, the ranges the
+    ELF reader still needs are inflated again, and the hash may run in a second thread."""
+    lib = system_lib("libz.so.1")
+    monkeypatch.setattr(members, "SMALL_BYTES", 0)
+    monkeypatch.setattr(members, "HEAD_KEEP", head_keep)
+    monkeypatch.setattr(members, "TAIL_KEEP", 16)
+    monkeypatch.setattr(members, "THREAD_HASH_BYTES", 0 if threaded else 1 << 40)
+    whl = make_wheel(tmp_path, "demo", "1.0", "py3-none-any", {"demo/libz.so.1": lib, "demo/x.txt": "x" * 10})
+    data = lib.read_bytes()
+    with WheelZip.open(whl, Budget()) as wz:
+        res = read_member(wz, wz.zf.getinfo("demo/libz.so.1"), "sha384")
+        txt = read_member(wz, wz.zf.getinfo("demo/x.txt"))
+    needed, soname = _readelf_dynamic(lib)
+    assert (res.name, res.error, res.elf_error, res.is_elf) == ("demo/libz.so.1", None, None, True)
+    assert (res.size, res.digest) == (len(data), _b64("sha384", data))
+    assert res.elf is not None and list(res.elf.needed) == needed and res.elf.soname == soname
+    assert (txt.is_elf, txt.elf, txt.size, txt.digest) == (False, None, 10, _b64("sha256", b"x" * 10))
+
+
+@pytest.mark.parametrize("small", [True, False])
+def test_an_elf_magic_that_is_no_elf_is_an_elf_error_not_a_read_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small: bool
+) -> None:
+    if not small:
+        monkeypatch.setattr(members, "SMALL_BYTES", 0)
+    junk = b"\x7fELF" + bytes(100)
+    whl = make_wheel(tmp_path, "demo", "1.0", "py3-none-any", {"demo/bad.so": junk})
+    with WheelZip.open(whl, Budget()) as wz:
+        res = read_member(wz, wz.zf.getinfo("demo/bad.so"))
+    assert (res.error, res.is_elf, res.elf, res.size) == (None, True, None, 104)
+    assert res.digest == _b64("sha256", junk) and res.elf_error
+
+
+FAIL = "demo/blob.bin: corrupt or truncated archive member"
+
+
+@pytest.mark.parametrize("small", [True, False])
+def test_a_member_read_whole_names_what_is_wrong_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small: bool
+) -> None:
+    if not small:
+        monkeypatch.setattr(members, "SMALL_BYTES", 0)
+    payload = bytes(random.Random(3).choices(b"ACGT", k=50_000))
+
+    def read(whl: Path) -> str | None:
+        with WheelZip.open(whl, Budget()) as wz:
+            res = read_member(wz, wz.zf.getinfo("demo/blob.bin"))
+        assert res.digest is None and res.size == 0
+        return res.error
+
+    def wheel(name: str, compression: int = zipfile.ZIP_DEFLATED) -> Path:
+        return make_wheel(tmp_path / name, "demo", "1.0", "py3-none-any", {"demo/blob.bin": payload},
+                          compression=compression)
+
+    whl = wheel("crc")
+    wrong_crc(whl, "demo/blob.bin")
+    assert read(whl) == f"{FAIL} (CRC-32 mismatch)"
+    whl = wheel("long")  # declared 7 bytes longer than it inflates
+    edit_member_headers(whl, "demo/blob.bin", 22, 24, "<I", lambda n: n + 7)
+    assert read(whl) == f"{FAIL} (inflated to 50000 bytes, 50007 declared)"
+    whl = wheel("bz2", zipfile.ZIP_BZIP2)
+    assert read(whl) == "demo/blob.bin: unsupported compression method 12"
+    whl = wheel("bad")
+    with zipfile.ZipFile(whl) as zf:
+        info = zf.getinfo("demo/blob.bin")
+    raw = bytearray(whl.read_bytes())
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    raw[start] = 0x07  # a reserved deflate block type (RFC 1951, 3.2.3)
+    whl.write_bytes(bytes(raw))
+    with pytest.raises(zlib.error) as truth:
+        zlib.decompressobj(-15).decompress(bytes(raw[start : start + info.compress_size]))
+    assert read(whl) == f"{FAIL} ({truth.value})"
+
+
+def test_a_small_member_cut_short_under_the_reader_is_a_short_read(tmp_path: Path) -> None:
+    whl = make_wheel(tmp_path, "demo", "1.0", "py3-none-any", {"demo/blob.bin": b"abc" * 1000})
+    with WheelZip.open(whl, Budget()) as wz:
+        info = wz.zf.getinfo("demo/blob.bin")
+        os.truncate(whl, wz.data_offset(info) + 10)
+        res = read_member(wz, info)
+    assert res.error == f"{FAIL} (short read)" and res.digest is None
