@@ -134,3 +134,22 @@ def test_scan_finds_each_kind_in_a_data_section_and_fatbin_problems_are_named() 
     assert zeros.objects == [] and zeros.problems == [".hip_fatbin holds no offload bundle (64 bytes, all zero)"]
     junk = scan([ScanRange(".hip_fatbin", 0, 16)], lambda a, b: [b"garbage!" * 2])
     assert junk.problems == [".hip_fatbin is unreadable: unrecognised data at offset 0 of the fatbin: b'garbage!'"]
+
+
+def test_windows_are_kept_up_to_exactly_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolkit.inspect.readers.gpuscan import Hits
+
+    monkeypatch.setattr(Hits, "HOLD_BEFORE", 10)
+    monkeypatch.setattr(Hits, "HOLD_AFTER", 30)
+    monkeypatch.setattr(Hits, "HOLD_MAX", 3 * 40)  # three whole windows of 10 + 30 bytes
+    data = bytearray(1000)
+    places = (100, 300, 500, 700)
+    for at in places:
+        data[at : at + 4] = CCOB_MAGIC
+    hits = Hits([(0, len(data))])
+    hits.feed(0, bytes(data))
+    assert [(start, want, bytes(buf)) for start, want, buf in hits._held] == [
+        (at - 10, at + 30, bytes(data[at - 10 : at + 30])) for at in places[:3]]
+    assert [hits.holds(at) for at in places] == [True, True, True, False]
+    assert hits.held_from(305) == bytes(data[305:330]) and hits.held_from(700) == b""
+    assert hits.next_held(95) == 290 and hits.next_held(490) is None

@@ -194,3 +194,15 @@ def test_a_small_member_cut_short_under_the_reader_is_a_short_read(tmp_path: Pat
         os.truncate(whl, wz.data_offset(info) + 10)
         res = read_member(wz, info)
     assert res.error == f"{FAIL} (short read)" and res.digest is None
+
+
+@pytest.mark.parametrize("threaded", [False, True])
+def test_an_empty_member_streamed_hashes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threaded: bool
+) -> None:
+    monkeypatch.setattr(members, "SMALL_BYTES", -1)
+    monkeypatch.setattr(members, "THREAD_HASH_BYTES", 0 if threaded else 1 << 40)
+    whl = make_wheel(tmp_path, "demo", "1.0", "py3-none-any", {"demo/empty": b""})
+    with WheelZip.open(whl, Budget()) as wz:
+        res = read_member(wz, wz.zf.getinfo("demo/empty"), "sha512")
+    assert (res.error, res.size, res.digest, res.is_elf) == (None, 0, _b64("sha512", b""), False)

@@ -14,7 +14,10 @@ import zstandard
 
 from tests.fixtures.bundles import compress_bundle, make_bundle
 from toolkit.inspect.readers.offload import (
+    MAX_ENTRIES,
     MAX_HEADER_BYTES,
+    MAX_ID_LEN,
+    PLAIN_MAGIC,
     Bundle,
     BundleEntry,
     OffloadError,
@@ -22,6 +25,7 @@ from toolkit.inspect.readers.offload import (
     parse_fatbin,
     read_bundles,
     read_ccob,
+    read_plain,
 )
 
 HOST = ("host-x86_64-unknown-linux-gnu", b"")
@@ -152,3 +156,52 @@ def test_an_entry_table_larger_than_the_limit_is_refused() -> None:
     with pytest.raises(OffloadError) as err:
         read_ccob(Stream([blob]), len(blob))
     assert str(err.value) == "compressed offload bundle: header too large"
+
+
+def _plain(count: int, items: bytes = b"") -> bytes:
+    return PLAIN_MAGIC + struct.pack("<Q", count) + items
+
+
+def _item(offset: int, size: int, ident: bytes, id_len: int | None = None) -> bytes:
+    return struct.pack("<QQQ", offset, size, len(ident) if id_len is None else id_len) + ident
+
+
+def test_a_plain_bundle_read_from_a_stream_ends_at_its_furthest_entry() -> None:
+    ident = GFX.encode()
+    head = _plain(2, _item(200, 50, ident) + _item(100, 10, b"host-x86_64-unknown-linux-gnu"))
+    body = head + bytes(250 - len(head))
+    s = Stream([b"xx", body, b"next"])
+    s.skip(2)
+    got = read_plain(s, 2 + 250)
+    assert got == Bundle(2, None, None, (BundleEntry("hipv4", "amdgcn-amd-amdhsa-", "gfx90a", 50),
+                                         BundleEntry("host", "x86_64-unknown-linux-gnu", "", 10)), 250)
+    assert s.pos == 252 and s.read(4) == b"next"
+    with pytest.raises(OffloadError) as err:  # a byte short of the furthest entry's end
+        read_plain(Stream([body]), 249)
+    assert str(err.value) == "truncated offload bundle at offset 0: entries run past the end"
+    # no entries at all: the bundle is its 32-byte header
+    s = Stream([_plain(0) + b"rest"])
+    assert read_plain(s, 100) == Bundle(0, None, None, (), 32) and s.read(4) == b"rest"
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (PLAIN_MAGIC + bytes(7), "truncated offload bundle: bundle header at offset 0"),
+    (_plain(MAX_ENTRIES + 1), f"corrupt offload bundle: {MAX_ENTRIES + 1} entries"),
+    (_plain(MAX_ENTRIES), "truncated offload bundle: bundle entry at offset 32"),  # the limit: read on
+    (_plain(1, bytes(23)), "truncated offload bundle: bundle entry at offset 32"),
+    (_plain(1, _item(0, 0, b"", MAX_ID_LEN + 1)), f"corrupt offload bundle: entry id of {MAX_ID_LEN + 1} bytes"),
+    (_plain(1, _item(0, 0, b"hip", MAX_ID_LEN)), "truncated offload bundle: bundle entry id at offset 56"),
+    (_plain(2, _item(0, 0, GFX.encode()) + _item(0, 0, b"x")), "bad offload bundle entry id 'x'"),
+])
+def test_a_malformed_plain_bundle_says_what_and_where(data: bytes, message: str) -> None:
+    with pytest.raises(OffloadError) as err:
+        read_plain(Stream([data]), 1 << 30)
+    assert str(err.value) == message
+
+
+def test_a_section_holds_at_most_16384_bundles() -> None:
+    empty = _plain(0)
+    assert len(read_bundles([empty * MAX_ENTRIES], 32 * MAX_ENTRIES)) == MAX_ENTRIES
+    with pytest.raises(OffloadError) as err:
+        read_bundles([empty * (MAX_ENTRIES + 1)], 32 * (MAX_ENTRIES + 1))
+    assert str(err.value) == "more than 16384 offload bundles in one section"

@@ -129,3 +129,37 @@ def test_a_with_folder_indexes_its_files_lazily_and_in_name_order(tmp_path: Path
 def test_a_missing_with_location_is_bad_input(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match=r"^--with .*nothere: no such file or directory$"):
         with_libraries([tmp_path / "nothere"])
+
+
+def test_a_library_on_disk_is_read_once_per_real_file_with_its_folder_as_origin(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    real = _write(tmp_path / "real" / "libx.so.1", "libx.so.1")
+    (tmp_path / "links").mkdir()
+    link = tmp_path / "links" / "libx.so"
+    link.symlink_to(real)
+    r = Resolver({})
+    via_link = r.fs_lib(str(link))
+    assert via_link is not None and via_link.info is not None and via_link.info.soname == "libx.so.1"
+    # shown as asked; $ORIGIN is the folder of the path ld.so opened (the link's, not the target's)
+    assert (via_link.path, via_link.origin) == (str(link), str(tmp_path / "links"))
+    assert r.fs_lib(str(real)) is via_link  # one real file: read once
+    (tmp_path / "text.so").write_text("not ELF")
+    assert r.fs_lib(str(tmp_path / "text.so")) is None
+    assert r.fs_lib(str(tmp_path / "missing.so")) is None
+    assert r.fs_lib(str(tmp_path)) is None  # a folder
+
+
+def test_a_dependency_on_disk_expands_origin_from_its_own_folder(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "libmid.so").write_bytes(shared_object(64, True, EM_X86_64, needed=["libleaf.so"]))
+    _write(tmp_path / "b" / "libleaf.so", None)
+    r = Resolver({})
+    mid = r.fs_lib(str(tmp_path / "a" / "libmid.so"))
+    assert mid is not None and mid.info is not None
+    mid.info.runpath = ("$ORIGIN/../b",)
+    root = Lib(str(tmp_path / "root.so"), str(tmp_path), _info("libmid.so", runpath=("$ORIGIN/a",)))
+    order, missing, _, _ = r.closure(root, {})
+    assert [lib.path for lib in order] == [root.path, str(tmp_path / "a" / "libmid.so"),
+                                           str(tmp_path / "b" / "libleaf.so")]
+    assert missing == []
