@@ -131,9 +131,11 @@ def test_scan_finds_each_kind_in_a_data_section_and_fatbin_problems_are_named() 
                            CodeObject("gfx908", 10, ".rodata (bundle)")]
     assert got.problems == []
     zeros = scan([ScanRange(".hip_fatbin", 0, 64)], lambda a, b: [bytes(b - a)])
-    assert zeros.objects == [] and zeros.problems == [".hip_fatbin holds no offload bundle (64 bytes, all zero)"]
+    assert zeros.objects == []
+    assert zeros.problems == [".hip_fatbin holds no offload bundle (64 bytes, all zero)"]
     junk = scan([ScanRange(".hip_fatbin", 0, 16)], lambda a, b: [b"garbage!" * 2])
-    assert junk.problems == [".hip_fatbin is unreadable: unrecognised data at offset 0 of the fatbin: b'garbage!'"]
+    assert junk.problems == [
+        ".hip_fatbin is unreadable: unrecognised data at offset 0 of the fatbin: b'garbage!'"]
 
 
 def test_windows_are_kept_up_to_exactly_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -189,7 +189,8 @@ def test_a_plain_bundle_read_from_a_stream_ends_at_its_furthest_entry() -> None:
     (_plain(MAX_ENTRIES + 1), f"corrupt offload bundle: {MAX_ENTRIES + 1} entries"),
     (_plain(MAX_ENTRIES), "truncated offload bundle: bundle entry at offset 32"),  # the limit: read on
     (_plain(1, bytes(23)), "truncated offload bundle: bundle entry at offset 32"),
-    (_plain(1, _item(0, 0, b"", MAX_ID_LEN + 1)), f"corrupt offload bundle: entry id of {MAX_ID_LEN + 1} bytes"),
+    (_plain(1, _item(0, 0, b"", MAX_ID_LEN + 1)),
+     f"corrupt offload bundle: entry id of {MAX_ID_LEN + 1} bytes"),
     (_plain(1, _item(0, 0, b"hip", MAX_ID_LEN)), "truncated offload bundle: bundle entry id at offset 56"),
     (_plain(2, _item(0, 0, GFX.encode()) + _item(0, 0, b"x")), "bad offload bundle entry id 'x'"),
 ])

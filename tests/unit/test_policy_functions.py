@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -16,7 +17,7 @@ from toolkit.inspect.readers import policy
 def _listed() -> str:
     files = importlib.metadata.files("auditwheel") or []
     (f,) = [f for f in files if f.name == "manylinux-policy.json"]
-    return str(f.locate().resolve())
+    return str(Path(f.locate()).resolve())
 
 
 def test_the_policy_file_is_auditwheels_own_found_without_importing_it(
