@@ -155,3 +155,26 @@ def test_windows_are_kept_up_to_exactly_the_bound(monkeypatch: pytest.MonkeyPatc
     assert [hits.holds(at) for at in places] == [True, True, True, False]
     assert hits.held_from(305) == bytes(data[305:330]) and hits.held_from(700) == b""
     assert hits.next_held(95) == 290 and hits.next_held(490) is None
+
+
+@pytest.mark.parametrize("window", [24, 25, 31, 100, 4096, 1 << 20])
+@pytest.mark.parametrize("chunk", [1, 7, 1000])
+def test_a_data_section_is_scanned_whole_whatever_the_window(
+    monkeypatch: pytest.MonkeyPatch, window: int, chunk: int
+) -> None:
+    from toolkit.inspect.readers import gpuscan
+
+    monkeypatch.setattr(gpuscan, "WINDOW", window)
+    a, b = _code_object(0x30, 300), _code_object(0x4C, 200)
+    bundle = make_bundle([HOST, ("hipv4-amdgcn-amd-amdhsa--gfx90a", bytes(40))], align=1)
+    data = (b"junk" * 5 + a + b"CCOB\x09\x00" + b"x" * 37 + bundle + b"\x7fEL" + b"y" * 101
+            + PLAIN_MAGIC + b" no bundle" + b + b"end")
+    want = [CodeObject("gfx908", 300, ".data (raw ELF)"), CodeObject("gfx90a", 40, ".data (bundle)"),
+            CodeObject("gfx942", 200, ".data (raw ELF)")]
+
+    def chunks(x: int, y: int) -> list[bytes]:
+        return [data[i : min(y, i + chunk)] for i in range(x, y, chunk)]
+
+    assert scan([ScanRange(".data", 0, len(data))], chunks).objects == want
+    # the last object cut by the section's end is no object
+    assert scan([ScanRange(".data", 0, len(data) - 4)], chunks).objects == want[:2]

@@ -11,6 +11,7 @@ import hashlib
 import os
 import random
 import shutil
+import struct
 import subprocess
 import zipfile
 import zlib
@@ -206,3 +207,51 @@ def test_an_empty_member_streamed_hashes_nothing(
     with WheelZip.open(whl, Budget()) as wz:
         res = read_member(wz, wz.zf.getinfo("demo/empty"), "sha512")
     assert (res.error, res.size, res.digest, res.is_elf) == (None, 0, _b64("sha512", b""), False)
+
+
+def _readelf_segments(lib: Path) -> tuple[list[tuple[int, int]], list[tuple[int, int]], tuple[int, int]]:
+    """(read-only PT_LOAD ranges, PT_DYNAMIC ranges, section table range), as readelf reads them."""
+    progs = subprocess.run(["readelf", "-lW", str(lib)], capture_output=True, text=True, check=True).stdout
+    loads, dyn = [], []
+    for line in progs.splitlines():
+        f = line.split()
+        if f and f[0] in ("LOAD", "DYNAMIC"):
+            off, filesz, flags = int(f[1], 16), int(f[4], 16), " ".join(f[6:-1])
+            if f[0] == "DYNAMIC":
+                dyn.append((off, off + filesz))
+            elif "E" not in flags and "W" not in flags:
+                loads.append((off, off + filesz))
+    head = subprocess.run(["readelf", "-hW", str(lib)], capture_output=True, text=True, check=True).stdout
+    field = {k.strip(): v.split()[0] for k, _, v in (line.partition(":") for line in head.splitlines()) if v.split()}
+    shoff, shsize = int(field["Start of section headers"]), int(field["Size of section headers"])
+    return loads, dyn, (shoff, shoff + shsize * int(field["Number of section headers"]))
+
+
+@pytest.mark.skipif(shutil.which("readelf") is None, reason="needs readelf")
+def test_the_ranges_kept_while_inflating_are_readelfs_segments(monkeypatch: pytest.MonkeyPatch) -> None:
+    lib = system_lib("libz.so.1")
+    data = lib.read_bytes()
+    loads, dyn, (a, b) = _readelf_segments(lib)
+    assert members._header_ranges(data[:4096], len(data)) == [*dyn, (max(0, a - members.TAIL_KEEP), b)]
+    monkeypatch.setattr(members, "TAIL_KEEP", 100)
+    assert members._header_ranges(data[:4096], len(data)) == [*dyn, (a - 100, b)]
+    assert members._header_ranges(data[:4096], b - 10) == [*dyn, (a - 100, b - 10)]  # cut at the size
+    assert members._header_ranges(b"\x7fELF" + bytes(10), 100) == []  # no header to read
+    assert members._start_hits(data[:4096], members.HITS_MIN - 1) is None  # too small to bother
+    hits = members._start_hits(data[:4096], members.HITS_MIN)
+    assert hits is not None and hits.ranges == loads
+    assert members._start_hits(b"junk" * 100, members.HITS_MIN) is None
+
+
+def test_a_library_on_disk_is_scanned_once_past_its_first_8_mib(tmp_path: Path) -> None:
+    """``load_file`` hands the GPU scan a large section in 8 MiB pieces: a code object past the
+    first piece is found once, at its place."""
+    from tests.fixtures.native import embed_in_rodata
+    from toolkit.inspect.readers.gpuscan import CodeObject
+    from toolkit.inspect.readers.members import load_file
+
+    ident = b"\x7fELF" + bytes([2, 1, 1, 64, 3]) + bytes(7)  # ELF64 LE, HSA, ABI version 3
+    head = ident + struct.pack("<HHIQQQIHHHHHH", 3, 224, 1, 0, 0, 4096 - 64, 0x30, 64, 0, 0, 64, 1, 0)
+    obj = head + bytes(4096 - len(head))  # EM_AMDGPU, e_flags 0x30: gfx908 (LLVM AMDGPUUsage)
+    lib = embed_in_rodata(tmp_path, "libbig.so", [bytes((8 << 20) + (512 << 10)), obj, bytes(3 << 20)])
+    assert load_file(lib).gpu_code == (CodeObject("gfx908", 4096, ".rodata (raw ELF)"),)
