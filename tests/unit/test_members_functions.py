@@ -222,7 +222,8 @@ def _readelf_segments(lib: Path) -> tuple[list[tuple[int, int]], list[tuple[int,
             elif "E" not in flags and "W" not in flags:
                 loads.append((off, off + filesz))
     head = subprocess.run(["readelf", "-hW", str(lib)], capture_output=True, text=True, check=True).stdout
-    field = {k.strip(): v.split()[0] for k, _, v in (line.partition(":") for line in head.splitlines()) if v.split()}
+    pairs = (line.partition(":") for line in head.splitlines())
+    field = {k.strip(): v.split()[0] for k, _, v in pairs if v.split()}
     shoff, shsize = int(field["Start of section headers"]), int(field["Size of section headers"])
     return loads, dyn, (shoff, shoff + shsize * int(field["Number of section headers"]))
 
