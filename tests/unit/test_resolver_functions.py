@@ -163,3 +163,55 @@ def test_a_dependency_on_disk_expands_origin_from_its_own_folder(tmp_path: Path)
     assert [lib.path for lib in order] == [root.path, str(tmp_path / "a" / "libmid.so"),
                                            str(tmp_path / "b" / "libleaf.so")]
     assert missing == []
+
+
+def test_ldconfigs_cache_names_the_hosts_libraries(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from tests.fixtures.native import system_lib
+    from toolkit.inspect.readers import resolver
+
+    libz = system_lib("libz.so.1")  # found in the standard folders, not through ldconfig
+    resolver._ldconfig.cache_clear()
+    try:
+        cache = resolver._ldconfig()
+        if not cache:
+            pytest.skip("no ldconfig cache on this machine")
+        assert any(os.path.realpath(p) == str(libz) for p in cache["libz.so.1"])
+        assert all(" " not in name and all(p.startswith("/") and p == p.strip() for p in paths)
+                   for name, paths in cache.items())
+        dirs = resolver.host_system_dirs()
+        assert len(dirs) == len(set(dirs)) and set(resolver.STD_DIRS) <= set(dirs)
+        assert os.path.dirname(cache["libz.so.1"][0]) in dirs[: len(dirs) - len(resolver.STD_DIRS) + 1]
+        resolver._ldconfig.cache_clear()
+        monkeypatch.setattr(resolver.shutil, "which", lambda name: None)
+        monkeypatch.setattr(resolver.os.path, "exists", lambda p: False)
+        assert resolver._ldconfig() == {}  # no ldconfig: nothing named, nothing fails
+        assert resolver.host_system_dirs() == resolver.STD_DIRS
+    finally:
+        resolver._ldconfig.cache_clear()
+
+
+def test_a_lazy_library_loads_once_and_keeps_its_error() -> None:
+    calls: list[int] = []
+
+    def ok() -> ElfInfo:
+        calls.append(1)
+        return _info()
+
+    lib = Lib("x", "/", None, loader=ok)
+    lib.load()
+    lib.load()
+    assert calls == [1] and lib.info == _info() and lib.loader is None and lib.error is None
+
+    def bad() -> ElfInfo:
+        calls.append(2)
+        raise OSError("gone")
+
+    failed = Lib("y", "/", None, loader=bad)
+    failed.load()
+    failed.load()
+    assert calls == [1, 2] and failed.info is None and failed.error == "gone" and failed.loader is None
+    ready = Lib("z", "/", _info("a"), loader=bad)
+    ready.load()  # already read: the loader is not needed
+    assert calls == [1, 2] and ready.info == _info("a")
