@@ -184,8 +184,8 @@ def test_ldconfigs_cache_names_the_hosts_libraries(monkeypatch: pytest.MonkeyPat
         assert len(dirs) == len(set(dirs)) and set(resolver.STD_DIRS) <= set(dirs)
         assert os.path.dirname(cache["libz.so.1"][0]) in dirs[: len(dirs) - len(resolver.STD_DIRS) + 1]
         resolver._ldconfig.cache_clear()
-        monkeypatch.setattr(resolver.shutil, "which", lambda name: None)
-        monkeypatch.setattr(resolver.os.path, "exists", lambda p: False)
+        monkeypatch.setattr("shutil.which", lambda name: None)
+        monkeypatch.setattr("os.path.exists", lambda p: False)
         assert resolver._ldconfig() == {}  # no ldconfig: nothing named, nothing fails
         assert resolver.host_system_dirs() == resolver.STD_DIRS
     finally:
