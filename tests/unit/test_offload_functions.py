@@ -206,3 +206,16 @@ def test_a_section_holds_at_most_16384_bundles() -> None:
     with pytest.raises(OffloadError) as err:
         read_bundles([empty * (MAX_ENTRIES + 1)], 32 * (MAX_ENTRIES + 1))
     assert str(err.value) == "more than 16384 offload bundles in one section"
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_a_zlib_bundle_of_long_zero_runs_is_read_whole(version: int) -> None:
+    """Deflate packs a run of zeros about 1000:1, so a 1 KiB piece of input inflates past the
+    1 MiB the reader takes at a time; the rest of that piece must be inflated too (Python's
+    zlib reads the same stream whole: it is valid)."""
+    plain = make_bundle([HOST, (GFX, bytes(8 << 20))], align=1)
+    blob = compress_bundle(plain, "zlib", version)
+    assert zlib.decompress(blob[{1: 20, 2: 24, 3: 32}[version]:]) == plain
+    first, second = parse_fatbin(blob + bytes(16) + blob)
+    assert first == Bundle(0, "zlib", version, _entries(8 << 20), len(blob))
+    assert (second.offset, second.stored) == (len(blob) + 16, len(blob))
