@@ -178,3 +178,35 @@ def test_a_data_section_is_scanned_whole_whatever_the_window(
     assert scan([ScanRange(".data", 0, len(data))], chunks).objects == want
     # the last object cut by the section's end is no object
     assert scan([ScanRange(".data", 0, len(data) - 4)], chunks).objects == want[:2]
+
+
+def test_feed_searches_only_chunks_that_touch_the_ranges() -> None:
+    from toolkit.inspect.readers.gpuscan import Hits
+
+    hits = Hits([(100, 200)])
+    hits.feed(0, b"x" * 96 + b"CCOB")  # ends where the range starts: not searched
+    hits.feed(100, b"OB" + bytes(98))  # joins nothing from the chunk that was not searched
+    hits.feed(200, b"CCOB")  # starts where the range ends: not searched
+    assert hits.found == [] and not hits.covers(0, 100) and not hits.covers(200, 204)
+    assert hits.covers(100, 200) and not hits.covers(99, 200)
+    two = Hits([(0, 1000)])
+    two.feed(0, b"..CC")
+    two.feed(4, b"OB.\x7fE")
+    two.feed(9, b"LF" + PLAIN_MAGIC[:5])
+    two.feed(16, PLAIN_MAGIC[5:] + b"CCOB")
+    assert two.found == [(2, CCOB_MAGIC), (7, ELF), (11, PLAIN_MAGIC), (35, CCOB_MAGIC)]
+    assert two.covers(0, 39) and two._searched == [[0, 39]]
+    two.feed(40, b"CCOB")  # not contiguous: a second searched range, no pattern across the gap
+    assert two._searched == [[0, 39], [40, 44]] and two.found[-1] == (40, CCOB_MAGIC)
+
+
+def test_feed_gives_up_only_past_the_most_places(monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolkit.inspect.readers.gpuscan import Hits
+
+    monkeypatch.setattr(Hits, "MAX", 3)
+    at_most = Hits([(0, 100)])
+    at_most.feed(0, CCOB_MAGIC * 3)
+    assert len(at_most.found) == 3 and at_most.covers(0, 12)
+    over = Hits([(0, 100)])
+    over.feed(0, CCOB_MAGIC * 4)
+    assert (over.found, over.ranges, over._held) == ([], [], []) and not over.covers(0, 16)

@@ -219,3 +219,23 @@ def test_a_zlib_bundle_of_long_zero_runs_is_read_whole(version: int) -> None:
     first, second = parse_fatbin(blob + bytes(16) + blob)
     assert first == Bundle(0, "zlib", version, _entries(8 << 20), len(blob))
     assert (second.offset, second.stored) == (len(blob) + 16, len(blob))
+
+
+@pytest.mark.parametrize(("section", "message"), [
+    (bytes(5) + b"garbage!garbage!garbage!", "unrecognised data at offset 5 of the fatbin: b'garbage!'"),
+    (_plain(0) + b"CC", "unrecognised data at offset 32 of the fatbin: b'CC'"),
+    (bytes(3) + PLAIN_MAGIC[:20], "unrecognised data at offset 3 of the fatbin: b'__CLANG_'"),
+])
+def test_a_fatbin_holds_bundles_and_zeros_only(section: bytes, message: str) -> None:
+    with pytest.raises(OffloadError) as err:
+        read_bundles([section], len(section))
+    assert str(err.value) == message
+
+
+def test_zeros_alone_or_around_bundles_are_padding() -> None:
+    assert read_bundles([bytes(100)], 100) == [] and read_bundles([], 0) == []
+    ccob = compress_bundle(make_bundle([HOST, (GFX, b"x")], align=1), "zlib", 2)
+    section = bytes(7) + _plain(0) + bytes(9) + ccob + bytes(11)
+    a, b = read_bundles([section[i : i + 3] for i in range(0, len(section), 3)], len(section))
+    assert a == Bundle(7, None, None, (), 32)
+    assert (b.offset, b.compression, b.version, b.stored) == (48, "zlib", 2, len(ccob))

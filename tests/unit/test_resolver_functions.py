@@ -215,3 +215,34 @@ def test_a_lazy_library_loads_once_and_keeps_its_error() -> None:
     ready = Lib("z", "/", _info("a"), loader=bad)
     ready.load()  # already read: the loader is not needed
     assert calls == [1, 2] and ready.info == _info("a")
+
+
+def test_find_looks_in_the_wheel_on_disk_then_with_in_order(tmp_path: Path) -> None:
+    obj = _wheel_lib("pkg/sub/root.so", _info())
+    here = _wheel_lib("pkg/libx.so", _info())
+    top = _wheel_lib("libx.so", _info())
+    foreign = _wheel_lib("other/libx.so", _info(machine=EM_386, elf_class=32))
+    index = {lib.path: lib for lib in (here, top, foreign)}
+    r = Resolver({})
+    assert r.find("libx.so", obj, ["wheel:pkg/sub/..", "wheel:."], index) is here  # normalised
+    assert r.find("libx.so", obj, ["wheel:.", "wheel:pkg"], index) is top  # the first folder wins
+    assert r.find("libx.so", obj, ["wheel:/pkg"], index) is here  # no leading slash in the wheel
+    assert r.find("libx.so", obj, ["wheel:other", "wheel:pkg"], index) is here  # 32-bit: passed over
+    assert r.find("libx.so", obj, ["wheel:nowhere", "relative/dir"], index) is None
+    assert r.find("libx.so", _wheel_lib("pkg/u.so", None), ["wheel:pkg"], index) is None  # unreadable
+    # an absolute folder: a folder input's libraries, else the disk only for a file on disk
+    disk = tmp_path / "d"
+    disk.mkdir()
+    _write(disk / "libx.so", None)
+    given = Lib(str(tmp_path / "in" / "libx.so"), str(tmp_path / "in"), _info())
+    on_disk = Lib("/abs/root.so", "/abs", _info())
+    assert r.find("libx.so", on_disk, [str(tmp_path / "in" / ".")], {given.path: given}) is given
+    found = r.find("libx.so", on_disk, [str(disk)], {})
+    assert found is not None and found.path == str(disk / "libx.so")
+    assert r.find("libx.so", obj, [str(disk)], {}) is None  # a wheel's library never reads the disk
+    # then the --with libraries, the first that can load
+    w32 = Lib("/w/32/libx.so", "/w/32", _info(machine=EM_386, elf_class=32))
+    w64 = Lib("/w/64/libx.so", "/w/64", None, loader=_info)
+    assert Resolver({"libx.so": [w32, w64]}).find("libx.so", obj, [], {}) is w64
+    assert w64.info == _info()  # loaded on first use
+    assert Resolver({"libx.so": [w32]}).find("libx.so", obj, [], {}) is None
