@@ -1,0 +1,291 @@
+"""Whole-function tests of toolkit/inspect's rules and inputs (issue 19, part 8: session 25).
+
+Each pins a function's every branch against a truth outside the code: c++filt's demangling
+of the names used, ld.so(8)'s reading of search paths, the core metadata spec (header field
+names are case-insensitive; METADATA is UTF-8), PEP 427's layout, or a hand-computed value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.native import system_lib
+from tests.fixtures.wheels import make_wheel, wrong_crc
+from toolkit.core.errors import UsageError
+from toolkit.inspect import inputs
+from toolkit.inspect.inputs import Input, collect_dir, open_input
+from toolkit.inspect.readers.resolver import Lib
+from toolkit.inspect.readers.wheelzip import Budget, WheelZip
+from toolkit.inspect.report import Finding, LibraryResult, WheelResult
+from toolkit.inspect.rules.hygiene import classify_rpath
+from toolkit.inspect.rules.metadata import _headers
+from toolkit.inspect.rules.symbols import EXAMPLES, Unresolved, report_unresolved
+from toolkit.inspect.rules.variants import content_key
+
+# c++filt _ZN3foo3barEv -> foo::bar(); c++filt _ZN3foo3bazEi -> foo::baz(int)
+DEMANGLED = {"_ZN3foo3barEv": "foo::bar()", "_ZN3foo3bazEi": "foo::baz(int)"}
+
+
+def _pending(symbols: list[tuple[bytes, str | None]], providers: list[str] | None = None,
+             version_files: dict[str, str] | None = None) -> tuple[WheelResult, Unresolved]:
+    wheel = WheelResult("demo-1.0-cp312-cp312-linux_x86_64.whl")
+    lr = LibraryResult("demo/_ext.so", "shared-library")
+    p = Unresolved(wheel, Lib("demo/_ext.so", "wheel:demo", None), lr, symbols,
+                   providers=providers or [], version_files=version_files or {})
+    return wheel, p
+
+
+def test_each_undefined_symbol_is_recorded_on_its_library_demangled_with_its_version() -> None:
+    wheel, p = _pending([(b"_ZN3foo3barEv", "LIBFOO_1.0"), (b"plain_c", None), (b"_ZN3foo3bazEi", None)],
+                        providers=["/usr/lib/libc.so.6"], version_files={"LIBFOO_1.0": "libfoo.so.1"})
+    report_unresolved([p], DEMANGLED)
+    assert p.result.unresolved == [
+        {"symbol": "_ZN3foo3barEv", "demangled": "foo::bar()", "version": "LIBFOO_1.0"},
+        {"symbol": "plain_c", "demangled": "plain_c", "version": None},
+        {"symbol": "_ZN3foo3bazEi", "demangled": "foo::baz(int)", "version": None},
+    ]
+    # one finding per likely provider: the version node names libfoo.so.1; the rest are
+    # defined by none of the libraries the library loads
+    likely, none = wheel.findings
+    assert likely == Finding(
+        "undefined-symbol", "error", "demo/_ext.so",
+        "import would fail: 1 undefined symbol in demo/_ext.so (likely from libfoo.so.1): "
+        "foo::bar() (_ZN3foo3barEv@LIBFOO_1.0)",
+        cause="undefined symbols (likely from libfoo.so.1)",
+        symbols=("foo::bar() (_ZN3foo3barEv@LIBFOO_1.0)",))
+    assert none == Finding(
+        "undefined-symbol", "error", "demo/_ext.so",
+        "import would fail: 2 undefined symbols in demo/_ext.so (defined by none of libc.so.6): "
+        "plain_c, foo::baz(int) (_ZN3foo3bazEi)",
+        cause="undefined symbols (defined by none of libc.so.6)",
+        symbols=("plain_c", "foo::baz(int) (_ZN3foo3bazEi)"))
+
+
+def test_a_versioned_plain_name_shows_its_version_after_an_at_sign() -> None:
+    wheel, p = _pending([(b"erfc", "GLIBC_2.2.5")])
+    report_unresolved([p], {})
+    (f,) = wheel.findings
+    assert f.message == ("import would fail: 1 undefined symbol in demo/_ext.so (it loads no library "
+                         "that could define it): erfc@GLIBC_2.2.5")
+    assert f.symbols == ("erfc@GLIBC_2.2.5",)
+    assert f.cause == "undefined symbols (it loads no library that could define it)"
+    assert p.result.unresolved == [{"symbol": "erfc", "demangled": "erfc", "version": "GLIBC_2.2.5"}]
+
+
+@pytest.mark.parametrize(("count", "tail"), [(5, ""), (6, " and 1 more"), (12, " and 7 more")])
+def test_a_group_shows_five_examples_and_counts_the_rest(count: int, tail: str) -> None:
+    assert EXAMPLES == 5  # the issue: "a count and up to 5 examples"
+    names = [f"s{i:02d}" for i in range(count)]
+    wheel, p = _pending([(n.encode(), None) for n in names], providers=["a/liba.so", "b/liba.so", "libb.so"])
+    report_unresolved([p], {})
+    (f,) = wheel.findings
+    assert f.message == (f"import would fail: {count} undefined symbols in demo/_ext.so (defined by none "
+                         f"of liba.so, libb.so): {', '.join(names[:5])}{tail}")
+    assert f.symbols == tuple(names)  # every name, for --verbose and JSON
+    assert len(p.result.unresolved) == count
+
+
+def test_nothing_pending_or_nothing_undefined_reports_nothing() -> None:
+    report_unresolved([], {})
+    wheel, p = _pending([])
+    report_unresolved([p], {})
+    assert wheel.findings == [] and p.result.unresolved == []
+
+
+def test_each_pending_library_reports_into_its_own_wheel() -> None:
+    w1, p1 = _pending([(b"a", None)])
+    w2, p2 = _pending([(b"b", None), (b"c", None)], providers=["x/libq.so.1"])
+    report_unresolved([p1, p2], {})
+    assert [f.symbols for f in w1.findings] == [("a",)]
+    assert [f.symbols for f in w2.findings] == [("b", "c")]
+    assert "(defined by none of libq.so.1)" in w2.findings[0].message
+
+
+def test_a_version_with_a_known_file_groups_apart_from_one_without() -> None:
+    # two nodes of one file are one group; a node the library does not name falls back
+    wheel, p = _pending([(b"x", "V_1"), (b"y", "V_2"), (b"z", "W_1")], providers=["libv.so"],
+                        version_files={"V_1": "libv.so", "V_2": "libv.so"})
+    report_unresolved([p], {})
+    assert [(f.cause, f.symbols) for f in wheel.findings] == [
+        ("undefined symbols (likely from libv.so)", ("x@V_1", "y@V_2")),
+        ("undefined symbols (defined by none of libv.so)", ("z@W_1",)),
+    ]
+
+
+# --- content_key: what makes two wheels "the same build" --------------------------------
+
+def _h(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_the_content_key_is_the_canonical_name_and_a_sha256() -> None:
+    key = content_key("Demo_Pkg", {"demo/a.py": "sha256=AAA"}, None)
+    name, _, digest = key.partition(":")
+    assert name == "demo-pkg"  # PEP 503 normalised
+    # hand-computed: one line "member NUL digest LF", no METADATA
+    assert digest == _h("demo/a.py\0sha256=AAA\n")
+
+
+def test_the_content_key_ignores_the_dist_info_name_record_and_version() -> None:
+    a = {"demo/a.py": "sha256=A", "demo-1.0+rocm6.dist-info/RECORD": None,
+         "demo-1.0+rocm6.dist-info/METADATA": "sha256=M1", "demo-1.0+rocm6.dist-info/WHEEL": "sha256=W"}
+    b = {"demo-1.0+rocm7.dist-info/WHEEL": "sha256=W", "demo-1.0+rocm7.dist-info/RECORD": "sha256=R",
+         "demo-1.0+rocm7.dist-info/METADATA": "sha256=M2", "demo/a.py": "sha256=A"}
+    meta_a = b"Metadata-Version: 2.1\nName: demo\nVersion: 1.0+rocm6\n"
+    meta_b = b"Metadata-Version: 2.1\nName: demo\nversion: 1.0+rocm7\n"  # field names ignore case
+    assert content_key("demo", a, meta_a) == content_key("demo", b, meta_b)
+    # a dist-info file other than RECORD/METADATA counts, under its folder-free name
+    kept = content_key("demo", {"demo/a.py": "sha256=A", "x.dist-info/WHEEL": "sha256=W"}, None)
+    assert kept == "demo:" + _h("<dist-info>/WHEEL\0sha256=W\ndemo/a.py\0sha256=A\n")
+    assert content_key("demo", {"demo/a.py": "sha256=A"}, None) != kept
+    # a file called RECORD outside the .dist-info folder is content
+    assert content_key("demo", {"demo/RECORD": "sha256=A"}, None) == "demo:" + _h("demo/RECORD\0sha256=A\n")
+    assert content_key("demo", {"demo/RECORD": "sha256=A"}, None) != content_key("demo", {}, None)
+
+
+def test_the_content_key_tells_members_digests_and_metadata_apart() -> None:
+    base = content_key("demo", {"demo/a.py": "sha256=A"}, b"Name: demo\nVersion: 1\n")
+    assert content_key("demo", {"demo/b.py": "sha256=A"}, b"Name: demo\nVersion: 1\n") != base
+    assert content_key("demo", {"demo/a.py": "sha256=B"}, b"Name: demo\nVersion: 1\n") != base
+    assert content_key("demo", {"demo/a.py": None}, b"Name: demo\nVersion: 1\n") != base
+    assert content_key("demo", {"demo/a.py": "sha256=A"}, b"Name: demo\nVersion: 2\n") == base
+    torch = b"Name: demo\nVersion: 1\nRequires-Dist: torch\n"
+    assert content_key("demo", {"demo/a.py": "sha256=A"}, torch) != base
+    assert content_key("demo", {"demo/a.py": "sha256=A"}, None) != base
+    assert content_key("other", {"demo/a.py": "sha256=A"}, b"Name: demo\nVersion: 1\n") != base
+    # line breaks are kept between METADATA's lines, and members and digests are separated
+    assert content_key("d", {}, b"a\nb") != content_key("d", {}, b"ab")
+    assert content_key("d", {"ab": "c"}, None) != content_key("d", {"a": "bc"}, None)
+    # the order the archive lists its members in does not matter
+    assert (content_key("d", {"x": "1", "y": "2"}, None) == content_key("d", {"y": "2", "x": "1"}, None)
+            == "d:" + _h("x\x001\ny\x002\n"))
+
+
+def test_the_metadata_part_of_the_key_is_the_hash_of_its_lines_without_version() -> None:
+    meta = b"Name: demo\nVersion: 1.0\nSummary: x\n"
+    h = hashlib.sha256()
+    h.update(b"METADATA\0" + hashlib.sha256(b"Name: demo\nSummary: x").digest())  # hand-built
+    assert content_key("demo", {}, meta) == "demo:" + h.hexdigest()
+    # an empty METADATA is still hashed (it is not "no METADATA")
+    assert content_key("demo", {}, b"") != content_key("demo", {}, None)
+
+
+# --- _headers: METADATA / WHEEL read as RFC 822 headers --------------------------------
+
+def _wheel(tmp_path: Path, meta: bytes) -> Path:
+    path = tmp_path / "demo-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("demo-1.0.dist-info/METADATA", meta)
+    return path
+
+
+def test_headers_of_a_member_are_parsed_and_bad_utf8_is_replaced(tmp_path: Path) -> None:
+    # core metadata is UTF-8; one bad byte in a description must not lose the header
+    path = _wheel(tmp_path, b"Metadata-Version: 2.1\nName: demo\nSummary: caf\xe9\nVersion: 1.0\n")
+    found: list[Finding] = []
+    with WheelZip.open(path, Budget()) as wz:
+        msg = _headers(wz, wz.members[0], found, "METADATA")
+    assert found == [] and msg is not None
+    assert msg["name"] == "demo" and msg["VERSION"] == "1.0" and msg["Summary"] == "caf\ufffd"
+
+
+def test_a_missing_file_is_one_finding_naming_it(tmp_path: Path) -> None:
+    found: list[Finding] = []
+    with WheelZip.open(_wheel(tmp_path, b"Name: demo\n"), Budget()) as wz:
+        assert _headers(wz, None, found, "WHEEL") is None
+    assert found == [Finding("metadata", "error", None, "the wheel has no WHEEL file")]
+
+
+def test_an_unreadable_member_is_one_finding_with_the_readers_reason(tmp_path: Path) -> None:
+    path = make_wheel(tmp_path, "demo", "1.0", "py3-none-any", {"demo/__init__.py": ""})
+    wrong_crc(path, "demo-1.0.dist-info/METADATA")  # APPNOTE 4.4.7: the CRC-32 no longer matches
+    found: list[Finding] = []
+    with WheelZip.open(path, Budget()) as wz:
+        meta = next(i for i in wz.members if i.filename.endswith("/METADATA"))
+        assert _headers(wz, meta, found, "METADATA") is None
+    (f,) = found
+    assert (f.check, f.severity, f.library) == ("metadata", "error", None)
+    assert f.message.startswith("demo-1.0.dist-info/METADATA: corrupt or truncated archive member (")
+
+
+# --- collect_dir: a folder read file by file ---------------------------------------------
+
+def _collect(path: Path) -> Input:
+    inp = open_input(path)
+    inp.result = WheelResult(str(path))
+    collect_dir(inp)
+    return inp
+
+
+def test_an_unreadable_file_is_an_error_naming_it_and_the_reason(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # root reads any file whatever its mode, so a refused open(2) stands in for chmod 000
+    shutil.copy(system_lib("libz.so.1"), tmp_path / "libz.so.1")
+    locked = tmp_path / "liblocked.so"
+    locked.write_bytes(b"\x7fELF")
+    real_open = open
+
+    def refuse(path: Path, *args: object, **kw: object) -> object:
+        if Path(path) == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kw)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(inputs, "open", refuse, raising=False)
+    inp = _collect(tmp_path)
+    assert inp.result.findings == [Finding(
+        "elf", "error", str(locked), f"{locked}: unreadable ([Errno 13] Permission denied: '{locked}')")]
+    assert [lib.path for lib in inp.libs] == [str(tmp_path / "libz.so.1")]  # the rest is still read
+    assert inp.names == [str(locked), str(tmp_path / "libz.so.1")]  # in sorted order
+
+
+def test_a_folder_whose_only_files_failed_is_judged_not_refused(tmp_path: Path) -> None:
+    # nothing readable, but something named like a library: a finding, not bad input
+    (tmp_path / "libfake.so").write_text("text\n")
+    inp = _collect(tmp_path)
+    assert inp.libs == [] and [f.message for f in inp.result.findings] == [
+        f"{tmp_path / 'libfake.so'} is named like a library but is not an ELF file"]
+    # a plain file not named like a library is no finding, and the folder is bad input
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "data.bin").write_bytes(b"\x7fEL")
+    with pytest.raises(UsageError, match="no ELF files found"):
+        _collect(other)
+
+
+def test_symlinks_are_names_of_their_targets_and_never_read_twice(tmp_path: Path) -> None:
+    shutil.copy(system_lib("libz.so.1"), tmp_path / "libz.so.1")
+    os.symlink("libz.so.1", tmp_path / "libz.so")
+    os.symlink("libgone.so.1", tmp_path / "libgone.so")  # dangling: ignored
+    os.symlink(system_lib("libz.so.1"), tmp_path / "libelsewhere.so")  # target outside the folder
+    inp = _collect(tmp_path)
+    (lib,) = inp.libs
+    assert inp.names == [str(tmp_path / "libz.so.1")]
+    root = tmp_path.resolve()
+    assert inp.index == {str(root / "libz.so.1"): lib, str(root / "libz.so"): lib}
+
+
+def test_an_elf_file_that_cannot_be_parsed_is_kept_with_its_error(tmp_path: Path) -> None:
+    bad = tmp_path / "deep" / "libcut.so"
+    bad.parent.mkdir()
+    bad.write_bytes(b"\x7fELF\x02\x01\x01" + b"\0" * 9)  # e_ident only: the header is cut
+    inp = _collect(tmp_path)
+    (lib,) = inp.libs
+    assert (lib.path, lib.origin, lib.info) == (str(bad), str(bad.parent.resolve()), None)
+    assert lib.error
+    assert inp.index == {str(bad.resolve()): lib} and inp.result.findings == []
+
+
+def test_origin_dot_dot_from_a_top_level_library_leaves_the_wheel() -> None:
+    # ld.so(8): $ORIGIN/.. of a library at the wheel's root is site-packages itself, which no
+    # top-level folder of the wheel can be, whatever the tops are called
+    assert classify_rpath("$ORIGIN/..", "libx.so", {"..", "pkg"}) == "leaves"
+    assert classify_rpath("$ORIGIN/../..", "libx.so", {"..", "pkg"}) == "leaves"
+    assert classify_rpath("$ORIGIN", "libx.so", {"pkg"}) is None  # "." is the wheel's root
+    assert classify_rpath("$ORIGIN/pkg", "libx.so", {"pkg"}) is None
+    assert classify_rpath("$ORIGIN/pkgx", "libx.so", {"pkg"}) == "leaves"
