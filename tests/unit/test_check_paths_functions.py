@@ -1,0 +1,124 @@
+"""``check_paths`` and its per-library pass on small wheels of real gcc-built libraries (issue 19,
+part 8: session 25): what each argument changes, the order findings come in, and what the
+per-library pass hands on to the undefined-symbol and needed-library rules.
+
+The truths: ``readelf -d`` / ``readelf -V`` of the libraries built here (libuse.so NEEDs
+libdep.so.1 and needs version DEP_1 of it, with RPATH ``$ORIGIN/../demo.libs``; libneed.so
+NEEDs libgone.so.1 and libother.so.1), ld.so(8) (a symbol bound to a version node must be
+defined under that node by the library that defines the node), and the documented order of
+findings (errors, warnings, notes; then by check, cause and library).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.native import compile_shared
+from tests.fixtures.wheels import make_wheel
+from toolkit.core.gfx import parse_target
+from toolkit.inspect.checks import check_paths
+from toolkit.inspect.report import Finding
+
+TAG = "cp312-cp312-linux_x86_64"
+
+
+@dataclass
+class Built:
+    whl: Path  # demo/libuse.so, demo/libneed.so, demo.libs/libdep.so.1 (without foo)
+    host: Path  # a folder holding libother.so.1, as this machine's system path
+    order: Path  # demo/z.so and demo/a.so, in that archive order, each with an outside RPATH
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    t = tmp_path_factory.mktemp("libs")
+    (t / "dep.map").write_text("DEP_1 { global: foo; bar; local: *; };\n")
+    (t / "thin.map").write_text("DEP_1 { global: bar; local: *; };\n")
+    full = compile_shared(t / "full", "libdep.so.1", "int foo(void){return 1;} int bar(void){return 2;}",
+                          lang="c", flags=[f"-Wl,--version-script={t / 'dep.map'}"])
+    # the shipped libdep.so.1 still defines DEP_1, but no longer foo
+    thin = compile_shared(t / "thin", "libdep.so.1", "int bar(void){return 2;}", lang="c",
+                          flags=[f"-Wl,--version-script={t / 'thin.map'}"])
+    use = compile_shared(t / "use", "libuse.so", "extern int foo(void); int use(void){return foo();}",
+                         lang="c", libs=[full], rpath="$ORIGIN/../demo.libs")
+    gone = compile_shared(t / "gone", "libgone.so.1", "int gone(void){return 3;}", lang="c")
+    other = compile_shared(t / "host", "libother.so.1", "int other(void){return 4;}", lang="c")
+    need = compile_shared(t / "need", "libneed.so",
+                          "extern int gone(void); extern int other(void); int need(void){return gone()+other();}",
+                          lang="c", libs=[gone, other])
+    whl = make_wheel(t / "w", "demo", "1.0", TAG,
+                     {"demo/libuse.so": use, "demo/libneed.so": need, "demo.libs/libdep.so.1": thin})
+    z = compile_shared(t / "z", "z.so", "int z(void){return 0;}", lang="c", rpath="/opt/zz/lib")
+    a = compile_shared(t / "a", "a.so", "int a(void){return 0;}", lang="c", rpath="/opt/aa/lib")
+    order = make_wheel(t / "o", "order", "1.0", TAG, {"order/z.so": z, "order/a.so": a})
+    return Built(whl, t / "host", order)
+
+
+def _rows(findings: list[Finding]) -> list[tuple[str, str, str | None, str | None]]:
+    return [(f.severity, f.check, f.cause, f.library) for f in findings]
+
+
+def test_a_wheel_check_accounts_for_every_needed_library_and_symbol(built: Built) -> None:
+    report = check_paths([built.whl], excludes=["libgone.so*"], system_path=[str(built.host)])
+    assert report.schema_version == 2 and not report.ok
+    (w,) = report.wheels
+    # errors first, then notes; within a severity by check
+    assert _rows(w.findings) == [
+        ("error", "missing-library", "needs libother.so.1, not provided", "demo/libneed.so"),
+        ("error", "undefined-symbol", "undefined symbols (likely from libdep.so.1)", "demo/libuse.so"),
+        ("info", "missing-library", "needs libgone.so.1, excluded", "demo/libneed.so"),
+    ]
+    other, undefined, gone = w.findings
+    # the host's copy is named, never used
+    assert f"this machine has it at {built.host / 'libother.so.1'}, which is not an input" in other.message
+    # readelf -V libuse.so: foo is bound to DEP_1, which libdep.so.1 (its verneed file) defines
+    assert undefined.message == ("import would fail: 1 undefined symbol in demo/libuse.so (likely from "
+                                 "libdep.so.1): foo@DEP_1")
+    assert gone.message == "demo/libneed.so needs libgone.so.1: excluded by --exclude, not checked"
+    libs = {lr.path: lr for lr in w.libraries}
+    assert libs["demo/libuse.so"].unresolved == [{"symbol": "foo", "demangled": "foo", "version": "DEP_1"}]
+    assert libs["demo/libneed.so"].needed == ["libgone.so.1", "libother.so.1"]  # readelf -d
+    assert sorted(libs["demo/libneed.so"].missing) == ["libgone.so.1", "libother.so.1"]
+    # RPATH $ORIGIN/../demo.libs stays inside the wheel (demo.libs is one of its folders)
+    assert not [f for f in w.findings if f.check == "rpath"]
+
+
+def test_without_excludes_or_a_system_path_each_missing_library_is_an_error(built: Built) -> None:
+    (w,) = check_paths([built.whl], system_path=[]).wheels
+    missing = [f for f in w.findings if f.check == "missing-library"]
+    assert [(f.severity, f.cause) for f in missing] == [
+        ("error", "needs libgone.so.1, not provided"), ("error", "needs libother.so.1, not provided")]
+    assert not any("this machine has it" in f.message for f in missing)
+
+
+def test_a_required_policy_is_the_one_the_needed_libraries_are_judged_by(built: Built) -> None:
+    (w,) = check_paths([built.whl], policy="manylinux_2_28", system_path=[]).wheels
+    gone = next(f for f in w.findings if f.cause == "needs libgone.so.1, not provided")
+    assert ", manylinux_2_28 does not allow (not in auditwheel's list" in gone.message
+    (plain,) = check_paths([built.whl], system_path=[]).wheels
+    gone = next(f for f in plain.findings if f.cause == "needs libgone.so.1, not provided")
+    assert "manylinux_2_28 does not allow" not in gone.message
+
+
+def test_required_symbols_and_targets_are_checked_against_the_wheel(built: Built) -> None:
+    (w,) = check_paths([built.whl], required_symbols=["use", "nothere"], targets=[parse_target("gfx90a")],
+                       excludes=["*"], system_path=[]).wheels
+    req = [f.message for f in w.findings if f.check == "required-symbol"]
+    assert req == [f"required symbol nothere is defined by no library of {built.whl.name} "
+                   "(like `nm -gDC lib | grep ' nothere('` finding nothing)"]
+    (gpu,) = [f for f in w.findings if f.check == "gpu-targets"]
+    assert gpu.message == ("no GPU code for gfx90a in this wheel: none of its 3 native libraries carries "
+                           "device code or links HIP (a CPU-only build?); it would fail with "
+                           "hipErrorNoBinaryForGpu")
+
+
+def test_findings_of_one_check_and_cause_are_ordered_by_library(built: Built) -> None:
+    # the archive lists order/z.so first; the report lists order/a.so's finding first
+    (w,) = check_paths([built.order], system_path=[]).wheels
+    rpath = [f for f in w.findings if f.check == "rpath"]
+    assert [(f.library, f.message.split(" in ")[0]) for f in rpath] == [
+        ("order/a.so", "RPATH '/opt/aa/lib'"), ("order/z.so", "RPATH '/opt/zz/lib'")]
+    assert {f.severity for f in rpath} == {"warning"}
