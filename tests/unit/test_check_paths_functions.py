@@ -47,7 +47,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     gone = compile_shared(t / "gone", "libgone.so.1", "int gone(void){return 3;}", lang="c")
     other = compile_shared(t / "host", "libother.so.1", "int other(void){return 4;}", lang="c")
     need = compile_shared(t / "need", "libneed.so",
-                          "extern int gone(void); extern int other(void); int need(void){return gone()+other();}",
+                          "extern int gone(void); extern int other(void);\n"
+                          "int need(void){return gone()+other();}",
                           lang="c", libs=[gone, other])
     whl = make_wheel(t / "w", "demo", "1.0", TAG,
                      {"demo/libuse.so": use, "demo/libneed.so": need, "demo.libs/libdep.so.1": thin})
