@@ -20,12 +20,15 @@ from tests.fixtures.wheels import make_wheel, wrong_crc
 from toolkit.core.errors import UsageError
 from toolkit.inspect import inputs
 from toolkit.inspect.inputs import Input, collect_dir, open_input
+from toolkit.inspect.readers.elf import ElfInfo
+from toolkit.inspect.readers.policy import get_policy
 from toolkit.inspect.readers.resolver import Lib
 from toolkit.inspect.readers.wheelzip import Budget, WheelZip
 from toolkit.inspect.report import Finding, LibraryResult, WheelResult
 from toolkit.inspect.rules.hygiene import classify_rpath
+from toolkit.inspect.rules.manylinux import _violation
 from toolkit.inspect.rules.metadata import _headers
-from toolkit.inspect.rules.symbols import EXAMPLES, Unresolved, report_unresolved
+from toolkit.inspect.rules.symbols import EXAMPLES, Unresolved, demangle_all, report_unresolved
 from toolkit.inspect.rules.variants import content_key
 
 # c++filt _ZN3foo3barEv -> foo::bar(); c++filt _ZN3foo3bazEi -> foo::baz(int)
@@ -289,3 +292,32 @@ def test_origin_dot_dot_from_a_top_level_library_leaves_the_wheel() -> None:
     assert classify_rpath("$ORIGIN", "libx.so", {"pkg"}) is None  # "." is the wheel's root
     assert classify_rpath("$ORIGIN/pkg", "libx.so", {"pkg"}) is None
     assert classify_rpath("$ORIGIN/pkgx", "libx.so", {"pkg"}) == "leaves"
+
+
+# --- demangle_all: one batch for every name shown or matched -------------------------------
+
+def test_every_pending_and_candidate_name_is_demangled_in_one_batch() -> None:
+    _, p = _pending([(b"_ZN3foo3barEv", None), (b"plain", None)])
+    # c++filt _ZN3baz3quxEv -> baz::qux(); a byte that is not UTF-8 is replaced, not fatal
+    _, q = _pending([(b"bad\xffname", None)])
+    out = demangle_all([p, q], [{"_ZN3baz3quxEv"}, set()])
+    # only names that demangle are keys (c++filt prints the others unchanged)
+    assert out == {"_ZN3foo3barEv": "foo::bar()", "_ZN3baz3quxEv": "baz::qux()"}
+    assert demangle_all([], [{"_ZN3baz3quxEv"}, {"_ZN3foo3barEv"}]) == out
+
+
+# --- _violation: the newest version a library needs beyond the target, per prefix ----------
+
+def test_a_policy_violation_names_the_first_file_needing_the_newest_version() -> None:
+    # libm's symbol versions are GLIBC_ nodes too (readelf -V /lib/x86_64-linux-gnu/libm.so.6);
+    # ld.so checks the version needs in order and stops at the first it cannot meet
+    info = ElfInfo(machine=62, elf_class=64, type=3,
+                   version_needs={"libc.so.6": ("GLIBC_2.2.5", "GLIBC_2.34"), "libm.so.6": ("GLIBC_2.34",),
+                                  "libown.so": ("OWN_9",)})
+    f = _violation("pkg/x.so", info, "manylinux_2_34", get_policy("manylinux_2_28"), "why", {"libown.so"})
+    assert f is not None and f.message == (
+        "pkg/x.so needs GLIBC_2.34 (from libc.so.6), which manylinux_2_28 (why) does not allow (it allows "
+        "up to GLIBC_2.28); the library's symbols need manylinux_2_34")
+    assert (f.check, f.severity, f.library, f.cause) == ("policy", "error", "pkg/x.so",
+                                                          "needs more than manylinux_2_28 allows")
+    assert _violation("pkg/x.so", info, "manylinux_2_34", get_policy("manylinux_2_34"), "why", set()) is None
