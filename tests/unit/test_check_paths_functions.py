@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.native import compile_shared
+from tests.fixtures.native import compile_shared, system_lib
 from tests.fixtures.wheels import make_wheel
 from toolkit.core.gfx import parse_target
 from toolkit.inspect.checks import check_paths
@@ -123,3 +123,48 @@ def test_findings_of_one_check_and_cause_are_ordered_by_library(built: Built) ->
     assert [(f.library, f.message.split(" in ")[0]) for f in rpath] == [
         ("order/a.so", "RPATH '/opt/aa/lib'"), ("order/z.so", "RPATH '/opt/zz/lib'")]
     assert {f.severity for f in rpath} == {"warning"}
+
+
+def test_a_policy_library_the_claimed_policy_does_not_list_is_missing(tmp_path: Path) -> None:
+    # auditwheel's policy.json: manylinux_2_28 lists libexpat.so.1, manylinux1 (manylinux_2_5)
+    # does not; a manylinux1 wheel that needs it must ship it
+    expat = system_lib("libexpat.so.1")
+    src = "extern void *XML_ParserCreate(const char *);\nvoid *mk(void){return XML_ParserCreate(0);}"
+    lib = compile_shared(tmp_path / "x", "libx.so", src, lang="c", libs=[expat])
+    one = compile_shared(tmp_path / "y", "liby.so", src, lang="c", libs=[expat])
+    for tag, policy in (("cp312-cp312-manylinux1_x86_64", "manylinux_2_5"),
+                        ("cp312-cp312-manylinux_2_28_x86_64", None)):
+        whl = make_wheel(tmp_path / tag, "demo", "1.0", tag, {"demo/libx.so": lib, "demo/liby.so": one})
+        (w,) = check_paths([whl], system_path=[]).wheels
+        missing = [(f.severity, f.library, f.cause) for f in w.findings if f.check == "missing-library"]
+        if policy is None:
+            assert missing == []
+            continue
+        # one error per library that needs it (readelf -d: NEEDED libexpat.so.1 in each)
+        assert missing == [("error", "demo/libx.so", "needs libexpat.so.1, not provided"),
+                           ("error", "demo/liby.so", "needs libexpat.so.1, not provided")]
+        msg = next(f.message for f in w.findings if f.cause and f.library == "demo/libx.so")
+        assert msg.startswith("demo/libx.so needs libexpat.so.1, which the wheel does not ship, "
+                              f"{policy} does not allow")
+
+
+def test_a_library_missing_twice_in_one_closure_is_one_finding(tmp_path: Path) -> None:
+    # libtop.so NEEDs libgone.so.1 and libmid.so, which NEEDs libgone.so.1 too (readelf -d)
+    gone = compile_shared(tmp_path / "g", "libgone.so.1", "int gone(void){return 1;}", lang="c")
+    mid = compile_shared(tmp_path / "m", "libmid.so", "extern int gone(void); int mid(void){return gone();}",
+                         lang="c", libs=[gone])
+    top = compile_shared(tmp_path / "t", "libtop.so",
+                         "extern int gone(void); extern int mid(void); int top(void){return gone()+mid();}",
+                         lang="c", libs=[gone, mid], rpath="$ORIGIN")
+    whl = make_wheel(tmp_path, "demo", "1.0", TAG, {"demo/libtop.so": top, "demo/libmid.so": mid})
+    (w,) = check_paths([whl], system_path=[]).wheels
+    assert [(f.library, f.message) for f in w.findings if f.check == "missing-library"] == [
+        ("demo/libmid.so", "demo/libmid.so needs libgone.so.1, which the wheel does not ship, "
+         "manylinux_2_5 does not allow (not in auditwheel's list of libraries every system has) and no "
+         "--with provides; fix: ship it (auditwheel repair), declare a provider (--with DIR|WHEEL) or "
+         "--exclude libgone.so.1"),
+        ("demo/libtop.so", "demo/libtop.so needs libgone.so.1, which the wheel does not ship, "
+         "manylinux_2_5 does not allow (not in auditwheel's list of libraries every system has) and no "
+         "--with provides; fix: ship it (auditwheel repair), declare a provider (--with DIR|WHEEL) or "
+         "--exclude libgone.so.1"),
+    ]
