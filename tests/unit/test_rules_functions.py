@@ -25,7 +25,7 @@ from toolkit.inspect.readers.policy import get_policy
 from toolkit.inspect.readers.resolver import Lib
 from toolkit.inspect.readers.wheelzip import Budget, WheelZip
 from toolkit.inspect.report import Finding, LibraryResult, WheelResult
-from toolkit.inspect.rules.hygiene import classify_rpath
+from toolkit.inspect.rules.hygiene import bundled_findings, classify_rpath
 from toolkit.inspect.rules.manylinux import _violation
 from toolkit.inspect.rules.metadata import _headers
 from toolkit.inspect.rules.symbols import EXAMPLES, Unresolved, demangle_all, report_unresolved
@@ -321,3 +321,23 @@ def test_a_policy_violation_names_the_first_file_needing_the_newest_version() ->
     assert (f.check, f.severity, f.library, f.cause) == ("policy", "error", "pkg/x.so",
                                                           "needs more than manylinux_2_28 allows")
     assert _violation("pkg/x.so", info, "manylinux_2_34", get_policy("manylinux_2_34"), "why", set()) is None
+
+
+@pytest.mark.parametrize(("path", "project", "what"), [
+    # torch's own libraries (torch/lib in every torch wheel): libshm, libcaffe2_nvrtc, libc10_hip
+    ("demo/libshm.so", "demo", "torch"),
+    ("demo/libshm.so", "rocm-sdk-libraries", "torch"),  # the ROCm SDK does not own torch's
+    ("torch/lib/libshm.so", "torch", None),
+    ("demo/libcaffe2_nvrtc.so", "rocm", "torch"),
+    ("demo/libc10_hip.so", "pytorch-triton-rocm", None),
+    ("demo/libhsa-runtime64.so.1", "rocm-sdk-core", None),
+    ("demo/libhsa-runtime64.so.1", "rocmx", "ROCm"),
+    ("demo/libhsa-runtime64.so.1", "torch", None),
+])
+def test_a_bundled_library_belongs_to_torch_or_rocm(path: str, project: str, what: str | None) -> None:
+    found = bundled_findings(path, project, ())
+    assert [f.cause for f in found] == ([f"bundles a {what} library"] if what else [])
+    if what:
+        base = path.rsplit("/", 1)[-1].split(".")[0]
+        tail = f"must come from the installed {what} (or pass --allow-bundled {base})"
+        assert found[0].message.endswith(tail)
