@@ -27,7 +27,7 @@ from toolkit.inspect.readers.wheelzip import Budget, WheelZip
 from toolkit.inspect.report import Finding, LibraryResult, WheelResult
 from toolkit.inspect.rules.hygiene import bundled_findings, classify_rpath
 from toolkit.inspect.rules.manylinux import _violation
-from toolkit.inspect.rules.metadata import _headers
+from toolkit.inspect.rules.metadata import _headers, check_metadata
 from toolkit.inspect.rules.symbols import EXAMPLES, Unresolved, demangle_all, report_unresolved
 from toolkit.inspect.rules.variants import content_key
 
@@ -341,3 +341,21 @@ def test_a_bundled_library_belongs_to_torch_or_rocm(path: str, project: str, wha
         base = path.rsplit("/", 1)[-1].split(".")[0]
         tail = f"must come from the installed {what} (or pass --allow-bundled {base})"
         assert found[0].message.endswith(tail)
+
+
+def test_a_dist_info_folder_splits_at_its_last_hyphen(tmp_path: Path) -> None:
+    # PEP 440 normalised versions hold no hyphen, so the version is after the last one; an
+    # unescaped name (demo-pkg, PEP 427 asks for demo_pkg) still names the same project
+    src = make_wheel(tmp_path / "src", "demo-pkg", "1.0", "py3-none-any", {"demo_pkg/__init__.py": ""})
+    for folder, found in (("demo-pkg-1.0.dist-info", []),
+                          ("demo-pkg-2.0.dist-info", ["demo-pkg-2.0.dist-info does not match the file name "
+                                                      "(demo-pkg 1.0)"])):
+        out = tmp_path / folder / src.name
+        out.parent.mkdir()
+        with zipfile.ZipFile(src) as zin, zipfile.ZipFile(out, "w") as zout:
+            for info in zin.infolist():
+                zout.writestr(info.filename.replace("demo_pkg-1.0.dist-info", folder), zin.read(info))
+        res = WheelResult(str(out))
+        with WheelZip.open(out, Budget()) as wz:
+            check_metadata(res, wz)
+        assert [f.message for f in res.findings] == found
