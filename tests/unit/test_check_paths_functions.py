@@ -11,6 +11,7 @@ findings (errors, warnings, notes; then by check, cause and library).
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -167,4 +168,20 @@ def test_a_library_missing_twice_in_one_closure_is_one_finding(tmp_path: Path) -
          "manylinux_2_5 does not allow (not in auditwheel's list of libraries every system has) and no "
          "--with provides; fix: ship it (auditwheel repair), declare a provider (--with DIR|WHEEL) or "
          "--exclude libgone.so.1"),
+    ]
+
+
+def test_within_one_check_a_finding_without_a_cause_comes_first(tmp_path: Path) -> None:
+    # a file named like a library that is not ELF (no cause), and a real libz.so.1 whose section
+    # header table is gone (e_shoff and e_shnum zeroed, as sstrip leaves a file): ld.so loads it
+    # by its program headers, but its symbols cannot be read ("ELF cannot be judged")
+    (tmp_path / "libfake.so").write_text("not ELF\n")
+    data = bytearray(system_lib("libz.so.1").read_bytes())
+    struct.pack_into("<Q", data, 0x28, 0)  # e_shoff (ELF64 header, gABI)
+    struct.pack_into("<HH", data, 0x3C, 0, 0)  # e_shnum, e_shstrndx
+    (tmp_path / "libnosh.so").write_bytes(bytes(data))
+    (w,) = check_paths([tmp_path], system_path=[]).wheels
+    assert [(f.check, f.cause, f.library) for f in w.findings if f.check == "elf"] == [
+        ("elf", None, str(tmp_path / "libfake.so")),
+        ("elf", "ELF cannot be judged", str(tmp_path / "libnosh.so")),
     ]
