@@ -185,3 +185,16 @@ def test_within_one_check_a_finding_without_a_cause_comes_first(tmp_path: Path) 
         ("elf", None, str(tmp_path / "libfake.so")),
         ("elf", "ELF cannot be judged", str(tmp_path / "libnosh.so")),
     ]
+
+
+def test_an_unreadable_fatbin_is_a_gpu_code_error_of_its_library(tmp_path: Path) -> None:
+    # a .hip_fatbin section must hold clang offload bundles; these 64 bytes are all zero
+    # (readelf -S: .hip_fatbin PROGBITS, size 0x40)
+    src = '__attribute__((section(".hip_fatbin"), used)) const char fatbin[64] = {0};\nint f(void){return 1;}'
+    lib = compile_shared(tmp_path / "b", "libzero.so", src, lang="c")
+    whl = make_wheel(tmp_path, "demo", "1.0", TAG, {"demo/libzero.so": lib})
+    (w,) = check_paths([whl], system_path=[]).wheels
+    assert [(f.severity, f.library, f.cause, f.message) for f in w.findings if f.check == "gpu-code"] == [
+        ("error", "demo/libzero.so", "GPU code present but unreadable",
+         "demo/libzero.so: .hip_fatbin holds no offload bundle (64 bytes, all zero)")]
+    assert not w.ok and w.failed_checks == {"gpu-code": 1}
