@@ -198,3 +198,51 @@ def test_an_unreadable_fatbin_is_a_gpu_code_error_of_its_library(tmp_path: Path)
         ("error", "demo/libzero.so", "GPU code present but unreadable",
          "demo/libzero.so: .hip_fatbin holds no offload bundle (64 bytes, all zero)")]
     assert not w.ok and w.failed_checks == {"gpu-code": 1}
+
+
+def test_glibc_names_an_extension_module_uses_are_the_interpreters(tmp_path: Path) -> None:
+    # an extension module (it exports PyInit__ext) calls erfc without linking libm (readelf -d:
+    # no NEEDED at all, gcc links with --as-needed; nm -D: U erfc, U missing_fn, and weak w ones
+    # that ld.so lets stay undefined); the same code as a plain library
+    src = ("double erfc(double);\nint missing_fn(void);\n"
+           "double PyInit__ext(double x){return erfc(x) + missing_fn();}\n")
+    ext = compile_shared(tmp_path / "e", "_ext.so", src, lang="c", flags=["-fno-builtin"])
+    # the plain library links libm (readelf -d: NEEDED libm.so.6; erfc@GLIBC_2.2.5 bound there)
+    plain = compile_shared(tmp_path / "p", "libplain.so", src.replace("PyInit__ext", "plain"), lang="c",
+                           flags=["-fno-builtin"], libs=[system_lib("libm.so.6")])
+    whl = make_wheel(tmp_path, "demo", "1.0", TAG, {"demo/_ext.so": ext, "demo/libplain.so": plain})
+    (w,) = check_paths([whl], system_path=[]).wheels
+    rows = [(f.check, f.severity, f.library, tuple(sorted(f.symbols))) for f in w.findings
+            if f.check in ("undefined-symbol", "interpreter-symbols")]
+    assert rows == [
+        # by cause: "(defined by none of ..." before "(it loads no library ..."
+        ("undefined-symbol", "error", "demo/libplain.so", ("missing_fn",)),
+        ("undefined-symbol", "error", "demo/_ext.so", ("missing_fn",)),
+        ("interpreter-symbols", "info", "demo/_ext.so", ()),
+    ]
+    note = next(f for f in w.findings if f.check == "interpreter-symbols")
+    assert note.message == ("demo/_ext.so uses 1 libm.so.6 symbol (erfc) without linking libm.so.6: the "
+                            "interpreter provides them, so the import works; link m explicitly (-lm)")
+    plain_u, ext_u = (f for f in w.findings if f.check == "undefined-symbol")
+    assert ext_u.message.endswith("in demo/_ext.so (it loads no library that could define it): missing_fn")
+    assert plain_u.message.endswith("in demo/libplain.so (defined by none of libm.so.6): missing_fn")
+
+
+def test_unversioned_names_of_an_assumed_library_without_versions_are_not_judged(tmp_path: Path) -> None:
+    # libX11.so.6 is on auditwheel's list and exports unversioned names: nothing here lists
+    # them, so an unversioned reference may be its; a versioned one (GLIBC_) is still judged
+    x11 = compile_shared(tmp_path / "x", "libX11.so.6", "int XOpenDisplay(void){return 0;}", lang="c")
+    src = "int XOpenDisplay(void);\nint gone_fn(void);\nint g(void){return XOpenDisplay() + gone_fn();}"
+    lib = compile_shared(tmp_path / "l", "libgui.so", src, lang="c", libs=[x11])
+    whl = make_wheel(tmp_path, "demo", "1.0", TAG, {"demo/libgui.so": lib})
+    (w,) = check_paths([whl], system_path=[]).wheels
+    assert [f for f in w.findings if f.check in ("undefined-symbol", "missing-library")] == []
+    assert w.libraries[0].needed[0] == "libX11.so.6"
+    # zlib too: its zlib.map versions only names added since 1.2.0 (readelf --dyn-syms on
+    # Debian's libz.so.1: zlibVersion has no version), so zlibVersion is no undefined symbol
+    zsrc = ("const char *zlibVersion(void);\nint gone_fn(void);\n"
+            "int z(void){return *zlibVersion() + gone_fn();}")
+    zlib = compile_shared(tmp_path / "z", "libzuser.so", zsrc, lang="c", libs=[system_lib("libz.so.1")])
+    whl = make_wheel(tmp_path / "zw", "demo", "1.0", TAG, {"demo/libzuser.so": zlib})
+    (w,) = check_paths([whl], system_path=[]).wheels
+    assert w.libraries[0].needed == ["libz.so.1"] and w.findings == []
