@@ -7,6 +7,7 @@ names are case-insensitive; METADATA is UTF-8), PEP 427's layout, or a hand-comp
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import os
 import shutil
@@ -19,7 +20,8 @@ from tests.fixtures.native import system_lib
 from tests.fixtures.wheels import make_wheel, wrong_crc
 from toolkit.core.errors import UsageError
 from toolkit.inspect import inputs
-from toolkit.inspect.inputs import Input, collect_dir, open_input
+from toolkit.inspect.checks import check_paths
+from toolkit.inspect.inputs import Input, collect_dir, collect_wheel, open_input
 from toolkit.inspect.readers.elf import ElfInfo
 from toolkit.inspect.readers.policy import get_policy
 from toolkit.inspect.readers.resolver import Lib
@@ -359,3 +361,40 @@ def test_a_dist_info_folder_splits_at_its_last_hyphen(tmp_path: Path) -> None:
         with WheelZip.open(out, Budget()) as wz:
             check_metadata(res, wz)
         assert [f.message for f in res.findings] == found
+
+
+# --- _collect_wheel: every member read once ----------------------------------------------
+
+def _record_digest(data: bytes) -> str:
+    # PEP 376 / the binary distribution format: sha256=<urlsafe base64, no padding>
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def test_a_wheels_members_are_hashed_and_its_elf_files_indexed(tmp_path: Path) -> None:
+    libz = system_lib("libz.so.1")
+    whl = make_wheel(tmp_path, "demo", "1.0", "cp312-cp312-linux_x86_64",
+                     {"demo/lib/libz.so.1": libz, "demo/__init__.py": "x = 1\n"})
+    inp = open_input(whl)
+    inp.result = WheelResult(str(whl))
+    assert inp.wheel is not None
+    with inp.wheel as wz:
+        collect_wheel(inp, wz, 1)
+    with zipfile.ZipFile(whl) as zf:
+        names = [i.filename for i in zf.infolist()]
+        want = {n: _record_digest(zf.read(n)) for n in names}
+    assert inp.names == names and inp.result.members == len(names)
+    assert inp.digests == want  # RECORD itself too, hashed like any member
+    assert inp.result.findings == []  # RECORD agrees with every member
+    (lib,) = inp.libs
+    assert (lib.path, lib.origin, lib.error) == ("demo/lib/libz.so.1", "wheel:demo/lib", None)
+    assert lib.info is not None and lib.info.soname == "libz.so.1"  # readelf -d: SONAME libz.so.1
+    assert inp.index == {"demo/lib/libz.so.1": lib}
+
+
+def test_a_damaged_member_has_no_digest_and_no_content_key(tmp_path: Path) -> None:
+    whl = make_wheel(tmp_path, "demo", "1.0", "py3-none-any", {"demo/a.py": "a = 1\n", "demo/b.py": "b\n"})
+    wrong_crc(whl, "demo/a.py")
+    (w,) = check_paths([whl]).wheels
+    assert [(f.check, f.cause, f.library) for f in w.findings] == [
+        ("archive", "unreadable member", "demo/a.py")]  # no RECORD hash error on top of it
+    assert w.content_key is None  # a wheel not wholly read is nobody's twin
