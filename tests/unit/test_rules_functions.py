@@ -28,7 +28,7 @@ from toolkit.inspect.readers.resolver import Lib
 from toolkit.inspect.readers.wheelzip import Budget, WheelZip
 from toolkit.inspect.report import Finding, LibraryResult, WheelResult
 from toolkit.inspect.rules.hygiene import bundled_findings, classify_rpath
-from toolkit.inspect.rules.manylinux import _violation
+from toolkit.inspect.rules.manylinux import _violation, library_policy
 from toolkit.inspect.rules.metadata import _headers, check_metadata
 from toolkit.inspect.rules.symbols import EXAMPLES, Unresolved, demangle_all, report_unresolved
 from toolkit.inspect.rules.variants import content_key
@@ -398,3 +398,16 @@ def test_a_damaged_member_has_no_digest_and_no_content_key(tmp_path: Path) -> No
     assert [(f.check, f.cause, f.library) for f in w.findings] == [
         ("archive", "unreadable member", "demo/a.py")]  # no RECORD hash error on top of it
     assert w.content_key is None  # a wheel not wholly read is nobody's twin
+
+
+def test_a_librarys_policy_is_judged_with_its_own_architectures_symbol_versions() -> None:
+    # auditwheel's policy.json: GLIBC_2.2.5 is an x86_64 node (the first glibc of x86-64); the
+    # i686 lists have no such node, so an i386 library needing it fits no manylinux policy
+    needs = {"libc.so.6": ("GLIBC_2.2.5",)}
+    x86_64 = LibraryResult("a.so", "shared-library")
+    info64 = ElfInfo(machine=62, elf_class=64, type=3, version_needs=needs)
+    assert library_policy(x86_64, info64, set()) is None
+    i386 = LibraryResult("b.so", "shared-library")
+    assert library_policy(i386, ElfInfo(machine=3, elf_class=32, type=3, version_needs=needs), set()) is None
+    assert (x86_64.policy, i386.policy) == ("manylinux_2_5", "linux")
+    assert x86_64.max_versions == i386.max_versions == {"GLIBC": "2.2.5"}
