@@ -30,6 +30,7 @@ from toolkit.inspect.report import Finding, LibraryResult, WheelResult
 from toolkit.inspect.rules.hygiene import bundled_findings, classify_rpath
 from toolkit.inspect.rules.manylinux import _violation, library_policy
 from toolkit.inspect.rules.metadata import _headers, check_metadata
+from toolkit.inspect.rules.record import Entry, record_findings
 from toolkit.inspect.rules.symbols import EXAMPLES, Unresolved, demangle_all, report_unresolved
 from toolkit.inspect.rules.variants import content_key
 
@@ -411,3 +412,34 @@ def test_a_librarys_policy_is_judged_with_its_own_architectures_symbol_versions(
     assert library_policy(i386, ElfInfo(machine=3, elf_class=32, type=3, version_needs=needs), set()) is None
     assert (x86_64.policy, i386.policy) == ("manylinux_2_5", "linux")
     assert x86_64.max_versions == i386.max_versions == {"GLIBC": "2.2.5"}
+
+
+# --- record_findings: RECORD against the members as read (PEP 376 / PEP 627) ---------------
+
+def test_each_record_disagreement_is_one_error_with_its_cause() -> None:
+    entries = {"a.py": Entry("sha256", "sha256=AAA", 3), "b.py": Entry("sha256", "sha256=BBB", 3),
+               "c.py": Entry(None, None, 5), "gone.py": Entry("sha256", "sha256=X", 1),
+               "x.dist-info/RECORD.jws": Entry(None, None, None),
+               "x.dist-info/RECORD": Entry(None, None, None)}
+    seen = {"a.py": ("sha256=ZZZ", 3), "b.py": ("sha256=BBB", 4), "c.py": ("sha256=C", 1),
+            "new.py": ("sha256=N", 1), "x.dist-info/RECORD": ("sha256=R", 10),
+            "x.dist-info/RECORD.p7s": ("sha256=S", 2)}  # RECORD and its signatures list no hash
+    found = record_findings(entries, seen, set())
+    assert [(f.check, f.severity, f.library, f.cause, f.message) for f in found] == [
+        ("record", "error", "a.py", "hash differs from RECORD",
+         "a.py: RECORD says sha256=AAA, its content hashes to sha256=ZZZ"),
+        ("record", "error", "b.py", "size differs from RECORD",
+         "b.py: RECORD says 3 bytes, the member has 4"),
+        ("record", "error", "c.py", "RECORD entry without a hash", "RECORD lists c.py without a hash"),
+        ("record", "error", "c.py", "size differs from RECORD",
+         "c.py: RECORD says 5 bytes, the member has 1"),
+        ("record", "error", "new.py", "member not in RECORD", "new.py is not listed in RECORD"),
+        ("record", "error", "gone.py", "RECORD lists a missing file",
+         "RECORD lists gone.py, which the wheel lacks"),
+    ]
+    # a member that could not be inflated is only checked for being listed
+    assert record_findings({"a.py": Entry("sha256", "sha256=AAA", 3)}, {"a.py": (None, 0)}, {"a.py"}) == []
+    assert [f.cause for f in record_findings({}, {"a.py": (None, 0)}, {"a.py"})] == ["member not in RECORD"]
+    # missing files are named in sorted order
+    two = {"z.py": Entry(None, None, None), "m.py": Entry(None, None, None)}
+    assert [f.library for f in record_findings(two, {}, set())] == ["m.py", "z.py"]
