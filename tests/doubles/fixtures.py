@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.doubles.index import LocalIndex, start
+from tests.fixtures.data import package_toml, pkg_version
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -67,41 +68,13 @@ spec = "torch==2.8.0+rocm5.2"
 evidence = "TEST DOUBLE"
 """
 
-SAMPLE_TOML = """\
 # TEST DOUBLE package for provisioning tests (never built: issue 5 owns the build steps)
-[package]
-name = "sample"
-dist = "sample"
-repo = "https://example.invalid/sample.git"
-recipe = "apex"
-
-[[versions]]
-version = "1.0.0"
-ref = "main"
-torch = "2.8.0"
-rocm = ["7.0", "7.1", "5.2"]
-python = ["3.11", "3.12"]
-build_style = "jit-prebuild"
-evidence = "TEST DOUBLE"
-
-[[versions]]
-version = "0.9.0"
-ref = "main"
-torch = "2.7.0"
-rocm = ["7.0"]
-python = ["3.11"]
-build_style = "jit-prebuild"
-evidence = "TEST DOUBLE"
-
-[[versions]]
-version = "2.0.0"
-ref = "main"
-torch = "2.13.0"
-rocm = ["7.0"]
-python = ["3.11"]
-build_style = "jit-prebuild"
-evidence = "TEST DOUBLE"
-"""
+SAMPLE_TOML = package_toml("sample", repo="https://example.invalid/sample.git", recipe="apex",
+                           versions=[
+    pkg_version("1.0.0", torch="2.8.0", rocm=["7.0", "7.1", "5.2"], python=["3.11", "3.12"],
+            build_style="jit-prebuild"),
+    pkg_version("0.9.0", torch="2.7.0", rocm=["7.0"], python=["3.11"], build_style="jit-prebuild"),
+    pkg_version("2.0.0", torch="2.13.0", rocm=["7.0"], python=["3.11"], build_style="jit-prebuild")])
 
 
 def write_data(dest: Path, url: str) -> Path:

@@ -21,6 +21,7 @@ import pytest
 
 from tests.doubles.fixtures import local_index, uv_cache, write_data  # noqa: F401
 from tests.doubles.index import LocalIndex
+from tests.fixtures.data import package_toml, pkg_version
 
 pytestmark = [pytest.mark.integration, pytest.mark.hipcc]
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,59 +80,23 @@ def fbgemm_repo(dest: Path) -> Path:
     return dest
 
 
-PACKAGES = """\
-[package]
-name = "apex"
-dist = "apex"
-repo = "{apex}"
-recipe = "apex"
+def _packages(apex: str) -> str:
+    ev = "TEST DOUBLE: tests/projects/apex_like"
+    return package_toml("apex", repo=apex, recipe="apex", versions=[
+        pkg_version(v, ref=f"release/{v}", torch="2.8.0", rocm=["5.2"], python=["3.11"],
+                build_style=style, evidence=ev)
+        for v, style in (("1.6.0", "ext-flags"), ("1.8.0", "jit-prebuild"))])
 
-[[versions]]
-version = "1.6.0"
-ref = "release/1.6.0"
-torch = "2.8.0"
-rocm = ["5.2"]
-python = ["3.11"]
-build_style = "ext-flags"
-evidence = "TEST DOUBLE: tests/projects/apex_like"
 
-[[versions]]
-version = "1.8.0"
-ref = "release/1.8.0"
-torch = "2.8.0"
-rocm = ["5.2"]
-python = ["3.11"]
-build_style = "jit-prebuild"
-evidence = "TEST DOUBLE: tests/projects/apex_like"
-"""
-
-FBGEMM = """\
-[package]
-name = "fbgemm_gpu"
-dist = "fbgemm_gpu-rocm"
-repo = "{fbgemm}"
-subdir = "fbgemm_gpu"
-recipe = "fbgemm_gpu"
-
-[[versions]]
-version = "1.2.0"
-ref = "v1.2.0"
-torch = "2.8.0"
-rocm = ["5.2"]
-python = ["3.11"]
-build_style = "package-variant"
-evidence = "TEST DOUBLE: tests/projects/fbgemm_like"
-
-[[versions]]
-version = "1.3.0"
-ref = "v1.3.0"
-torch = "2.8.0"
-rocm = ["5.2"]
-python = ["3.11"]
-build_style = "build-variant"
-evidence = "TEST DOUBLE: tests/projects/fbgemm_like"
-tbb = {{ provider = "pypi", spec = "tbb-devel==2022.2.0" }}
-"""
+def _fbgemm(fbgemm: str) -> str:
+    ev = "TEST DOUBLE: tests/projects/fbgemm_like"
+    return package_toml("fbgemm_gpu", dist="fbgemm_gpu-rocm", repo=fbgemm, subdir="fbgemm_gpu",
+                        recipe="fbgemm_gpu", versions=[
+        pkg_version("1.2.0", ref="v1.2.0", torch="2.8.0", rocm=["5.2"], python=["3.11"],
+                build_style="package-variant", evidence=ev),
+        pkg_version("1.3.0", ref="v1.3.0", torch="2.8.0", rocm=["5.2"], python=["3.11"],
+                build_style="build-variant", evidence=ev,
+                tbb={"provider": "pypi", "spec": "tbb-devel==2022.2.0"})])
 
 
 @pytest.fixture(scope="module")
@@ -140,8 +105,8 @@ def world(tmp_path_factory: pytest.TempPathFactory, local_index: LocalIndex,  # 
     tmp = tmp_path_factory.mktemp("e2e")
     data = write_data(tmp / "data", local_index.url)
     (data / "sample.toml").unlink()
-    (data / "apex.toml").write_text(PACKAGES.format(apex=apex_repo(tmp / "apex-src")))
-    (data / "fbgemm_gpu.toml").write_text(FBGEMM.format(fbgemm=fbgemm_repo(tmp / "fbgemm-src")))
+    (data / "apex.toml").write_text(_packages(str(apex_repo(tmp / "apex-src"))))
+    (data / "fbgemm_gpu.toml").write_text(_fbgemm(str(fbgemm_repo(tmp / "fbgemm-src"))))
     (tmp / "work").mkdir()
     return {"TOOLKIT_DATA_DIR": str(data), "TOOLKIT_CACHE_DIR": str(tmp / "cache"),
             "UV_CACHE_DIR": str(uv_cache), "WORK": str(tmp / "work"), "CI": "true"}

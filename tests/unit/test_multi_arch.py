@@ -17,6 +17,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from packaging.requirements import Requirement
 
+from tests.fixtures.data import package_toml, pkg_version
 from toolkit.core.errors import UsageError
 from toolkit.env.host import HostFacts
 from toolkit.plan.layout import Layout
@@ -34,31 +35,13 @@ NEXT_INDEX = "https://nightly.repo.amd.com/rocm/whl-next/"
 def _with_builds(data: Path) -> Path:
     """A package version building on TheRock's multi-arch releases (7.14, 10.0) and on a
     system release, so the real rocm.toml and gpus.toml are what is planned."""
-    (data / "demo.toml").write_text('''\
-[package]
-name = "demo"
-dist = "demo"
-repo = "https://example.invalid/demo.git"
-recipe = "apex"
-
-[[versions]]
-version = "1.8.0"
-ref = "main"
-torch = "2.12"
-rocm = ["7.14", "10.0"]
-python = ["3.12", "3.13"]
-build_style = "jit-prebuild"
-evidence = "TEST DOUBLE: a package on TheRock's multi-arch releases"
-
-[[versions]]
-version = "1.7.0"
-ref = "main"
-torch = "2.9"
-rocm = ["6.4"]
-python = ["3.12"]
-build_style = "ext-flags"
-evidence = "TEST DOUBLE"
-''')
+    (data / "demo.toml").write_text(package_toml(
+        "demo", repo="https://example.invalid/demo.git", recipe="apex", versions=[
+            pkg_version("1.8.0", torch="2.12", rocm=["7.14", "10.0"], python=["3.12", "3.13"],
+                    build_style="jit-prebuild",
+                    evidence="TEST DOUBLE: a package on TheRock's multi-arch releases"),
+            pkg_version("1.7.0", torch="2.9", rocm=["6.4"], python=["3.12"],
+                    build_style="ext-flags")]))
     return data
 
 

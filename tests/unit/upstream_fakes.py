@@ -12,6 +12,8 @@ import os
 import subprocess
 from pathlib import Path
 
+from tests.fixtures.data import package_toml, pkg_version
+
 SCRIPT = "tools/scripts/generate_binary_build_matrix.py"
 CMAKE = "cmake/therock_amdgpu_targets.cmake"
 _ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
@@ -153,46 +155,18 @@ spec = "rocm[libraries,devel]>1.0,<7.1", evidence = "ROCm/TheRock@{ev['rock70']}
 torch."2.5" = {{ kind = "therock", index = "multi", spec = "torch>=2.5,<2.6", \
 evidence = "ROCm/TheRock@{ev['rock70']} RELEASES.md" }}
 """)
-    (folder / "apex.toml").write_text(f"""\
-[package]
-name = "apex"
-dist = "apex"
-repo = "https://example.invalid/apex.git"
-recipe = "apex"
-
-[[versions]]
-version = "1.0.0"
-evidence = "ROCm/apex@{ev['apex10']} (release/1.0.0) version.txt; torch pair: the seed table"
-ref = "release/1.0.0"
-torch = "2.4"
-rocm = ["6.0"]
-python = ["3.10"]
-build_style = "ext-flags"
-
-[[versions]]
-version = "1.1.0"
-evidence = "ROCm/apex@{ev['apex11']} (release/1.1.0) version.txt"
-ref = "release/1.1.0"
-torch = "2.5"
-rocm = ["6.1"]
-python = ["3.11", "3.12"]
-build_style = "ext-flags"
-""")
-    (folder / "fbgemm_gpu.toml").write_text(f"""\
-[package]
-name = "fbgemm_gpu"
-dist = "fbgemm_gpu-rocm"
-repo = "https://example.invalid/FBGEMM.git"
-subdir = "fbgemm_gpu"
-recipe = "fbgemm_gpu"
-
-[[versions]]
-version = "1.0.0"
-ref = "v1.0.0"
-torch = "2.5"
-rocm = ["6.1"]
-python = ["3.12"]
-build_style = "build-variant"
-evidence = "pytorch/FBGEMM@{ev['fb10']} (v1.0.0) .github/workflows/fbgemm_gpu_ci_rocm.yml"
-""")
+    (folder / "apex.toml").write_text(package_toml(
+        "apex", repo="https://example.invalid/apex.git", recipe="apex", versions=[
+            pkg_version("1.0.0", ref="release/1.0.0", torch="2.4", rocm=["6.0"], python=["3.10"],
+                    build_style="ext-flags", evidence=f"ROCm/apex@{ev['apex10']} (release/1.0.0) "
+                    "version.txt; torch pair: the seed table"),
+            pkg_version("1.1.0", ref="release/1.1.0", torch="2.5", rocm=["6.1"],
+                    python=["3.11", "3.12"], build_style="ext-flags",
+                    evidence=f"ROCm/apex@{ev['apex11']} (release/1.1.0) version.txt")]))
+    (folder / "fbgemm_gpu.toml").write_text(package_toml(
+        "fbgemm_gpu", dist="fbgemm_gpu-rocm", repo="https://example.invalid/FBGEMM.git",
+        subdir="fbgemm_gpu", recipe="fbgemm_gpu", versions=[
+            pkg_version("1.0.0", ref="v1.0.0", torch="2.5", rocm=["6.1"], python=["3.12"],
+                    build_style="build-variant", evidence=f"pytorch/FBGEMM@{ev['fb10']} (v1.0.0) "
+                    ".github/workflows/fbgemm_gpu_ci_rocm.yml")]))
     return folder
