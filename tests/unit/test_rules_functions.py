@@ -443,3 +443,27 @@ def test_each_record_disagreement_is_one_error_with_its_cause() -> None:
     # missing files are named in sorted order
     two = {"z.py": Entry(None, None, None), "m.py": Entry(None, None, None)}
     assert [f.library for f in record_findings(two, {}, set())] == ["m.py", "z.py"]
+
+
+# --- open_input: what a path given to ``toolkit check`` is --------------------------------
+
+def test_an_input_is_a_folder_a_wheel_or_an_elf_file_and_anything_else_one_line(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.whl")
+    with pytest.raises(UsageError) as err:
+        open_input(tmp_path / "pipe.whl")  # never blocks on a FIFO
+    assert str(err.value).startswith(f"wheel {tmp_path / 'pipe.whl'}: not a regular file")
+    # a name with an escape byte is shown escaped, never raw (the terminal would act on it)
+    with pytest.raises(UsageError) as err:
+        open_input(tmp_path / "x\x1b[2J.whl")
+    assert "\x1b" not in str(err.value) and str(err.value).endswith(": no such file or directory")
+    os.symlink(tmp_path, tmp_path / "link")
+    folder = open_input(tmp_path / "link")  # a link to a folder is that folder
+    assert (folder.path, folder.wheel) == (tmp_path / "link", None)
+    whl = make_wheel(tmp_path / "w", "demo", "1.0", "py3-none-any", {"demo/__init__.py": ""})
+    inp = open_input(whl)
+    assert inp.path == whl and inp.wheel is not None and inp.libs == [] and inp.names == []
+    inp.close()
+    short = tmp_path / "short"
+    short.write_bytes(b"\x7fEL")  # three bytes of the ELF magic are not an ELF file
+    with pytest.raises(UsageError, match="not a wheel, a directory or an ELF file"):
+        open_input(short)
