@@ -28,7 +28,7 @@ from toolkit.inspect.readers.resolver import Lib
 from toolkit.inspect.readers.wheelzip import Budget, WheelZip
 from toolkit.inspect.report import Finding, LibraryResult, WheelResult
 from toolkit.inspect.rules.hygiene import bundled_findings, classify_rpath
-from toolkit.inspect.rules.manylinux import _violation, library_policy
+from toolkit.inspect.rules.manylinux import _violation, library_policy, platform_tag_findings
 from toolkit.inspect.rules.metadata import _headers, check_metadata
 from toolkit.inspect.rules.record import Entry, record_findings
 from toolkit.inspect.rules.symbols import EXAMPLES, Unresolved, demangle_all, report_unresolved
@@ -467,3 +467,15 @@ def test_an_input_is_a_folder_a_wheel_or_an_elf_file_and_anything_else_one_line(
     short.write_bytes(b"\x7fEL")  # three bytes of the ELF magic are not an ELF file
     with pytest.raises(UsageError, match="not a wheel, a directory or an ELF file"):
         open_input(short)
+
+
+def test_native_code_in_a_wheel_with_several_any_tags_names_them_all() -> None:
+    # packaging.tags: py2.py3-none-any expands to py2-none-any and py3-none-any
+    libs = [LibraryResult("demo/a.so", "shared-library"), LibraryResult("demo/b.so", "shared-library")]
+    res = WheelResult("w.whl", "demo", "1.0", ["py2-none-any", "py3-none-any"], libraries=libs)
+    assert [(f.check, f.severity, f.cause, f.message) for f in platform_tag_findings(res)] == [
+        ("platform-tag", "error", "native code in a -any wheel",
+         "native code (demo/a.so) in a wheel tagged py2-none-any, py3-none-any")]
+    # a wheel tagged for a platform and any at once is not "-any" only: nothing to say
+    mixed = WheelResult("w.whl", "demo", "1.0", ["py3-none-any", "cp312-cp312-linux_x86_64"], libraries=libs)
+    assert platform_tag_findings(mixed) == []
