@@ -479,3 +479,31 @@ def test_native_code_in_a_wheel_with_several_any_tags_names_them_all() -> None:
     # a wheel tagged for a platform and any at once is not "-any" only: nothing to say
     mixed = WheelResult("w.whl", "demo", "1.0", ["py3-none-any", "cp312-cp312-linux_x86_64"], libraries=libs)
     assert platform_tag_findings(mixed) == []
+
+
+def test_a_bad_file_name_or_two_dist_info_folders_stop_the_metadata_rule(tmp_path: Path) -> None:
+    src = make_wheel(tmp_path / "src", "demo", "1.0", "py3-none-any", {"demo/__init__.py": ""})
+    bad = tmp_path / "demo.whl"  # PEP 427: name-version(-build)?-python-abi-platform.whl
+    bad.write_bytes(src.read_bytes())
+    res = WheelResult(str(bad))
+    with WheelZip.open(bad, Budget()) as wz:
+        check_metadata(res, wz)
+    (f,) = res.findings
+    assert (f.check, f.severity, f.library) == ("metadata", "error", None)
+    head = "bad wheel file name 'demo.whl': "
+    assert f.message.startswith(head) and len(f.message) > len(head)  # packaging's reason follows
+    assert (res.name, res.version, res.tags, res.requires) == (None, None, [], [])
+    two = tmp_path / "two" / src.name
+    two.parent.mkdir()
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(two, "w") as zout:
+        for info in zin.infolist():
+            zout.writestr(info.filename, zin.read(info))
+        zout.writestr("other-2.0.dist-info/METADATA", "Name: other\n")
+        zout.writestr("demo/sub.dist-info/RECORD", "")  # not top-level: no .dist-info folder of the wheel
+    res = WheelResult(str(two))
+    with WheelZip.open(two, Budget()) as wz:
+        check_metadata(res, wz)
+    assert [(f.check, f.severity, f.message) for f in res.findings] == [
+        ("metadata", "error", "expected exactly one .dist-info folder, found ['demo-1.0.dist-info', "
+         "'other-2.0.dist-info']")]
+    assert (res.name, res.version, res.tags) == ("demo", "1.0", ["py3-none-any"])
