@@ -31,7 +31,13 @@ from toolkit.inspect.rules.hygiene import bundled_findings, classify_rpath
 from toolkit.inspect.rules.manylinux import _violation, library_policy, platform_tag_findings
 from toolkit.inspect.rules.metadata import _headers, check_metadata
 from toolkit.inspect.rules.record import Entry, record_findings
-from toolkit.inspect.rules.symbols import EXAMPLES, Unresolved, demangle_all, report_unresolved
+from toolkit.inspect.rules.symbols import (
+    EXAMPLES,
+    Unresolved,
+    demangle_all,
+    report_unresolved,
+    required_findings,
+)
 from toolkit.inspect.rules.variants import content_key
 
 # c++filt _ZN3foo3barEv -> foo::bar(); c++filt _ZN3foo3bazEi -> foo::baz(int)
@@ -507,3 +513,17 @@ def test_a_bad_file_name_or_two_dist_info_folders_stop_the_metadata_rule(tmp_pat
         ("metadata", "error", "expected exactly one .dist-info folder, found ['demo-1.0.dist-info', "
          "'other-2.0.dist-info']")]
     assert (res.name, res.version, res.tags) == ("demo", "1.0", ["py3-none-any"])
+
+
+def test_a_required_symbol_is_found_by_its_plain_or_demangled_name() -> None:
+    # c++filt _ZN3foo3barEi -> foo::bar(int): "foo::bar" is found as the name before "("
+    cands = {"plain_c", "_ZN3foo3barEi"}
+    demangled = {"_ZN3foo3barEi": "foo::bar(int)"}
+    assert required_findings("x.whl", ["plain_c", "foo::bar", "_ZN3foo3barEi"], cands, demangled) == []
+    found = required_findings("x.whl", ["foo::ba", "foo", "plain"], cands, demangled)
+    rows = [(f.check, f.severity, f.library, f.cause) for f in found]
+    assert rows == [("required-symbol", "error", None, None)] * 3
+    assert [f.message for f in found] == [
+        f"required symbol {s} is defined by no library of x.whl (like `nm -gDC lib | grep ' {s}('` "
+        "finding nothing)" for s in ("foo::ba", "foo", "plain")]
+    assert required_findings("x.whl", [], cands, demangled) == []
