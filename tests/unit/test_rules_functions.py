@@ -410,7 +410,7 @@ def test_a_damaged_member_has_no_digest_and_no_content_key(tmp_path: Path) -> No
 def test_a_librarys_policy_is_judged_with_its_own_architectures_symbol_versions() -> None:
     # auditwheel's policy.json: GLIBC_2.2.5 is an x86_64 node (the first glibc of x86-64); the
     # i686 lists have no such node, so an i386 library needing it fits no manylinux policy
-    needs = {"libc.so.6": ("GLIBC_2.2.5",)}
+    needs: dict[str, tuple[str, ...]] = {"libc.so.6": ("GLIBC_2.2.5",)}
     x86_64 = LibraryResult("a.so", "shared-library")
     info64 = ElfInfo(machine=62, elf_class=64, type=3, version_needs=needs)
     assert library_policy(x86_64, info64, set()) is None
