@@ -11,6 +11,7 @@ findings (errors, warnings, notes; then by check, cause and library).
 
 from __future__ import annotations
 
+import shutil
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -246,3 +247,18 @@ def test_unversioned_names_of_an_assumed_library_without_versions_are_not_judged
     whl = make_wheel(tmp_path / "zw", "demo", "1.0", TAG, {"demo/libzuser.so": zlib})
     (w,) = check_paths([whl], system_path=[]).wheels
     assert w.libraries[0].needed == ["libz.so.1"] and w.findings == []
+
+
+def test_bundled_torch_libraries_are_judged_in_wheels_only(tmp_path: Path) -> None:
+    # any ELF file called libtorch_cpu.so: in a wheel of another project it must come from torch;
+    # a folder of libraries is a torch install as much as anything else
+    folder = tmp_path / "lib"
+    folder.mkdir()
+    shutil.copy(system_lib("libz.so.1"), folder / "libtorch_cpu.so")
+    (w,) = check_paths([folder], system_path=[]).wheels
+    assert [f for f in w.findings if f.check == "bundled-library"] == []
+    for project, bundled in (("Demo_Pkg", ["demo/libtorch_cpu.so"]), ("torch", [])):
+        files = {"demo/libtorch_cpu.so": folder / "libtorch_cpu.so"}
+        whl = make_wheel(tmp_path / project, project, "1.0", TAG, files)
+        (w,) = check_paths([whl], system_path=[]).wheels
+        assert [f.library for f in w.findings if f.check == "bundled-library"] == bundled
