@@ -1,4 +1,4 @@
-"""Whole-function tests of toolkit/inspect's rules and inputs (issue 19, part 8: session 25).
+"""Whole-function tests of toolkit/inspect's rules (issue 19, part 8: session 25).
 
 Each pins a function's every branch against a truth outside the code: c++filt's demangling
 of the names used, ld.so(8)'s reading of search paths, the core metadata spec (header field
