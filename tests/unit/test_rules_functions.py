@@ -19,7 +19,7 @@ from toolkit.inspect.readers.policy import get_policy
 from toolkit.inspect.readers.resolver import Lib
 from toolkit.inspect.readers.wheelzip import Budget, WheelZip
 from toolkit.inspect.report import Finding, LibraryResult, WheelResult
-from toolkit.inspect.rules.hygiene import bundled_findings, classify_rpath
+from toolkit.inspect.rules.hygiene import bundled_findings, classify_rpath, rpath_findings
 from toolkit.inspect.rules.manylinux import _violation, library_policy, platform_tag_findings
 from toolkit.inspect.rules.metadata import _headers, check_metadata
 from toolkit.inspect.rules.record import Entry, record_findings
@@ -391,3 +391,21 @@ def test_a_required_symbol_is_found_by_its_plain_or_demangled_name() -> None:
         f"required symbol {s} is defined by no library of x.whl (like `nm -gDC lib | grep ' {s}('` "
         "finding nothing)" for s in ("foo::ba", "foo", "plain")]
     assert required_findings("x.whl", [], cands, demangled) == []
+
+
+def test_an_rpath_finding_names_three_libraries_then_counts_the_rest() -> None:
+    def libs(n: int) -> list[tuple[str, ElfInfo]]:
+        return [(f"demo/l{i}.so", ElfInfo(machine=62, elf_class=64, type=3, rpath=("/usr/local/lib",)))
+                for i in range(n)]
+
+    shown = "RPATH '/usr/local/lib' in demo/l0.so, demo/l1.so, demo/l2.so"
+    (three,) = rpath_findings(libs(3), {"demo"})
+    assert three.message.startswith(shown + ": an absolute")
+    (four,) = rpath_findings(libs(4), {"demo"})
+    assert four.message.startswith(shown + " and 1 more: an absolute")
+    assert (four.library, four.libraries) == (None, tuple(f"demo/l{i}.so" for i in range(4)))
+    # RPATH and RUNPATH of the same entry are two findings (ld.so reads them differently)
+    both = ElfInfo(machine=62, elf_class=64, type=3, rpath=("/opt/x",), runpath=("/opt/x",))
+    assert [f.cause for f in rpath_findings([("demo/a.so", both)], {"demo"})] == [
+        "RPATH an absolute path outside the wheel (libraries there would load on users' machines)",
+        "RUNPATH an absolute path outside the wheel (libraries there would load on users' machines)"]
