@@ -257,11 +257,8 @@ def _candidate(s: Stream, pat: bytes, size: int, name: str) -> list[CodeObject]:
     if len(head) < 8 or version not in (1, 2, 3) or method not in METHODS:
         s.skip(1)
         return []
-    start = s.pos
     try:
         bundle = read_ccob(s, size)
-    except ElfError:
-        if s.pos == start:
-            s.skip(1)
+    except ElfError:  # it has read at least the 8 bytes peeked above: the scan goes on after them
         return []
     return _from_bundle(bundle, name)

@@ -204,10 +204,17 @@ class _Inflater:
             self._zstd = zstandard.ZstdDecompressor().decompressobj()
 
     def feed(self, data: bytes, max_out: int) -> bytes:
+        """Inflate ``data`` after the input a previous call left unconsumed (zlib stops at
+        ``max_out``: a 1 KiB piece of zeros inflates to about 1 MiB)."""
         if self._z is not None:
-            return self._z.decompress(data, max_out)
+            return self._z.decompress(self._z.unconsumed_tail + data, max_out)
         assert self._zstd is not None
         return bytes(self._zstd.decompress(data))
+
+    @property
+    def pending(self) -> bool:
+        """Input given but not inflated yet (zlib's ``unconsumed_tail``)."""
+        return self._z is not None and bool(self._z.unconsumed_tail)
 
     @property
     def eof(self) -> bool:
@@ -264,8 +271,8 @@ def read_ccob(s: Stream, limit: int) -> Bundle:
             s.skip(left)
         else:  # v1 has no size: inflate to the end of the stream to find where it stops
             while not inflater.eof:
-                piece = s.read(1024)
-                if not piece:
+                piece = b"" if inflater.pending else s.read(1024)
+                if not piece and not inflater.pending:
                     raise OffloadError(f"truncated compressed offload bundle at offset {start}")
                 inflater.feed(piece, 1 << 20)
             s.unread(inflater.unused)

@@ -1,0 +1,241 @@
+"""``read_ccob`` pinned whole against the CCOB layout of LLVM's ``OffloadBundler.cpp`` (the
+bundles are built by ``tests/fixtures/bundles.py`` with Python's zlib and zstandard): where
+each bundle starts and ends in a section, its fields, and every way a compressed bundle can be
+wrong, each with its message."""
+
+from __future__ import annotations
+
+import random
+import struct
+import zlib
+
+import pytest
+import zstandard
+
+from tests.fixtures.bundles import compress_bundle, make_bundle
+from toolkit.inspect.readers.offload import (
+    MAX_ENTRIES,
+    MAX_HEADER_BYTES,
+    MAX_ID_LEN,
+    PLAIN_MAGIC,
+    Bundle,
+    BundleEntry,
+    OffloadError,
+    Stream,
+    parse_fatbin,
+    read_bundles,
+    read_ccob,
+    read_plain,
+)
+
+HOST = ("host-x86_64-unknown-linux-gnu", b"")
+GFX = "hipv4-amdgcn-amd-amdhsa--gfx90a"
+
+
+def _noise(n: int, seed: int = 7) -> bytes:
+    return random.Random(seed).randbytes(n)  # incompressible: the compressed stream is long too
+
+
+def _entries(body: int) -> tuple[BundleEntry, ...]:
+    return (BundleEntry("host", "x86_64-unknown-linux-gnu", "", 0),
+            BundleEntry("hipv4", "amdgcn-amd-amdhsa-", "gfx90a", body))
+
+
+@pytest.mark.parametrize("method", ["zlib", "zstd"])
+@pytest.mark.parametrize("body", [100, 20_000, 300_000])
+def test_a_version_1_bundle_ends_where_its_compressed_stream_ends(method: str, body: int) -> None:
+    """v1 stores no size: the reader inflates to the stream's end, past the 4 KiB it feeds at
+    a time while finding the header, and gives back what follows (the next bundle)."""
+    first = compress_bundle(make_bundle([HOST, (GFX, _noise(body))], align=1), method, 1)
+    second = compress_bundle(make_bundle([HOST, ("hipv4-amdgcn-amd-amdhsa--gfx942", b"x" * 50)]), "zlib", 2)
+    section = first + bytes(3) + second
+    for size in (1, 1000, 1 << 20):
+        chunks = [section[i : i + size] for i in range(0, len(section), size)]
+        a, b = read_bundles(chunks, len(section))
+        assert a == Bundle(0, method, 1, _entries(body), len(first))
+        assert (b.offset, b.compression, b.version, b.stored) == (len(first) + 3, "zlib", 2, len(second))
+        assert [e.target for e in b.entries] == ["", "gfx942"]
+
+
+@pytest.mark.parametrize("method", ["zlib", "zstd"])
+def test_a_version_1_stream_cut_short_is_truncated(method: str) -> None:
+    blob = compress_bundle(make_bundle([HOST, (GFX, _noise(50_000))], align=1), method, 1)
+    with pytest.raises(OffloadError) as err:
+        parse_fatbin(bytes(16) + blob[:-40])
+    assert str(err.value) == "truncated compressed offload bundle at offset 16"
+
+
+@pytest.mark.parametrize(("version", "hlen"), [(2, 24), (3, 32)])
+def test_sized_versions_occupy_exactly_their_total_size(version: int, hlen: int) -> None:
+    blob = compress_bundle(make_bundle([HOST, (GFX, _noise(9000))], align=1), "zstd", version)
+    fmt = "<I" if version == 2 else "<Q"
+    assert struct.unpack_from(fmt, blob, 8)[0] == len(blob)  # what the fixture wrote
+    s = Stream([b"pre", blob, b"tail"])
+    s.skip(3)
+    got = read_ccob(s, 3 + len(blob))
+    assert got == Bundle(3, "zstd", version, _entries(9000), len(blob))
+    assert s.pos == 3 + len(blob) and s.read(10) == b"tail"
+    # one byte more than the section holds: corrupt, before inflating anything
+    with pytest.raises(OffloadError) as err:
+        read_ccob(Stream([blob]), len(blob) - 1)
+    assert str(err.value) == f"corrupt compressed offload bundle at 0: size {len(blob)}"
+    # a total below the header's own length
+    small = blob[:8] + struct.pack(fmt, hlen - 1) + blob[8 + struct.calcsize(fmt) :]
+    with pytest.raises(OffloadError) as err:
+        read_ccob(Stream([small]), len(small))
+    assert str(err.value) == f"corrupt compressed offload bundle at 0: size {hlen - 1}"
+
+
+def test_a_bundle_of_only_its_header_is_truncated() -> None:
+    blob = b"CCOB" + struct.pack("<HHIIQ", 2, 0, 24, 100, 0)  # total == header length: no data
+    with pytest.raises(OffloadError) as err:
+        read_ccob(Stream([blob + bytes(8)]), 32)
+    assert str(err.value) == "truncated compressed offload bundle at offset 0"
+
+
+def test_a_sized_bundle_whose_data_stops_before_the_header_is_truncated() -> None:
+    bundle = make_bundle([HOST, (GFX, b"")], align=1)
+    payload = zlib.compress(bundle)[:10]  # a valid start of a zlib stream
+    blob = b"CCOB" + struct.pack("<HHIIQ", 2, 0, 24 + len(payload), len(bundle), 0) + payload
+    with pytest.raises(OffloadError) as err:
+        read_ccob(Stream([blob]), len(blob))
+    assert str(err.value) == "truncated compressed offload bundle at offset 0"
+
+
+@pytest.mark.parametrize(("head", "message"), [
+    (struct.pack("<HH", 4, 0), "compressed offload bundle: unknown header version 4"),
+    (struct.pack("<HH", 0, 1), "compressed offload bundle: unknown header version 0"),
+    (struct.pack("<HH", 2, 2), "compressed offload bundle: unknown compression method 2"),
+])
+def test_unknown_versions_and_methods(head: bytes, message: str) -> None:
+    with pytest.raises(OffloadError) as err:
+        read_ccob(Stream([b"CCOB" + head + bytes(40)]), 48)
+    assert str(err.value) == message
+
+
+def test_a_header_cut_short_names_the_version() -> None:
+    for version, what in ((1, "CCOB v1 header"), (2, "CCOB v2 header"), (3, "CCOB v3 header")):
+        with pytest.raises(OffloadError) as err:
+            read_ccob(Stream([b"CCOB" + struct.pack("<HH", version, 0) + bytes(11)]), 100)
+        assert str(err.value) == f"truncated offload bundle: {what} at offset 8"
+
+
+@pytest.mark.parametrize("method", ["zlib", "zstd"])
+def test_compressed_data_that_is_no_bundle(method: str) -> None:
+    data = b"no bundle here, " * 10
+    payload = zlib.compress(data) if method == "zlib" else zstandard.ZstdCompressor().compress(data)
+    blob = b"CCOB" + struct.pack("<HHQQQ", 3, {"zlib": 0, "zstd": 1}[method], 32 + len(payload),
+                                 len(data), 0) + payload
+    with pytest.raises(OffloadError) as err:
+        read_ccob(Stream([blob]), len(blob))
+    assert str(err.value) == "compressed offload bundle does not hold a bundle"
+
+
+def test_corrupt_compressed_data_names_the_offset() -> None:
+    junk = bytes(range(256)) * 4
+    zl = b"CCOB" + struct.pack("<HHQQQ", 3, 0, 32 + len(junk), 5000, 0) + junk
+    with pytest.raises(OffloadError) as err:
+        read_bundles([bytes(8), zl], 8 + len(zl))
+    assert str(err.value).startswith("corrupt compressed offload bundle at offset 8: ")
+    with pytest.raises(zlib.error) as zerr:  # zlib's own words follow
+        zlib.decompressobj().decompress(junk)
+    assert str(err.value) == f"corrupt compressed offload bundle at offset 8: {zerr.value}"
+    zs = b"CCOB" + struct.pack("<HHQQQ", 3, 1, 32 + len(junk), 5000, 0) + junk
+    with pytest.raises(OffloadError) as err:
+        read_bundles([bytes(8), zs], 8 + len(zs))
+    assert str(err.value).startswith("corrupt compressed offload bundle at 8: ")
+
+
+def test_an_entry_table_larger_than_the_limit_is_refused() -> None:
+    ident = b"hipv4-amdgcn-amd-amdhsa--gfx90a" + b"a" * 3969  # 4000 bytes, under MAX_ID_LEN
+    count = 2 * MAX_HEADER_BYTES // (24 + len(ident))  # twice the limit: a feed adds < 1 MiB
+    table = b"".join(struct.pack("<QQQ", 0, 0, len(ident)) + ident for _ in range(count))
+    raw = b"__CLANG_OFFLOAD_BUNDLE__" + struct.pack("<Q", count) + table
+    payload = zlib.compress(raw, 1)
+    blob = b"CCOB" + struct.pack("<HHQQQ", 3, 0, 32 + len(payload), len(raw), 0) + payload
+    with pytest.raises(OffloadError) as err:
+        read_ccob(Stream([blob]), len(blob))
+    assert str(err.value) == "compressed offload bundle: header too large"
+
+
+def _plain(count: int, items: bytes = b"") -> bytes:
+    return PLAIN_MAGIC + struct.pack("<Q", count) + items
+
+
+def _item(offset: int, size: int, ident: bytes, id_len: int | None = None) -> bytes:
+    return struct.pack("<QQQ", offset, size, len(ident) if id_len is None else id_len) + ident
+
+
+def test_a_plain_bundle_read_from_a_stream_ends_at_its_furthest_entry() -> None:
+    ident = GFX.encode()
+    head = _plain(2, _item(200, 50, ident) + _item(100, 10, b"host-x86_64-unknown-linux-gnu"))
+    body = head + bytes(250 - len(head))
+    s = Stream([b"xx", body, b"next"])
+    s.skip(2)
+    got = read_plain(s, 2 + 250)
+    assert got == Bundle(2, None, None, (BundleEntry("hipv4", "amdgcn-amd-amdhsa-", "gfx90a", 50),
+                                         BundleEntry("host", "x86_64-unknown-linux-gnu", "", 10)), 250)
+    assert s.pos == 252 and s.read(4) == b"next"
+    with pytest.raises(OffloadError) as err:  # a byte short of the furthest entry's end
+        read_plain(Stream([body]), 249)
+    assert str(err.value) == "truncated offload bundle at offset 0: entries run past the end"
+    # no entries at all: the bundle is its 32-byte header
+    s = Stream([_plain(0) + b"rest"])
+    assert read_plain(s, 100) == Bundle(0, None, None, (), 32) and s.read(4) == b"rest"
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (PLAIN_MAGIC + bytes(7), "truncated offload bundle: bundle header at offset 0"),
+    (_plain(MAX_ENTRIES + 1), f"corrupt offload bundle: {MAX_ENTRIES + 1} entries"),
+    (_plain(MAX_ENTRIES), "truncated offload bundle: bundle entry at offset 32"),  # the limit: read on
+    (_plain(1, bytes(23)), "truncated offload bundle: bundle entry at offset 32"),
+    (_plain(1, _item(0, 0, b"", MAX_ID_LEN + 1)),
+     f"corrupt offload bundle: entry id of {MAX_ID_LEN + 1} bytes"),
+    (_plain(1, _item(0, 0, b"hip", MAX_ID_LEN)), "truncated offload bundle: bundle entry id at offset 56"),
+    (_plain(2, _item(0, 0, GFX.encode()) + _item(0, 0, b"x")), "bad offload bundle entry id 'x'"),
+])
+def test_a_malformed_plain_bundle_says_what_and_where(data: bytes, message: str) -> None:
+    with pytest.raises(OffloadError) as err:
+        read_plain(Stream([data]), 1 << 30)
+    assert str(err.value) == message
+
+
+def test_a_section_holds_at_most_16384_bundles() -> None:
+    empty = _plain(0)
+    assert len(read_bundles([empty * MAX_ENTRIES], 32 * MAX_ENTRIES)) == MAX_ENTRIES
+    with pytest.raises(OffloadError) as err:
+        read_bundles([empty * (MAX_ENTRIES + 1)], 32 * (MAX_ENTRIES + 1))
+    assert str(err.value) == "more than 16384 offload bundles in one section"
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_a_zlib_bundle_of_long_zero_runs_is_read_whole(version: int) -> None:
+    """Deflate packs a run of zeros about 1000:1, so a 1 KiB piece of input inflates past the
+    1 MiB the reader takes at a time; the rest of that piece must be inflated too (Python's
+    zlib reads the same stream whole: it is valid)."""
+    plain = make_bundle([HOST, (GFX, bytes(8 << 20))], align=1)
+    blob = compress_bundle(plain, "zlib", version)
+    assert zlib.decompress(blob[{1: 20, 2: 24, 3: 32}[version]:]) == plain
+    first, second = parse_fatbin(blob + bytes(16) + blob)
+    assert first == Bundle(0, "zlib", version, _entries(8 << 20), len(blob))
+    assert (second.offset, second.stored) == (len(blob) + 16, len(blob))
+
+
+@pytest.mark.parametrize(("section", "message"), [
+    (bytes(5) + b"garbage!garbage!garbage!", "unrecognised data at offset 5 of the fatbin: b'garbage!'"),
+    (_plain(0) + b"CC", "unrecognised data at offset 32 of the fatbin: b'CC'"),
+    (bytes(3) + PLAIN_MAGIC[:20], "unrecognised data at offset 3 of the fatbin: b'__CLANG_'"),
+])
+def test_a_fatbin_holds_bundles_and_zeros_only(section: bytes, message: str) -> None:
+    with pytest.raises(OffloadError) as err:
+        read_bundles([section], len(section))
+    assert str(err.value) == message
+
+
+def test_zeros_alone_or_around_bundles_are_padding() -> None:
+    assert read_bundles([bytes(100)], 100) == [] and read_bundles([], 0) == []
+    ccob = compress_bundle(make_bundle([HOST, (GFX, b"x")], align=1), "zlib", 2)
+    section = bytes(7) + _plain(0) + bytes(9) + ccob + bytes(11)
+    a, b = read_bundles([section[i : i + 3] for i in range(0, len(section), 3)], len(section))
+    assert a == Bundle(7, None, None, (), 32)
+    assert (b.offset, b.compression, b.version, b.stored) == (48, "zlib", 2, len(ccob))
