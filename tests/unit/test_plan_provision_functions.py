@@ -395,3 +395,15 @@ def test_the_environments_definition_changes_with_the_interpreter_asked_for() ->
         assert re.fullmatch(r"[0-9a-f]{64}", definition)  # a SHA-256, hex
         defs.add(definition)
     assert len(defs) == 3
+
+
+def test_a_project_without_torch_still_installs_the_sdk_from_its_family_index() -> None:
+    """legacy_per_family_releases.md: `pip install --index-url
+    https://rocm.nightlies.amd.com/v2/gfx94X-dcgpu/ "rocm[libraries,devel]"`."""
+    from toolkit.plan.recipes.generic import generic_build
+
+    m = load_matrix()
+    own = generic_build("demo", "demo", "1.0", "/src", "3.12", m.rocm["7.0"])
+    src = sources_for(m, own, Options(gfx=("gfx942",)))
+    assert src.sdk_index == "https://rocm.nightlies.amd.com/v2/gfx94X-dcgpu/"
+    assert src.torch_args == () and src.torch_spec == ""

@@ -390,3 +390,12 @@ def test_the_samples_build_names_every_target() -> None:
     wheel = p.step("build-wheel")
     assert wheel.description == "build hip_sample for gfx90a;gfx908"
     assert wheel.env["PYTORCH_ROCM_ARCH"] == "gfx90a;gfx908"  # the list the sample's setup.py reads
+
+
+def test_the_sample_installs_the_build_front_end_and_says_so() -> None:
+    p = plan(load_matrix(), demo_build("3.12", None), Options(gfx=("gfx90a",), rocm_from="system"),
+             HOST, LAYOUT)
+    install = p.step("install-requirements")
+    assert install.description == "install the build front-end"
+    # python -m build --no-isolation needs build, and the sample's setuptools backend
+    assert install_names(install.argv) == ["build", "wheel", "setuptools"]
