@@ -211,4 +211,5 @@ def test_a_checkpoint_is_left_at_the_first_chunk_end_at_or_past_each_interval(
         assert sizes == [10_000] * 33 + [3_333]
         assert [p.out for p in r._points] == list(range(0, 333_333, 50_000))
         for p in r._points:
-            assert b"".join(d for _, d in r._run(p, p.out + 10, record=False))[:10] == payload[p.out : p.out + 10]
+            got = b"".join(d for _, d in r._run(p, p.out + 10, record=False))
+            assert got[:10] == payload[p.out : p.out + 10]
