@@ -308,3 +308,24 @@ def test_gpu_code_in_a_streamed_member_is_found_past_what_was_kept(
     assert res.error is None and res.elf_error is None and res.elf is not None
     assert res.elf.gpu_code == (CodeObject("gfx908", len(obj), ".rodata (raw ELF)"),)
     assert res.elf.gpu_problems == []
+
+
+@pytest.mark.parametrize(("limit", "threaded"), [(5000, True), (5001, False)])
+def test_members_of_the_documented_size_on_are_hashed_in_a_second_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: int, threaded: bool
+) -> None:
+    made: list[str] = []
+
+    class Recording(members._BackgroundHash):
+        def __init__(self, algo: str) -> None:
+            made.append(algo)
+            super().__init__(algo)
+
+    monkeypatch.setattr(members, "_BackgroundHash", Recording)
+    monkeypatch.setattr(members, "SMALL_BYTES", 0)
+    monkeypatch.setattr(members, "THREAD_HASH_BYTES", limit)  # "members this large"
+    whl = make_wheel(tmp_path, "demo", "1.0", "py3-none-any", {"demo/b.bin": b"z" * 5000})
+    with WheelZip.open(whl, Budget()) as wz:
+        res = read_member(wz, wz.zf.getinfo("demo/b.bin"), "sha384")
+    assert made == (["sha384"] if threaded else [])
+    assert res.digest == _b64("sha384", b"z" * 5000)
