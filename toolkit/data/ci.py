@@ -20,6 +20,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from packaging.version import Version
+
 from toolkit.core.errors import UsageError, unknown
 from toolkit.data import known
 from toolkit.data.matrix import Build, Matrix, python_sort_key
@@ -161,16 +163,16 @@ def _newest_pythons(builds: Sequence[Build]) -> set[tuple[str, str, str, str]]:
     return {(*key, py) for key, py in newest.items()}
 
 
-def _newest_versions(builds: Sequence[Build]) -> set[tuple[str, str]]:
+def _newest_versions(builds: Sequence[Build]) -> set[tuple[str, Version]]:
     """(package, version): per package and build style (each recipe path), the newest version
-    among ``builds``; a new release moves it without any edit."""
-    from toolkit.core.versions import version_sort_key
-
-    newest: dict[tuple[str, str], str] = {}
+    among ``builds`` by PEP 440 (1.10 after 1.9; 1.4 and 1.4.0 are one version); a new release
+    moves it without any edit."""
+    newest: dict[tuple[str, str], Version] = {}
     for b in builds:
         key = (b.package.name, b.pkg_version.build_style)
-        if key not in newest or version_sort_key(b.version) > version_sort_key(newest[key]):
-            newest[key] = b.version
+        version = Version(b.version)
+        if key not in newest or version > newest[key]:
+            newest[key] = version
     return {(pkg, v) for (pkg, _style), v in newest.items()}
 
 
@@ -203,7 +205,7 @@ def github_matrix(
     pool = list(matrix.builds if builds is None else builds)
     if rule.versions == "newest":
         latest = _newest_versions(pool)
-        pool = [b for b in pool if (b.package.name, b.version) in latest]
+        pool = [b for b in pool if (b.package.name, Version(b.version)) in latest]
     if rule.python == "newest":
         keep = _newest_pythons(pool)
         pool = [b for b in pool if (b.package.name, b.version, b.rocm.version, b.python) in keep]

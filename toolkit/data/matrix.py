@@ -390,6 +390,8 @@ Recipes = tuple[tuple[str, tuple[str, ...]], ...]  # (recipe, its build styles),
 
 
 def _load_package(file: Path, rocm: Mapping[str, RocmRelease], recipes: Recipes | None) -> Package:
+    from packaging.version import Version  # not at import: noxfile.py imports this module
+
     doc = read_toml(file)
     header = doc.get("package")
     recipe = header.get("recipe") if isinstance(header, dict) else None
@@ -418,8 +420,10 @@ def _load_package(file: Path, rocm: Mapping[str, RocmRelease], recipes: Recipes 
             if pv.torch and served and not set(served) & set(pv.python):
                 fail(file, f"versions[{i}].rocm", f"ROCm {r}'s torch {pv.torch_minor} is "
                      f"published for Python {', '.join(served)} only, none of this version's")
-        if any(v.version == pv.version for v in versions):
-            fail(file, f"versions[{i}].version", f"{pv.version} is listed twice")
+        same = [v.version for v in versions if Version(v.version) == Version(pv.version)]
+        if same:  # PEP 440: 1.4 is 1.4.0, 01.10 is 1.10 (one wheel version, one set of builds)
+            also = f" (as {same[0]}: the same version by PEP 440)" if same[0] != pv.version else ""
+            fail(file, f"versions[{i}].version", f"{pv.version} is listed twice{also}")
         versions.append(pv)
     return Package(pkg["name"], pkg["dist"], pkg["repo"], pkg["recipe"], tuple(versions),
                    pkg.get("subdir", ""))

@@ -114,9 +114,10 @@ def with_extras(requirement: str, extras: Sequence[str]) -> str:
 
 def choose_family(matrix: Matrix, build: Build, targets: Sequence[str], wanted: str | None) -> str:
     """The family whose per-family index serves the requested targets: one that covers them
-    all, else (the SDK's libraries then serve part of them; its compiler builds for every
-    target) the release's default family when it serves one of them, else the one serving the
-    most (or the default family when none serves any)."""
+    all (the release's default first, then the narrowest), else (the SDK's libraries then
+    serve part of them; its compiler builds for every target) the one serving the most of
+    them, the default family on a tie, then the narrowest (the default family when none
+    serves any)."""
     fams = served_families(matrix, build)
     era = f" by ROCm {build.rocm.version}'s index" if build.rocm.families else ""
     procs = {t.split(":")[0] for t in targets}
@@ -216,9 +217,10 @@ def sources_for(matrix: Matrix, build: Build, options: Options) -> Sources:
 def uv_index_args(pip_args: Sequence[str]) -> tuple[str, ...]:
     """pip's index options in uv's terms. pip weighs every index alike; uv prefers
     ``--extra-index-url`` over ``--index-url``, which would let PyPI's CUDA torch win over
-    TheRock's. ``--index A --default-index B`` keeps A (the torch source) first."""
+    TheRock's. ``--index A --default-index B`` keeps A (the torch source) first. ``pip_args``
+    are option-value pairs (a dangling option is a ``ValueError``)."""
     out: list[str] = []
-    for opt, val in zip(pip_args[::2], pip_args[1::2], strict=False):
+    for opt, val in zip(pip_args[::2], pip_args[1::2], strict=True):
         if opt == "--index-url":
             out += ["--index", val]
         elif opt == "--extra-index-url":

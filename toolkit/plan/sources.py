@@ -24,6 +24,10 @@ class Sources:
     # (TheRock's multi-arch torch), so the resolver keeps the release's SDK
     torch_pins: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        if len(self.torch_args) % 2:
+            raise ValueError(f"torch_args must be option-value pairs, got {self.torch_args!r}")
+
     def as_json(self) -> dict[str, Any]:
         return {
             "provider": self.provider, "layout": self.layout, "family": self.family,

@@ -36,13 +36,16 @@ def glibc_symbols() -> dict[bytes, str]:
     return out
 
 
-# Libraries the policies allow whose exports carry version nodes (glibc's, the GCC runtime's,
-# zlib's): an unversioned reference is never theirs. The others of auditwheel's lists (libGL,
-# libX11 ..., glib, libexpat) export unversioned names, which only their file could attribute.
+# Libraries the policies allow whose exports all carry version nodes (glibc's, the GCC
+# runtime's): an unversioned reference is never theirs. The others of auditwheel's lists (libGL,
+# libX11 ..., glib, libexpat, and zlib: its zlib.map versions only the names added since 1.2.0,
+# so Debian's zlib1g 1.2.13 libz.so.1 exports 55 global names without a version, zlibVersion and
+# inflate among them, per readelf --dyn-syms) export unversioned names, which only their file
+# could attribute.
 VERSIONED_POLICY_LIBS = frozenset({
     "libc.so.6", "libm.so.6", "libmvec.so.1", "libpthread.so.0", "libdl.so.2", "librt.so.1",
     "libutil.so.1", "libnsl.so.1", "libresolv.so.2", "libanl.so.1", "libstdc++.so.6",
-    "libgcc_s.so.1", "libatomic.so.1", "libz.so.1",
+    "libgcc_s.so.1", "libatomic.so.1",
 })
 
 
