@@ -195,3 +195,21 @@ def test_the_first_pass_is_given_once_and_confirmed_by_the_callers_crc(tmp_path:
         assert r.verified
         with pytest.raises(ValueError, match="^first_pass: the member was already read in full$"):
             r.first_pass()
+
+
+def test_a_checkpoint_is_left_at_the_first_chunk_end_at_or_past_each_interval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(inflate, "CHUNK", 10_000)
+    monkeypatch.setattr(inflate, "FEED", 1 << 20)  # input to spare: every chunk is a whole CHUNK
+    monkeypatch.setattr(inflate, "CHECKPOINT_EVERY", 50_000)
+    payload = _payload(333_333)
+    whl = _wheel(tmp_path, payload)
+    with WheelZip.open(whl) as wz:
+        r = MemberReader(wz, wz.zf.getinfo(MEMBER))
+        sizes = [len(d) for _, d in r.chunks()]
+        assert sizes == [10_000] * 33 + [3_333]
+        assert [p.out for p in r._points] == list(range(0, 333_333, 50_000))
+        for p in r._points:
+            got = b"".join(d for _, d in r._run(p, p.out + 10, record=False))
+            assert got[:10] == payload[p.out : p.out + 10]

@@ -23,7 +23,7 @@ import pytest
 
 from tests.fixtures.native import system_lib
 from tests.fixtures.wheels import edit_member_headers, make_wheel, wrong_crc
-from toolkit.inspect.readers import members
+from toolkit.inspect.readers import gpuscan, inflate, members
 from toolkit.inspect.readers.errors import ElfError
 from toolkit.inspect.readers.members import _batch_job, _batches, read_member, read_members, read_one
 from toolkit.inspect.readers.wheelzip import Budget, WheelZip
@@ -256,3 +256,76 @@ def test_a_library_on_disk_is_scanned_once_past_its_first_8_mib(tmp_path: Path) 
     obj = head + bytes(4096 - len(head))  # EM_AMDGPU, e_flags 0x30: gfx908 (LLVM AMDGPUUsage)
     lib = embed_in_rodata(tmp_path, "libbig.so", [bytes((8 << 20) + (512 << 10)), obj, bytes(3 << 20)])
     assert load_file(lib).gpu_code == (CodeObject("gfx908", 4096, ".rodata (raw ELF)"),)
+
+
+class _Unreadable:
+    """A member whose bytes cannot be read again (it shrank under the reader)."""
+
+    def read(self, start: int, length: int) -> bytes:
+        return b""
+
+
+def test_a_parse_that_cannot_gather_its_ranges_gives_up_after_four_rounds() -> None:
+    from toolkit.inspect.readers.elf import Image
+    from toolkit.inspect.readers.errors import ElfError
+
+    data = system_lib("libz.so.1").read_bytes()
+    img = Image(len(data), [(0, data[:64])])  # the ELF header only
+    with pytest.raises(ElfError) as err:
+        members._parse(_Unreadable(), img, False)  # type: ignore[arg-type]
+    assert str(err.value) == "could not gather the sections it needs"
+
+
+def _gpu_lib(tmp_path: Path) -> tuple[Path, bytes]:
+    from tests.fixtures.native import embed_in_rodata
+
+    ident = b"\x7fELF" + bytes([2, 1, 1, 64, 3]) + bytes(7)  # ELF64 LE, HSA, ABI version 3
+    size = 300_000
+    head = ident + struct.pack("<HHIQQQIHHHHHH", 3, 224, 1, 0, 0, size - 64, 0x30, 64, 0, 0, 64, 1, 0)
+    obj = head + random.Random(1).randbytes(size - len(head) - 64) + bytes(64)  # EM_AMDGPU gfx908
+    return embed_in_rodata(tmp_path / "src", "libgpu.so", [bytes(5000), obj, bytes(7000)]), obj
+
+
+@pytest.mark.parametrize("noted", [False, True])
+def test_gpu_code_in_a_streamed_member_is_found_past_what_was_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, noted: bool
+) -> None:
+    """A code object larger than the bytes kept: the scan passes over its body (``Ranged``
+    reads or seeks), with or without the places noted while inflating (``Hits``)."""
+    from toolkit.inspect.readers.gpuscan import CodeObject
+
+    lib, obj = _gpu_lib(tmp_path)
+    monkeypatch.setattr(members, "SMALL_BYTES", 0)
+    monkeypatch.setattr(members, "HEAD_KEEP", 64)
+    monkeypatch.setattr(members, "HITS_MIN", 0 if noted else 1 << 40)
+    monkeypatch.setattr(members, "SEEK_MIN", 1000)
+    monkeypatch.setattr(members, "TAIL_KEEP", 16)
+    monkeypatch.setattr(inflate, "CHUNK", 16 << 10)  # the object spans many inflated chunks
+    monkeypatch.setattr(gpuscan, "WINDOW", 4096)  # and many windows of the scan
+    whl = make_wheel(tmp_path, "demo", "1.0", "py3-none-any", {"demo/libgpu.so": lib})
+    with WheelZip.open(whl, Budget()) as wz:
+        res = read_member(wz, wz.zf.getinfo("demo/libgpu.so"))
+    assert res.error is None and res.elf_error is None and res.elf is not None
+    assert res.elf.gpu_code == (CodeObject("gfx908", len(obj), ".rodata (raw ELF)"),)
+    assert res.elf.gpu_problems == []
+
+
+@pytest.mark.parametrize(("limit", "threaded"), [(5000, True), (5001, False)])
+def test_members_of_the_documented_size_on_are_hashed_in_a_second_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: int, threaded: bool
+) -> None:
+    made: list[str] = []
+
+    class Recording(members._BackgroundHash):
+        def __init__(self, algo: str) -> None:
+            made.append(algo)
+            super().__init__(algo)
+
+    monkeypatch.setattr(members, "_BackgroundHash", Recording)
+    monkeypatch.setattr(members, "SMALL_BYTES", 0)
+    monkeypatch.setattr(members, "THREAD_HASH_BYTES", limit)  # "members this large"
+    whl = make_wheel(tmp_path, "demo", "1.0", "py3-none-any", {"demo/b.bin": b"z" * 5000})
+    with WheelZip.open(whl, Budget()) as wz:
+        res = read_member(wz, wz.zf.getinfo("demo/b.bin"), "sha384")
+    assert made == (["sha384"] if threaded else [])
+    assert res.digest == _b64("sha384", b"z" * 5000)

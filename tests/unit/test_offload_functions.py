@@ -239,3 +239,16 @@ def test_zeros_alone_or_around_bundles_are_padding() -> None:
     a, b = read_bundles([section[i : i + 3] for i in range(0, len(section), 3)], len(section))
     assert a == Bundle(7, None, None, (), 32)
     assert (b.offset, b.compression, b.version, b.stored) == (48, "zlib", 2, len(ccob))
+
+
+def test_a_header_parsed_in_memory_allows_ids_up_to_the_limit() -> None:
+    from toolkit.inspect.readers.offload import plain_header
+
+    ident = GFX.encode() + b"x" * (MAX_ID_LEN - len(GFX))  # exactly MAX_ID_LEN bytes
+    entries, hlen, end = plain_header(_plain(1, _item(100, 5, ident))) or ([], 0, 0)
+    assert [e.target for e in entries] == ["gfx90a" + "x" * (MAX_ID_LEN - len(GFX))]
+    assert (hlen, end) == (32 + 24 + MAX_ID_LEN, 32 + 24 + MAX_ID_LEN)  # past the entry's 105
+    with pytest.raises(OffloadError) as err:
+        plain_header(_plain(1, _item(0, 0, ident + b"x")))
+    assert str(err.value) == f"corrupt offload bundle: entry id of {MAX_ID_LEN + 1} bytes"
+    assert plain_header(_plain(1, _item(0, 0, ident))[:-1]) is None  # the id cut short

@@ -89,3 +89,9 @@ def test_the_runtime_every_newer_distribution_ships() -> None:
     assert distros.runtime_maxima(28) == {"GLIBCXX": "3.4.25", "CXXABI": "1.3.11", "GCC": "7.0.0"}
     assert distros.runtime_maxima(39) == {"GLIBCXX": "3.4.33", "CXXABI": "1.3.15", "GCC": "14.0.0"}
     assert distros.runtime_maxima(42) is None
+
+
+def test_a_gcc_runtime_row_names_the_version_node_prefixes() -> None:
+    # libstdc++'s nodes are GLIBCXX_3.4.x and CXXABI_1.3.x, libgcc_s's GCC_x.y.z
+    assert distros._gcc("3.4.1", "1.3.2", "4.0.0") == (("GLIBCXX", "3.4.1"), ("CXXABI", "1.3.2"),
+                                                       ("GCC", "4.0.0"))

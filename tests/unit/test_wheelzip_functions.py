@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import struct
 import zipfile
+import zlib
 from pathlib import Path
 
 import pytest
@@ -121,3 +122,18 @@ def test_a_corrupt_member_streams_to_a_named_error(tmp_path: Path) -> None:
     with WheelZip.open(z) as wz, pytest.raises(MemberError) as err:
         list(wz.stream(wz.members[0]))
     assert str(err.value) == f"pkg/d.bin: corrupt or truncated archive member ({truth.value})"
+
+
+def test_a_name_without_the_utf8_flag_is_read_as_cp437_whatever_the_other_flags(tmp_path: Path) -> None:
+    z = _zip(tmp_path / "w.whl", [("pkg/X.txt", b"data")])
+    raw = bytearray(z.read_bytes())
+    for at in (i for i in range(len(raw)) if raw.startswith(b"pkg/X.txt", i)):
+        raw[at + 4] = 0x82  # "é" in code page 437 (APPNOTE appendix D), not valid UTF-8 alone
+    z.write_bytes(bytes(raw))
+    with zipfile.ZipFile(z) as zf:
+        (info,) = zf.infolist()
+    assert info.filename == "pkg/é.txt" and not info.flag_bits & 0x800
+    info.flag_bits |= 1  # other flag bits (here "encrypted") do not change the name's encoding
+    with WheelZip.open(z) as wz:
+        at = wz.data_offset(info)
+    assert zlib.decompress(bytes(raw[at : at + info.compress_size]), -15) == b"data"
