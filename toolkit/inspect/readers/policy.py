@@ -174,10 +174,12 @@ def _auditwheel_policies() -> tuple[PolicySpec, ...]:
 
 @cache
 def load_policies(arch: str = "x86_64") -> tuple[Policy, ...]:
-    """Policies for ``arch``, most compatible (highest priority) first."""
+    """Policies for ``arch``, most compatible (highest priority) first: those whose symbol
+    versions name ``arch``, and ``linux`` (auditwheel's rule: no ``manylinux_2_5_aarch64``)."""
     out = [
         Policy(spec.name, spec.aliases, spec.priority, spec.symbol_versions.get(arch, {}), spec.libraries)
         for spec in _auditwheel_policies()
+        if arch in spec.symbol_versions or spec.name == "linux"
     ]
     return tuple(sorted(out, key=lambda p: -p.priority))
 
