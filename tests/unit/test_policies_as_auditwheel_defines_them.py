@@ -40,7 +40,8 @@ NUMERIC = re.compile(r"^[0-9]+(\.[0-9]+)*$")
 
 @pytest.mark.parametrize("arch", ["x86_64", "aarch64", "i686", "ppc64le"])
 def test_every_policy_is_read_as_auditwheel_writes_it(arch: str) -> None:
-    raw = _auditwheel()
+    # auditwheel's WheelPolicies keeps the policies naming the architecture, and linux
+    raw = [r for r in _auditwheel() if arch in r["symbol_versions"] or r["name"] == "linux"]
     pols = load_policies(arch)
     assert [p.priority for p in pols] == sorted((r["priority"] for r in raw), reverse=True)
     for r in raw:
