@@ -101,9 +101,10 @@ def libs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         obj = tmp / "v32.o"
         got = run(["gcc", "-m32", "-fPIC", "-c", str(src), "-o", str(obj)], check=False)
         if got.returncode == 0:
-            run(["ld", "-m", "elf_i386", "-shared", "-o", str(tmp / "libv32.so"), str(obj),
-                 f"--version-script={tmp / 'v.map'}", "-soname", "libv32.so"])
-            out["32"] = tmp / "libv32.so"
+            linked = run(["ld", "-m", "elf_i386", "-shared", "-o", str(tmp / "libv32.so"), str(obj),
+                          f"--version-script={tmp / 'v.map'}", "-soname", "libv32.so"], check=False)
+            if linked.returncode == 0:
+                out["32"] = tmp / "libv32.so"
     return out
 
 
