@@ -133,7 +133,8 @@ def test_version_needs_are_read_per_file_in_chain_order(e: str) -> None:
 
     info = ElfInfo(machine=62, elf_class=64, type=3)
     got = _read_verneed(info, _chain(e), NEED_STR, e, 2)
-    assert got == {2: ("GLIBC_2.2.5", "libc.so.6"), 3: ("GLIBC_2.34", "libc.so.6"), 4: ("GLIBC_2.29", "libm.so.6")}
+    assert got == {2: ("GLIBC_2.2.5", "libc.so.6"), 3: ("GLIBC_2.34", "libc.so.6"),
+                   4: ("GLIBC_2.29", "libm.so.6")}
     assert info.version_needs == {"libc.so.6": ("GLIBC_2.2.5", "GLIBC_2.34"), "libm.so.6": ("GLIBC_2.29",)}
     # sh_info counts the Verneed entries: 1 reads only libc's; 0 (unset) follows the chain
     one = ElfInfo(machine=62, elf_class=64, type=3)
@@ -217,7 +218,8 @@ def test_a_file_without_section_headers_cannot_be_judged() -> None:
     ident = b"\x7fELF" + bytes([1, 2, 1, 0, 0]) + bytes(7)  # ELF32 big-endian, PowerPC, ET_DYN
     hdr = struct.pack(">HHIIIIIHHHHHH", 3, 20, 1, 0, 0, 0, 0x80000001, 52, 0, 0, 40, 0, 0)
     info = parse_elf(Image.whole(ident + hdr))
-    assert (info.machine, info.elf_class, info.type, info.flags, info.little) == (20, 32, 3, 0x80000001, False)
+    assert (info.machine, info.elf_class, info.type, info.flags, info.little) == (
+        20, 32, 3, 0x80000001, False)
     assert info.has_sections is False
     assert info.problems == ["no section headers: its symbols, versions and GPU code cannot be read, so it "
                              "cannot be judged"]
@@ -260,9 +262,11 @@ def _elf(elf_class: int = 64, little: bool = True, shentsize: int = 0, shstrndx:
     shnum = len(rows) if shnum_field is None else shnum_field
     ident = b"\x7fELF" + bytes([2 if is64 else 1, 1 if little else 2, 1, 3, 7]) + bytes(7)
     if is64:
-        hdr = ident + struct.pack(e + "HHIQQQIHHHHHH", 3, 62, 1, 0, 0, 192, 0x11, 64, 0, 0, ent, shnum, shstrndx)
+        hdr = ident + struct.pack(e + "HHIQQQIHHHHHH", 3, 62, 1, 0, 0, 192, 0x11, 64, 0, 0, ent, shnum,
+                                  shstrndx)
     else:
-        hdr = ident + struct.pack(e + "HHIIIIIHHHHHH", 3, 3, 1, 0, 0, 192, 0x11, 52, 0, 0, ent, shnum, shstrndx)
+        hdr = ident + struct.pack(e + "HHIIIIIHHHHHH", 3, 3, 1, 0, 0, 192, 0x11, 52, 0, 0, ent, shnum,
+                                  shstrndx)
     body = bytearray(hdr.ljust(128, b"\0"))
     body += SHSTR.ljust(32, b"\0") + b"\x90" * 16 + b"\0" * 16
     assert len(body) == 192
@@ -290,7 +294,8 @@ def test_sections_are_read_at_the_entry_size_in_the_files_byte_order(
     data = _elf(elf_class, little, shentsize)
     assert _sections(data) == WANT  # .bss (NOBITS) holds no file bytes
     hdr = parse_header(Image.whole(data))
-    assert (hdr.osabi, hdr.abiversion, hdr.flags, hdr.shnum, hdr.shstrndx, hdr.little) == (3, 7, 0x11, 4, 3, little)
+    assert (hdr.osabi, hdr.abiversion, hdr.flags, hdr.shnum, hdr.shstrndx, hdr.little) == (
+        3, 7, 0x11, 4, 3, little)
     if shentsize:
         return  # (readelf refuses entry sizes other than the format's; the gABI allows them)
     path = tmp_path / "hand.o"
@@ -500,7 +505,8 @@ def test_a_hand_made_shared_object_reads_whole_and_in_pieces() -> None:
 
     data, shoff = _so()
     info = parse_elf(Image.whole(bytes(data)))
-    assert (info.needed, info.soname, info.defined, info.undefined) == (("liba.so",), "libme.so", {b"f", b"g"}, [])
+    assert (info.needed, info.soname, info.defined, info.undefined) == (
+        ("liba.so",), "libme.so", {b"f", b"g"}, [])
     assert info.has_versym is False and info.defined_versions == {} and info.problems == []
     # in pieces: the third round asks for .dynsym, .dynamic and .dynstr (section 1) together
     secs = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * 64) for i in range(6)]
