@@ -10,12 +10,13 @@ import pytest
 
 from tests.fixtures.bundles import make_bundle
 from tests.fixtures.handmade_elf import EM_X86_64, shared_object
+from toolkit.core.steps import IndexProbe
 from toolkit.inspect.readers.elf import ElfInfo, Header, Image, _read_symbols, parse_header, read_sections
 from toolkit.inspect.readers.gpuscan import CodeObject, Hits, ScanRange, scan
 from toolkit.inspect.readers.offload import CCOB_MAGIC
 from toolkit.inspect.readers.resolver import Lib, Resolver
 from toolkit.inspect.rules.needed import Missing, missing_findings
-from toolkit.plan.provision import IndexProbe, _probes
+from toolkit.plan.provision import _probes
 from toolkit.plan.sources import Sources
 
 
