@@ -153,9 +153,8 @@ class MemberReader:
             reached = stop
             if stop <= start:
                 continue
-            if off >= end:
-                self._live = (gen, [(off, data)])
-                return
+            # off < end here: the first chunk starts at or before start, each later one where
+            # the last ended (below end, or the read returned)
             a, b = max(start - off, 0), min(end - off, len(data))
             yield off + a, data if (a, b) == (0, len(data)) else data[a:b]
             if stop >= end:
@@ -167,9 +166,9 @@ class MemberReader:
     def _resume(self, start: int) -> tuple[Iterator[tuple[int, bytes]], list[tuple[int, bytes]]]:
         live, self._live = self._live, None
         if live is not None:
-            gen, carry = live
-            at = carry[0][0] if carry else None
-            if at is not None and at <= start < at + CHECKPOINT_EVERY:
+            gen, carry = live  # set by chunks only, always with the one chunk it stopped in
+            at = carry[0][0]
+            if at <= start < at + CHECKPOINT_EVERY:
                 return gen, carry
         point = max((p for p in self._points if p.out <= start), key=lambda p: p.out)
         return self._run(point, self.size, record=False), []
