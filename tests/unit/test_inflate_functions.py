@@ -173,6 +173,23 @@ def test_chunks_and_checkpoints_are_the_members_bytes(
             assert r.read(start, length) == payload[start : start + length]
 
 
+@pytest.mark.parametrize("compression", [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED])
+def test_a_read_starting_inside_a_chunk_yields_from_its_start_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compression: int
+) -> None:
+    monkeypatch.setattr(inflate, "CHUNK", 1_000)
+    monkeypatch.setattr(inflate, "FEED", 300)
+    payload = _payload(5_000)
+    with WheelZip.open(_wheel(tmp_path, payload, compression)) as wz:
+        r = MemberReader(wz, wz.zf.getinfo(MEMBER))
+        whole = list(r.chunks())
+        for off, data in whole:  # one byte in, to the chunk's end and to the member's end
+            for start, end in ((off + 1, off + len(data)), (off + 1, r.size), (off, off + len(data) - 1)):
+                got = list(r.chunks(start, end))
+                assert got[0][0] == start and b"".join(d for _, d in got) == payload[start:end]
+            assert list(r.chunks(off, off + len(data))) == [(off, data)]  # ends at its end: once
+
+
 def test_an_empty_member_is_verified_by_reading_nothing(tmp_path: Path) -> None:
     whl = _wheel(tmp_path, b"")
     with WheelZip.open(whl) as wz:
