@@ -4,17 +4,32 @@ showed untested, each pinned against a hand-computed value or a spec (docs/equiv
 
 from __future__ import annotations
 
+import re
 import struct
+import subprocess
+import zipfile
+from pathlib import Path
 
 import pytest
 
 from tests.fixtures.bundles import make_bundle
 from tests.fixtures.handmade_elf import EM_X86_64, shared_object
+from tests.fixtures.native import compile_shared
 from toolkit.core.steps import IndexProbe
-from toolkit.inspect.readers.elf import ElfInfo, Header, Image, _read_symbols, parse_header, read_sections
+from toolkit.inspect.readers.elf import (
+    ElfInfo,
+    Header,
+    Image,
+    _read_symbols,
+    parse_elf,
+    parse_header,
+    read_sections,
+)
 from toolkit.inspect.readers.gpuscan import CodeObject, Hits, ScanRange, scan
+from toolkit.inspect.readers.members import BATCH_BYTES, _batches
 from toolkit.inspect.readers.offload import CCOB_MAGIC
 from toolkit.inspect.readers.resolver import Lib, Resolver
+from toolkit.inspect.rules.hygiene import classify_rpath
 from toolkit.inspect.rules.needed import Missing, missing_findings
 from toolkit.plan.provision import _probes
 from toolkit.plan.sources import Sources
@@ -95,3 +110,61 @@ def test_the_sdk_index_is_probed_for_a_pip_sdk_with_an_index_only(
 ) -> None:
     src = Sources(provider, None, None, index, None, (), "torch", ())
     assert list(_probes(src, None)) == want
+
+
+def test_version_needs_are_read_as_many_as_the_section_says(tmp_path: Path) -> None:
+    """sh_info of .gnu.version_r is its number of entries (the GNU versioning spec, LSB); a
+    chain that goes on past it is not read. readelf, the judge, reads the same count."""
+    source = ("#include <math.h>\n#include <stdlib.h>\n"
+              "double f(double x) { return exp(x) + (double)(long)malloc(1); }\n")
+    lib = compile_shared(tmp_path, "libvn.so", source, lang="c", libs=["libm.so.6"])
+    data = bytearray(lib.read_bytes())
+    shoff, = struct.unpack_from("<Q", data, 0x28)  # Elf64_Ehdr: e_shoff, e_shentsize
+    shentsize, = struct.unpack_from("<H", data, 0x3A)
+    sections = subprocess.run(["readelf", "-S", "-W", str(lib)], capture_output=True, text=True,
+                              check=True).stdout
+    idx = int(re.search(r"\[\s*(\d+)\] \.gnu\.version_r ", sections).group(1))  # type: ignore[union-attr]
+    at = shoff + idx * shentsize + 44  # Elf64_Shdr.sh_info
+    assert struct.unpack_from("<I", data, at) == (2,)  # libm's and libc's needs
+    struct.pack_into("<I", data, at, 1)
+    cut = tmp_path / "libvn-one.so"
+    cut.write_bytes(bytes(data))
+    shown = subprocess.run(["readelf", "-V", "-W", str(cut)], capture_output=True, text=True,
+                           check=True).stdout
+    files = re.findall(r"File: (\S+)", shown)
+    assert "contains 1 entry" in shown and len(files) == 1
+    info = parse_elf(Image.whole(bytes(data)))
+    assert list(info.version_needs) == files
+    whole = parse_elf(Image.whole(lib.read_bytes()))
+    assert sorted(whole.version_needs) == ["libc.so.6", "libm.so.6"]
+
+
+def test_a_data_section_whose_bytes_end_early_is_scanned_as_far_as_they_go() -> None:
+    # the chunks stop 100 bytes short of the section's size: the scan stops there too
+    host = ("host-x86_64-unknown-linux-gnu", b"")
+    bundle = make_bundle([host, ("hipv4-amdgcn-amd-amdhsa--gfx90a", bytes(40))], align=1)
+    data = b"junk" + bundle
+    found = scan([ScanRange(".data", 0, len(data) + 100)], lambda a, b: [data[a:b]])
+    assert found.objects == [CodeObject("gfx90a", 40, ".data (bundle)")]
+
+
+def test_members_of_batch_bytes_or_more_are_alone_and_small_ones_fill_a_batch() -> None:
+    def member(name: str, size: int) -> zipfile.ZipInfo:
+        info = zipfile.ZipInfo(name)
+        info.compress_size = size
+        return info
+
+    big, edge, a, b, c = (member("big", BATCH_BYTES + 1), member("edge", BATCH_BYTES),
+                          member("a", BATCH_BYTES - 10), member("b", 10), member("c", 1))
+    assert _batches([c, a, edge, b, big]) == [[big], [edge], [a, b], [c]]
+    assert _batches([c, b]) == [[b, c]]  # largest first
+    assert _batches([]) == []
+
+
+@pytest.mark.parametrize(("entry", "lib", "want"), [
+    ("$ORIGIN/Xpkg", "libfoo.so", None),  # a folder whose name starts with X, in the wheel
+    ("${ORIGIN}/Xpkg", "libfoo.so", None),
+    ("$ORIGIN/Xother", "libfoo.so", "leaves"),  # not shipped
+])
+def test_an_origin_entry_names_the_folder_as_written(entry: str, lib: str, want: str | None) -> None:
+    assert classify_rpath(entry, lib, {"Xpkg", "other"}) == want
