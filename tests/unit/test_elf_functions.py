@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.native import compile_shared
+from tests.fixtures.sparse import parse_in_rounds
 from toolkit.core.proc import run
 from toolkit.inspect.readers.elf import (
     ElfError,
@@ -501,7 +502,7 @@ def _so() -> tuple[bytearray, int]:
 
 
 def test_a_hand_made_shared_object_reads_whole_and_in_pieces() -> None:
-    from toolkit.inspect.readers.elf import NeedRanges, parse_elf
+    from toolkit.inspect.readers.elf import parse_elf
 
     data, shoff = _so()
     info = parse_elf(Image.whole(bytes(data)))
@@ -511,16 +512,7 @@ def test_a_hand_made_shared_object_reads_whole_and_in_pieces() -> None:
     # in pieces: the third round asks for .dynsym, .dynamic and .dynstr (section 1) together
     secs = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * 64) for i in range(6)]
     rng = {i: (secs[i][4], secs[i][4] + secs[i][5]) for i in (1, 2, 3)}
-    sparse = Image(len(data), [(0, bytes(data[:64]))])
-    asked = []
-    for _ in range(5):
-        try:
-            got = parse_elf(sparse)
-            break
-        except NeedRanges as need:
-            asked.append(set(need.ranges))
-            for a, b in need.ranges:
-                sparse.add(a, bytes(data[a:b]))
+    got, asked = parse_in_rounds(bytes(data), most=5)
     assert asked[2] == {rng[1], rng[2], rng[3]} and len(asked) == 3
     assert (got.needed, got.defined) == (info.needed, info.defined)
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.native import compile_shared, section
+from tests.fixtures.sparse import parse_in_rounds
 from toolkit.core.proc import run
 from toolkit.inspect.readers.elf import ElfInfo, Image, parse_elf, read_elf_bytes
 
@@ -235,7 +236,6 @@ def test_a_sparse_image_asks_for_every_dynamic_table_in_one_round(libs: dict[str
     """Given only its ELF header, parsing asks for the section table, then the name table,
     then every table the symbols need at once (offsets and sizes as readelf -S lists them),
     and then parses as the whole file does."""
-    from toolkit.inspect.readers.elf import NeedRanges
 
     lib = libs["64"]
     data = lib.read_bytes()
@@ -247,16 +247,7 @@ def test_a_sparse_image_asks_for_every_dynamic_table_in_one_round(libs: dict[str
         off, size = section(lib, name)
         return off, off + size
 
-    sparse = Image(len(data), [(0, data[:64])])
-    rounds = []
-    for _ in range(6):
-        try:
-            got = parse_elf(sparse)
-            break
-        except NeedRanges as need:
-            rounds.append(set(need.ranges))
-            for a, b in need.ranges:
-                sparse.add(a, data[a:b])
+    got, rounds = parse_in_rounds(data)
     assert rounds == [{(shoff, shoff + shnum * 64)}, {rng(".shstrtab")},
                       {rng(n) for n in (".dynsym", ".dynstr", ".dynamic", ".gnu.version", ".gnu.version_r",
                                         ".gnu.version_d")}]
