@@ -404,6 +404,7 @@ def _load_package(file: Path, rocm: Mapping[str, RocmRelease], recipes: Recipes 
     check(PACKAGE, doc, file, refs)
     pkg = doc["package"]
     versions: list[PackageVersion] = []
+    seen: dict[Version, str] = {}  # PEP 440: 1.4 is 1.4.0, 01.10 is 1.10 (one wheel version)
     for i, vt in enumerate(doc["versions"]):
         tbb = vt.get("tbb")
         pv = PackageVersion(
@@ -420,10 +421,12 @@ def _load_package(file: Path, rocm: Mapping[str, RocmRelease], recipes: Recipes 
             if pv.torch and served and not set(served) & set(pv.python):
                 fail(file, f"versions[{i}].rocm", f"ROCm {r}'s torch {pv.torch_minor} is "
                      f"published for Python {', '.join(served)} only, none of this version's")
-        same = [v.version for v in versions if Version(v.version) == Version(pv.version)]
-        if same:  # PEP 440: 1.4 is 1.4.0, 01.10 is 1.10 (one wheel version, one set of builds)
-            also = f" (as {same[0]}: the same version by PEP 440)" if same[0] != pv.version else ""
+        key = Version(pv.version)
+        if key in seen:
+            first = seen[key]
+            also = f" (as {first}: the same version by PEP 440)" if first != pv.version else ""
             fail(file, f"versions[{i}].version", f"{pv.version} is listed twice{also}")
+        seen[key] = pv.version
         versions.append(pv)
     return Package(pkg["name"], pkg["dist"], pkg["repo"], pkg["recipe"], tuple(versions),
                    pkg.get("subdir", ""))
