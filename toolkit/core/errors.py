@@ -76,6 +76,19 @@ class KnownFailureRefused(ToolkitError):
     exit_code = 7
 
 
+class SourceUnreachable(ToolkitError):
+    """A package index or find-links location the build needs cannot be reached (exit 8):
+    the network, a proxy, a dead or mistyped URL; not this machine's tools."""
+
+    exit_code = 8
+
+
+class TimedOut(ToolkitError):
+    """A step, a command or a smoke test ran past its time limit and was stopped (exit 9)."""
+
+    exit_code = 9
+
+
 def describe_os_error(err: OSError) -> str:
     """An ``OSError`` as one line naming the path and the cause, e.g. ``dist/x.whl: No space
     left on device (ENOSPC)``."""
