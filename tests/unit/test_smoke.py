@@ -95,7 +95,7 @@ def test_failed_build_says_where_it_stopped(tmp_path: Path) -> None:
     env = fake_env(tmp_path / "env")
     write_manifest(tmp_path, SAMPLE_ID, env, outcome="failed", failed_step="build-wheel")
     with pytest.raises(EnvironmentProblem, match=r"its build ended: failed at step build-wheel"):
-        smoke.check_environment(resolve(tmp_path))
+        smoke.check_environment(resolve(tmp_path, SAMPLE_ID))
 
 
 def test_missing_environment(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -355,3 +355,80 @@ def test_run_needs_targets(tmp_path: Path) -> None:
     target = smoke.SmokeTarget(SAMPLE_ID, {"build": {"package": "hip_sample"}}, tmp_path)
     with pytest.raises(UsageError, match="no gfx targets"):
         smoke.run(target, ())
+
+
+# ------------------------------------------------------------------------------ honest picks
+OTHER_ID = "hip_sample-0.1.0-cp312-rocm5.2"
+THIRD_ID = "hip_sample-0.1.0-cp310-rocm5.2"
+
+
+@pytest.mark.parametrize("outcome", ["failed", "running", "interrupted"])
+def test_without_build_the_newest_successful_build_is_picked_and_named(
+        tmp_path: Path, outcome: str) -> None:
+    """Issue 27: a newer failed, running or interrupted build is passed over, by name."""
+    write_manifest(tmp_path, SAMPLE_ID, tmp_path / "env-ok", mtime=1_000)
+    write_manifest(tmp_path, OTHER_ID, tmp_path / "env-new", mtime=2_000, outcome=outcome,
+                   failed_step="build-wheel" if outcome != "running" else None)
+    target = resolve(tmp_path)
+    assert target.build_id == SAMPLE_ID and target.env_dir == tmp_path / "env-ok"
+    assert target.picked is not None and "the newest successful build" in target.picked
+    assert f"not picked: {OTHER_ID} ({outcome}" in target.picked
+
+
+def test_the_newest_build_when_it_succeeded_is_picked_with_nothing_passed_over(
+        tmp_path: Path) -> None:
+    write_manifest(tmp_path, SAMPLE_ID, tmp_path / "env-old", mtime=1_000)
+    write_manifest(tmp_path, OTHER_ID, tmp_path / "env-new", mtime=2_000)
+    target = resolve(tmp_path)
+    assert target.build_id == OTHER_ID and target.picked == "the newest successful build"
+
+
+def test_no_successful_build_is_exit_4_naming_each_build_and_its_outcome(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_manifest(tmp_path, SAMPLE_ID, tmp_path / "e1", mtime=1_000, outcome="failed",
+                   failed_step="check")
+    write_manifest(tmp_path, OTHER_ID, tmp_path / "e2", mtime=2_000, outcome="interrupted",
+                   failed_step="build-wheel")
+    assert main(["smoke", "--workdir", str(tmp_path), "--gfx", "gfx90a"]) == 4
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no successful build" in err, err
+    assert f"{SAMPLE_ID} (failed at check)" in err
+    assert f"{OTHER_ID} (interrupted at build-wheel)" in err
+    assert "--build ID" in err
+
+
+def test_the_smoke_line_names_the_pick(tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """What the user reads: the build smoked and why it was chosen, before anything runs."""
+    env = fake_env(tmp_path / "env")
+    write_manifest(tmp_path, SAMPLE_ID, env, mtime=1_000)
+    write_manifest(tmp_path, OTHER_ID, tmp_path / "e2", mtime=2_000, outcome="failed",
+                   failed_step="build-wheel")
+    main(["smoke", "--workdir", str(tmp_path), "--gfx", "gfx90a"])
+    out = capsys.readouterr().out
+    assert f"smoke: {SAMPLE_ID} in {env} for gfx90a (the newest successful build; newer, not " \
+           f"picked: {OTHER_ID} (failed at build-wheel))" in out, out
+
+
+def test_an_explicit_manifest_is_used_wherever_it_lies(tmp_path: Path) -> None:
+    """A repro's smoke step names its own ``repro-manifest.json``: no ``manifest.json`` is
+    needed beside it (repro in another work folder)."""
+    made = write_manifest(tmp_path / "elsewhere", SAMPLE_ID, tmp_path / "env", outcome="running")
+    repro = made.with_name("repro-manifest.json")
+    made.rename(repro)
+    target = resolve(tmp_path, SAMPLE_ID, None, str(repro))
+    assert target.manifest_path == repro and target.env_dir == tmp_path / "env"
+    with pytest.raises(UsageError, match=f"--build {OTHER_ID} but the manifest"):
+        resolve(tmp_path, OTHER_ID, None, str(repro))
+
+
+def test_the_pair_session_passes_over_failed_builds_by_name(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from toolkit.cli.commands.smoke import run_pair
+
+    write_manifest(tmp_path, SAMPLE_ID, tmp_path / "e1", outcome="failed",
+                   failed_step="build-wheel")
+    with pytest.raises(EnvironmentProblem, match="no successful build of Python 3.11 / ROCm 5.2"):
+        run_pair("3.11", "5.2", ["--workdir", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert f"smoke: {SAMPLE_ID} passed over: its build did not succeed (outcome failed)" in out

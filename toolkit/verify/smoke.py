@@ -25,6 +25,7 @@ caller gives (``out``), else to ``reporter.output``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import tempfile
@@ -38,6 +39,7 @@ from toolkit.core.proc import CommandFailed, Result
 from toolkit.core.proc import run as run_command
 from toolkit.core.proc import stream as stream_command
 from toolkit.core.reporter import NullReporter, Reporter
+from toolkit.core.text import escape
 from toolkit.run import manifest as manifests_io
 from toolkit.verify import junit as junit_xml
 
@@ -91,6 +93,7 @@ class SmokeTarget:
     manifest: dict[str, Any]
     env_dir: Path
     manifest_path: Path | None = None  # None: made from the build id (no manifest yet)
+    picked: str | None = None  # why this build, when none was named (``newest_successful``)
 
     @property
     def dist(self) -> str:
@@ -118,12 +121,22 @@ def load_target(build_id: str, path: Path, env_dir: Path | None = None) -> Smoke
     return SmokeTarget(build_id, data, env_dir, path)
 
 
-def resolve(workdir: Path, build_id: str | None = None, env: str | None = None) -> SmokeTarget:
-    """Which build to smoke: ``--build``, else the build whose environment is ``--env``,
-    else the most recent build of the work folder. A build's own manifest is always
-    preferred; one is made from the build id only for a build that has none."""
-    found = manifests(workdir)
+def resolve(workdir: Path, build_id: str | None = None, env: str | None = None,
+            manifest: str | None = None) -> SmokeTarget:
+    """Which build to smoke: ``--manifest`` (a build step names its run's own: a repro's is
+    ``repro-manifest.json``), ``--build``, else the build whose environment is ``--env``, else
+    the newest *successful* build of the work folder (named, with the newer ones passed
+    over). A build's own manifest is always preferred; one is made from the build id only
+    for a build that has none."""
     env_dir = Path(env).expanduser().resolve() if env else None
+    if manifest:
+        data = read_manifest(Path(manifest))
+        named = str(data["build"]["id"])
+        if build_id and build_id != named:
+            raise UsageError(f"--build {escape(build_id)} but the manifest {escape(manifest)} "
+                             f"is of {escape(named)}")
+        return load_target(named, Path(manifest), env_dir)
+    found = manifests(workdir)
     if build_id:
         if build_id in found:
             return load_target(build_id, found[build_id], env_dir)
@@ -147,8 +160,29 @@ def resolve(workdir: Path, build_id: str | None = None, env: str | None = None) 
                 return SmokeTarget(bid, data, env_dir, path)
         raise UsageError(f"no build in {workdir / 'artifacts'} used the environment {env_dir}; "
                          f"give --build ID (builds with a manifest: {_ids(found)})")
-    bid, path = next(reversed(found.items()))
-    return load_target(bid, path)
+    return newest_successful(found, workdir)
+
+
+def newest_successful(found: dict[str, Path], workdir: Path) -> SmokeTarget:
+    """The newest build whose manifest says ``ok``, named with the newer ones passed over and
+    why (failed, running, interrupted): those are never picked silently."""
+    passed_over: list[str] = []
+    for bid, path in reversed(found.items()):
+        data = read_manifest(path)  # a corrupt manifest is named, never passed over
+        outcome = data.get("outcome")
+        if outcome != "ok":
+            step = data.get("failed_step")
+            passed_over.append(f"{bid} ({escape(outcome)}"
+                               + (f" at {escape(step)})" if isinstance(step, str) else ")"))
+            continue
+        note = "the newest successful build"
+        if passed_over:
+            note += "; newer, not picked: " + ", ".join(passed_over)
+        return dataclasses.replace(load_target(bid, path), picked=note)
+    raise EnvironmentProblem(
+        f"no successful build in {workdir / 'artifacts'} to smoke-test (builds: "
+        f"{', '.join(reversed(passed_over))})",
+        hint="give --build ID to smoke one of them anyway, or build again")
 
 
 def build_for_id(build_id: str) -> Build | None:

@@ -19,13 +19,17 @@ def register(subparsers: Any) -> None:
         description=(
             "Run smoke_tests/ with the build environment's Python against the installed wheel: "
             "imports, torch/ROCm consistency, GPU code for --gfx, and (with an AMD GPU of "
-            "that target) small numeric checks. Default build: the most recent one of the "
-            "work folder. Exit 0 only if nothing failed; 1 failed, 2 bad input, 4 environment."
+            "that target) small numeric checks. Default build: the newest successful one of "
+            "the work folder. Exit 0 only if nothing failed; 1 failed, 2 bad input, 4 environment."
         ),
     )
     add_smoke_options(p)
     p.add_argument("--build", default=None, metavar="ID",
-                   help="build id (default: the newest artifacts/*/manifest.json)")
+                   help="build id (default: the newest successful build, named; failed, "
+                        "running or interrupted ones are passed over)")
+    p.add_argument("--manifest", default=None, metavar="FILE",
+                   help="the build's manifest (default: artifacts/<id>/manifest.json); a "
+                        "build's smoke step passes its run's own")
     p.add_argument("--env", default=None, metavar="PATH",
                    help="the environment to test (default: the build's own)")
     p.add_argument("--json", action="store_true", help="print the results as one JSON object")
@@ -51,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
 
     gfx = check_targets(args.gfx) if args.gfx else None  # bad ids: exit 2 before anything
     workdir = Layout.default(args.workdir).root
-    target = resolve(workdir, args.build, args.env)
+    target = resolve(workdir, args.build, args.env, args.manifest)
     if args.env is None and target.manifest_path is not None and not _ready(target):
         # a fresh runner: only dist/<id>/ and artifacts/<id>/ here
         import dataclasses
@@ -99,7 +103,8 @@ def smoke_one(target: SmokeTarget, gfx: tuple[str, ...] | None, args: argparse.N
     if not targets:
         raise UsageError(f"{target.build_id} names no gfx targets; give --gfx")
     reporter = StreamReporter(out)
-    reporter.info(f"smoke: {target.build_id} in {target.env_dir} for {', '.join(targets)}")
+    reporter.info(f"smoke: {target.build_id} in {target.env_dir} for {', '.join(targets)}"
+                  + (f" ({target.picked})" if target.picked else ""))
     if junit is None and args.junit:
         junit = Path(args.junit)
     return run_suite(target, targets, require_gpu=args.require_gpu, workers=args.workers,
@@ -158,6 +163,7 @@ def pair_parser(prog: str) -> argparse.ArgumentParser:
 def run_pair(python: str, rocm: str, posargs: list[str]) -> int:
     """`nox -s smoke-<py>-rocm<rocm>`: every build of the pair with a manifest, one table."""
     from toolkit.core.errors import EnvironmentProblem, ToolkitError
+    from toolkit.core.text import clean
     from toolkit.plan.layout import Layout
     from toolkit.verify.smoke import Case, check_targets, load_target, manifests
 
@@ -180,6 +186,15 @@ def run_pair(python: str, rocm: str, posargs: list[str]) -> int:
             hint=f"nox -s build-{python}-rocm{rocm}" + (" -- --workdir DIR" if args.workdir else ""),
         )
     outcomes: list[SmokeOutcome] = []
+    for t in [t for t in targets if t.manifest.get("outcome") != "ok"]:  # named, never smoked
+        print(f"smoke: {t.build_id} passed over: its build did not succeed (outcome "
+              f"{clean(str(t.manifest.get('outcome')))}); smoke it with "
+              f"`python -m toolkit smoke --build {t.build_id}`")
+    targets = [t for t in targets if t.manifest.get("outcome") == "ok"]
+    if not targets:
+        raise EnvironmentProblem(f"no successful build of Python {python} / ROCm {rocm} in "
+                                 f"{workdir / 'artifacts'} to smoke-test",
+                                 hint=f"nox -s build-{python}-rocm{rocm}")
     for t in sorted(targets, key=lambda t: t.build_id):
         junit = None
         if args.junit:
