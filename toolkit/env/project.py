@@ -119,7 +119,7 @@ def _hooks(copy: Path, out: Path, log: TextIO, *, isolated: bool) -> tuple[str, 
     import build.env
 
     def ask(builder: build.ProjectBuilder, install: object | None) -> tuple[str, str, list[str]]:
-        requires = list(builder.build_system_requires)
+        requires = sorted(builder.build_system_requires)  # a set: its order is the hash seed's
         if install is not None:
             install(requires)  # type: ignore[operator]
         extra = sorted(builder.get_requires_for_build("wheel"))

@@ -1,0 +1,94 @@
+"""Every list that reaches a plan has a defined order: the same plans, identities and CI
+matrix under any ``PYTHONHASHSEED`` (issue 27: a project's build requirements came from
+pypa/build as a set and were planned in set order, so repro refused 4 seeds in 8).
+
+Each seed runs in its own interpreter (the seed is fixed at start-up); the test compares
+what they print. The project read through pypa/build has several build requirements, so
+a set order would show.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SEEDS = ("0", "1", "2", "3", "random")
+
+PLAN_ALL = """
+import hashlib, json, sys
+from pathlib import Path
+from toolkit.env.host import HostFacts
+from toolkit.plan.layout import Layout
+from toolkit.plan.model import Options
+from toolkit.plan.planner import plan
+from toolkit.plan.recipes import load_matrix
+from toolkit.run.identity import planned_identity
+m = load_matrix()
+layout = Layout(Path("/w"), Path("/c"))
+out = []
+for b in m.builds:
+    for rocm_from in ("pip", "system"):
+        try:
+            p = plan(m, b, Options(rocm_from=rocm_from), HostFacts(cores=8), layout,
+                     toolkit_python="/t/python")
+        except Exception as err:
+            out.append([b.id, rocm_from, type(err).__name__, str(err)])
+            continue
+        out.append([b.id, rocm_from, p.to_json(), planned_identity(p, layout)])
+print(hashlib.sha256(json.dumps(out, sort_keys=True).encode()).hexdigest(), len(out))
+"""
+
+PROJECT = """
+import json, sys
+from pathlib import Path
+from toolkit.env.project import read_project
+info = read_project(sys.argv[1], Path(sys.argv[2]) / "meta.log")
+print(json.dumps(info.requires))
+"""
+
+
+def _run(seed: str, *argv: str) -> str:
+    res = subprocess.run([sys.executable, *argv], cwd=ROOT, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONHASHSEED": seed}, timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    return res.stdout
+
+
+def test_every_matrix_plan_is_the_same_under_any_hash_seed() -> None:
+    outputs = {seed: _run(seed, "-c", PLAN_ALL) for seed in SEEDS}
+    assert len(set(outputs.values())) == 1, outputs
+    assert int(outputs["0"].split()[1]) > 50  # every build, twice: not an empty comparison
+
+
+def test_ci_matrix_is_the_same_under_any_hash_seed() -> None:
+    argv = ("-m", "toolkit", "matrix", "--format", "github", "--trigger", "schedule")
+    outputs = {seed: _run(seed, *argv) for seed in SEEDS[:3]}
+    assert len(set(outputs.values())) == 1
+    assert outputs["0"].strip()
+
+
+@pytest.mark.parametrize("requires", [
+    ["setuptools>=64", "wheel", "packaging", "tomli", "cython"],
+])
+def test_a_projects_build_requirements_keep_one_order(tmp_path: Path,
+                                                       requires: list[str]) -> None:
+    """pypa/build gives ``build_system_requires`` as a set: read under several seeds, the
+    project's requirements are listed the same way each time (sorted: a defined order)."""
+    src = tmp_path / "proj"
+    src.mkdir()
+    quoted = ", ".join(f'"{r}"' for r in requires)
+    (src / "pyproject.toml").write_text(
+        f'[build-system]\nrequires = [{quoted}]\nbuild-backend = "setuptools.build_meta"\n'
+        '[project]\nname = "seeded"\nversion = "1.0"\n')
+    seen = {seed: _run(seed, "-c", PROJECT, str(src), str(tmp_path / seed)).strip()
+            for seed in SEEDS[:4]}
+    assert len(set(seen.values())) == 1, seen
+    import json
+
+    listed = json.loads(seen["0"])
+    assert listed[:len(requires)] == sorted(requires)
