@@ -47,7 +47,8 @@ def load(path: Path) -> dict[str, Any]:
 def test_manifest_records_what_a_rerun_needs(demo: tuple[Path, dict[str, str]]) -> None:
     work, _ = demo
     m = load(work / "artifacts" / BUILD / "manifest.json")
-    assert m["schema_version"] == 4 and m["outcome"] == "ok" and m["failed_step"] is None
+    assert m["schema_version"] == 5 and m["outcome"] == "ok" and m["failed_step"] is None
+    assert m["failure"] is None
     assert m["targets"] == ["gfx90a", "gfx908"]
     assert m["sdk"]["provider"] == "system" and m["sdk"]["version"].startswith("5.2")
     assert {"name": "hip-sample", "version": Path(m["wheel"]).name.split("-")[1]} in m["installed"]
@@ -105,7 +106,10 @@ def test_a_tampered_command_never_runs(demo: tuple[Path, dict[str, str]], tmp_pa
 @pytest.mark.parametrize("edit, needle", [
     (lambda m: m.pop("plan"), "'plan' is a required property"),
     (lambda m: m.update(extra=1), "Additional properties are not allowed ('extra'"),
-    (lambda m: m.update(schema_version=2), "schema_version 2; this toolkit reads 4"),
+    (lambda m: m.update(schema_version=2), "schema_version 2; this toolkit reads 4 and 5"),
+    (lambda m: m.pop("failure"), "manifest field failure: missing (a schema 5 manifest"),
+    (lambda m: m.update(failure={"step": "x", "exit_code": 5, "signature": ["l"] * 21,
+                                 "log": None}), "manifest field failure"),
     (lambda m: m["build"].update(id=7), "its 'build' object lacks id"),
     (lambda m: m.update(targets="gfx90a"), "manifest field targets"),
     (lambda m: m["source"].update(sha="../../etc"), "manifest field source.sha"),
@@ -122,6 +126,20 @@ def test_malformed_manifests_are_one_line(demo: tuple[Path, dict[str, str]], tmp
     assert res.returncode == 2, res.stdout[-2000:] + res.stderr
     assert needle in res.stderr and "Traceback" not in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_a_schema_4_manifest_is_still_read(demo: tuple[Path, dict[str, str]],
+                                          tmp_path: Path) -> None:
+    """Schema 4 is schema 5 without ``failure``: an older CI's manifest is re-planned."""
+    work, env = demo
+    m = load(work / "artifacts" / BUILD / "manifest.json")
+    m.pop("failure")
+    m["schema_version"] = 4
+    older = tmp_path / "manifest.json"
+    older.write_text(json.dumps(m))
+    res = invoke_repro(work, env, str(older), "--dry-run")
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr
+    assert "build-wheel" in res.stdout and "publish" not in res.stdout
 
 
 def test_repro_refuses_another_rocm_and_names_it(demo: tuple[Path, dict[str, str]],

@@ -18,10 +18,11 @@ import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
+
+from tests.fixtures.clones import clone_a, env_for, interpreter
 
 pytestmark = [pytest.mark.integration, pytest.mark.hipcc]
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,45 +33,6 @@ if not shutil.which("hipcc"):
                 allow_module_level=True)
 if sys.version_info[:2] != (3, 11):
     pytest.skip("the manylinux-style path is cp311-cp311", allow_module_level=True)
-
-GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t", "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
-           "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"}
-
-
-def git(*args: str, cwd: Path) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
-                          env={**os.environ, **GIT_ENV}).stdout.strip()
-
-
-def clone_a(dest: Path) -> Path:
-    """This checkout's files (tracked and new, as the tests see them), committed."""
-    files = git("ls-files", "-co", "--exclude-standard", cwd=ROOT).splitlines()
-    for rel in files:
-        src = ROOT / rel
-        if src.is_file():
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / rel)
-    git("init", "-q", "-b", "main", cwd=dest)
-    git("add", "-A", cwd=dest)
-    git("commit", "-q", "-m", "clone", cwd=dest)
-    return dest
-
-
-def interpreter(prefix: Path) -> Path:
-    """A venv at ``prefix`` that sees the test run's packages (not its toolkit: each clone
-    brings its own through PYTHONPATH)."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(prefix)], check=True)
-    site = next((prefix / "lib").glob("python3.*/site-packages"))
-    (site / "test-run.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    return prefix / "bin" / "python"
-
-
-def env_for(clone: Path, cache: Path, python: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONHOME")}
-    return {**env, "PYTHONPATH": str(clone), "TOOLKIT_CACHE_DIR": str(cache), "CI": "true",
-            "PATH": f"{python.parent}:{env['PATH']}"}
-
 
 def test_a_manifest_from_clone_a_reproduces_identical_in_clone_b(tmp_path: Path) -> None:
     a = clone_a(tmp_path / "a")

@@ -44,6 +44,8 @@ PLACEHOLDER_HELP = {
     "{INTERPRETER}": "the Python interpreter found for the build (learned by check-env)",
     "{<NAME>_LIB_DIR}": "the folder holding lib<name>.so (learned by a ProvideLibrary step)",
     "{PATH}": "the inherited PATH",
+    "{MANIFEST}": "the manifest this run writes (artifacts/<id>/manifest.json; a repro's "
+                  "repro-manifest.json)",
 }
 
 
@@ -308,7 +310,8 @@ class Smoke:
     def command(self) -> Command:
         # the JUnit XML beside the manifest: a smoke-level known failure is judged by its test
         return Command((self.toolkit_python, "-m", "toolkit", "smoke", "--env", self.env_dir,
-                        "--build", self.build_id, "--gfx", ",".join(self.gfx),
+                        "--build", self.build_id, "--manifest", "{MANIFEST}",
+                        "--gfx", ",".join(self.gfx),
                         "--workdir", self.workdir, "--junit", f"{self.cwd}/{SMOKE_JUNIT}"),
                        cwd=self.cwd, echo=True)
 

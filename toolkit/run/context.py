@@ -49,6 +49,7 @@ class Run:
     env_reused: bool = False
     env_digest: str | None = None
     interpreter: str | None = None  # "path version" of the interpreter really used
+    step_start: int = 0  # where the running step's output begins in the log (bytes)
 
     def resolve(self, text: str) -> str:
         for key, val in self.values.items():

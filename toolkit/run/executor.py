@@ -102,6 +102,8 @@ def execute(plan: Plan, layout: Layout, *, reporter: Reporter | None = None,
             if only is not None and not only(step):
                 continue
             start = time.monotonic()
+            log.flush()
+            run.step_start = log.tell()  # the failure's signature is read from here on
             if step.reuse_env and run.env_reused:
                 outcome: StepResult | str = "environment up to date"
             else:

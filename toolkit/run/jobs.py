@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 from toolkit.core.errors import ToolkitError, describe_os_error
 from toolkit.core.reporter import NullReporter, Reporter
@@ -204,6 +205,8 @@ def write_manifest(run: Run, outcome: Outcome | None, name: str = "manifest.json
 
     p = run.plan
     b = p.build
+    target = run.layout.artifacts(b) / name
+    run.values.setdefault("MANIFEST", str(target))  # the smoke step reads this run's own
     env_python = str(run.layout.env_python(b))
     plan_json = p.as_json()
     finished = outcome is not None and not interrupted
@@ -246,8 +249,18 @@ def write_manifest(run: Run, outcome: Outcome | None, name: str = "manifest.json
         "failed_step": run.failed_step,
         "error": outcome.error if outcome else None,
         "repro": repro_command(run.layout, b.id),
+        "failure": _failure(run, outcome, interrupted),
     }
-    return manifest.write(run.layout.artifacts(b) / name, data)
+    return manifest.write(target, data)
+
+
+def _failure(run: Run, outcome: Outcome | None, interrupted: bool) -> dict[str, Any] | None:
+    """A failed build's ``failure`` object (``toolkit.run.failure``); None otherwise."""
+    if outcome is None or interrupted or outcome.error is None:
+        return None
+    from toolkit.run import failure
+
+    return failure.record(run, run.failed_step or "-", outcome.exit_code or 1, outcome.error)
 
 
 def repro_command(layout: Layout, build_id: str) -> str:

@@ -1,6 +1,9 @@
-"""The manifest's JSON schema (``schema_version`` 4; 4 adds ``identity`` and ``host.paths``):
-a manifest comes back from CI artifacts, so it is untrusted input. ``validate`` turns the first
-violation into one line naming the field and what is allowed."""
+"""The manifest's JSON schema (``schema_version`` 5; 4 added ``identity`` and ``host.paths``,
+5 adds ``failure``): a manifest comes back from CI artifacts, so it is untrusted input.
+``validate`` turns the first violation into one line naming the field and what is allowed.
+
+Manifests of schema 4 are read too (``READS``): they are schema 5 without ``failure``, which a
+schema-5 manifest must carry (null unless the build failed)."""
 
 from __future__ import annotations
 
@@ -11,7 +14,9 @@ from typing import Any
 from toolkit.core.errors import UsageError
 from toolkit.core.text import escape, quoted
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
+READS = (4, 5)  # the schema versions this toolkit reads (4: no ``failure``)
+SIGNATURE_LINES = 20  # at most this many lines in ``failure.signature``
 # a build id, a package name, a version: the characters a wheel name and a folder name share
 # (no "/", no "..", no shell characters, no spaces)
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_+-]*(\.[A-Za-z0-9_+-]+)*$"
@@ -32,7 +37,7 @@ def _obj(props: dict[str, Any], *, required: list[str] | None = None,
 
 
 SCHEMA: dict[str, Any] = _obj({
-    "schema_version": {"const": SCHEMA_VERSION},
+    "schema_version": {"enum": list(READS)},
     "toolkit_version": _STR,
     "build": _obj({"id": {"type": "string", "pattern": ID_PATTERN},
                    "package": {"type": "string", "pattern": NAME_PATTERN},
@@ -76,7 +81,15 @@ SCHEMA: dict[str, Any] = _obj({
     "failed_step": _OPT_STR,
     "error": _OPT_STR,
     "repro": _STR,
-})
+    # a failed build: its step, the toolkit's exit code, the lines that identify the failure
+    # (toolkit.run.signature: host paths as tokens, masked, escaped) and the log they are from
+    "failure": {"anyOf": [{"type": "null"}, _obj({
+        "step": _STR, "exit_code": {"type": "integer", "minimum": 1, "maximum": 255},
+        "signature": {"type": "array", "items": _STR, "maxItems": SIGNATURE_LINES},
+        "log": _OPT_STR})]},
+}, required=None)
+# schema 4 has no ``failure``; schema 5 requires it (``validate``)
+SCHEMA["required"].remove("failure")
 
 
 # a known failure the run was judged against (toolkit.data.known): what it expected and the
@@ -94,15 +107,19 @@ def validate(data: Any, where: str) -> None:
     validator = jsonschema.Draft202012Validator(SCHEMA)
     error = jsonschema.exceptions.best_match(validator.iter_errors(data))
     if error is None:
+        if data.get("schema_version") == SCHEMA_VERSION and "failure" not in data:
+            raise UsageError(f"{where}: manifest field failure: missing (a schema "
+                             f"{SCHEMA_VERSION} manifest records it, null unless the build "
+                             "failed)")
         return
     path = ".".join(str(p) for p in error.absolute_path) or "(top level)"
-    if error.validator == "const" and list(error.absolute_path) == ["schema_version"]:
+    if error.validator == "enum" and list(error.absolute_path) == ["schema_version"]:
         if not isinstance(error.instance, int) or isinstance(error.instance, bool):
             raise UsageError(f"{where}: manifest schema_version {_value(error.instance)} is "
                              f"{_JSON_TYPE.get(type(error.instance), 'a value')}, expected the "
                              f"integer {SCHEMA_VERSION}")
         raise UsageError(f"{where}: manifest schema_version {error.instance}; this toolkit "
-                         f"reads {SCHEMA_VERSION}")
+                         f"reads {' and '.join(map(str, READS))}")
     if error.validator == "type":
         raise UsageError(f"{where}: manifest field {path}: {_value(error.instance)} is "
                          f"{_JSON_TYPE.get(type(error.instance), 'a value')}, expected "

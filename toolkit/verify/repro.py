@@ -38,7 +38,9 @@ from toolkit.data.matrix import Build
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Options, Plan
 from toolkit.plan.recipes import REGISTRY, load_matrix, standalone_build
+from toolkit.run.context import Run
 from toolkit.run.identity import host_paths
+from toolkit.verify.failures import Failure, judge
 
 
 @dataclass(frozen=True)
@@ -306,23 +308,23 @@ def _verdict(data: Mapping[str, Any], wheel: str | None, same_tree: bool,
     return 1
 
 
-def reproduce(path: str, reporter: Reporter, *, step: str | None = None, dry_run: bool = False,
-              force: bool = False, workdir: str | None = None, source: str | None = None) -> int:
-    from toolkit.plan.model import render
-    from toolkit.run import executor, jobs, manifest
-    from toolkit.run.context import Run
-
-    data = manifest.load(path)
+def _prepare(data: Mapping[str, Any], reporter: Reporter, *, force: bool,
+             workdir: str | None, source: str | None) -> tuple[Plan, Layout, bool]:
+    """Re-plan the build here, refuse where its identity or a fatal host difference says
+    reproduction is meaningless, show the host's differences; True: the same source tree."""
     plan, layout = reconstruct(data, layout=Layout.default(workdir), source=source)
     changed = plan_differences(data, plan, layout)
     if changed:
+        from toolkit import __version__
+
+        recorded = data.get("toolkit_version")
+        hint = (f"rebuild with the toolkit version the manifest names ({recorded}), or "
+                "inspect the manifest" if recorded != __version__ else
+                f"this is the manifest's toolkit version ({recorded}): a local change to the "
+                "toolkit or its data (git status), or a plan that depends on the host (report "
+                "it with the manifest); compare with --dry-run")
         raise UsageError("refusing: the build's identity differs from the manifest's: "
-                         + "; ".join(changed),
-                         hint="rebuild with the toolkit version the manifest names "
-                              f"({data.get('toolkit_version')}), or inspect the manifest")
-    names = [s.name for s in plan.steps if s.name != "publish"]
-    if step is not None and step not in names:
-        raise UsageError(f"unknown step {step!r}; this build's steps: {', '.join(names)}")
+                         + "; ".join(changed), hint=hint)
     diffs = differences(data, plan, layout)
     if diffs:
         reporter.info("host differences (never compared; the wheel's sha256 decides):")
@@ -335,13 +337,30 @@ def reproduce(path: str, reporter: Reporter, *, step: str | None = None, dry_run
             "refusing: reproduction would be meaningless here: "
             + "; ".join(f"{d.what} {d.manifest} in the manifest, {d.here} here" for d in fatal),
             hint="run it on a matching machine, or pass --force")
-    same_tree = _tree_check(data, plan, force, reporter)
-    last = names.index(step) if step else len(names) - 1
-    wanted = set(names[: last + 1])
-    if dry_run:
-        reporter.info(render(dataclasses.replace(
-            plan, steps=tuple(s for s in plan.steps if s.name in wanted))))
-        return 0
+    return plan, layout, _tree_check(data, plan, force, reporter)
+
+
+def _last_step(names: list[str], step: str | None, failed: Failure | None) -> str:
+    """Where the run stops: ``--step``, else a failed build's failed step, else the end."""
+    if step is not None:
+        if step not in names:
+            raise UsageError(f"unknown step {step!r}; this build's steps: {', '.join(names)}")
+        return step
+    if failed is not None:
+        if failed.step not in names:
+            raise UsageError(f"the manifest's failed step {failed.step!r} is not one repro "
+                             f"runs; this build's steps: {', '.join(names)}")
+        return failed.step
+    return names[-1]
+
+
+def _run(plan: Plan, layout: Layout, wanted: set[str], reporter: Reporter, *,
+         keep_failure: bool) -> tuple[Run, Failure | None, Path]:
+    """Run the wanted steps, recording ``repro-manifest.json``; a failing step raises
+    unless ``keep_failure`` (a failed build's repro), which returns it instead."""
+    from toolkit.core.errors import ToolkitError
+    from toolkit.run import executor, failure, jobs
+
     outcome = jobs.Outcome(plan.build.id, plan.build.package.name)
     runs: list[Run] = []
     with jobs.build_locks(plan, layout, reporter), jobs.sigterm_as_interrupt():
@@ -357,13 +376,47 @@ def reproduce(path: str, reporter: Reporter, *, step: str | None = None, dry_run
             raise
         except Exception as err:
             outcome.error = str(err)
-            if runs:
-                jobs.write_manifest(runs[0], outcome, "repro-manifest.json")
-            raise
-        again = jobs.write_manifest(run, outcome, "repro-manifest.json")
+            outcome.exit_code = err.exit_code if isinstance(err, ToolkitError) else 5
+            if not runs:
+                raise
+            again = jobs.write_manifest(runs[0], outcome, "repro-manifest.json")
+            if not keep_failure or runs[0].failed_step is None:
+                raise
+            rec = failure.record(runs[0], runs[0].failed_step, outcome.exit_code, str(err))
+            return runs[0], Failure(rec["step"], rec["exit_code"], tuple(rec["signature"])), again
+        return run, None, jobs.write_manifest(run, outcome, "repro-manifest.json")
+
+
+def reproduce(path: str, reporter: Reporter, *, step: str | None = None, dry_run: bool = False,
+              force: bool = False, workdir: str | None = None, source: str | None = None) -> int:
+    from toolkit.plan.model import render
+    from toolkit.run import manifest
+
+    data = manifest.load(path)
+    failed = Failure.of(data)
+    plan, layout, same_tree = _prepare(data, reporter, force=force, workdir=workdir,
+                                       source=source)
+    names = [s.name for s in plan.steps if s.name != "publish"]
+    last = _last_step(names, step, failed)
+    wanted = set(names[: names.index(last) + 1])
+    if dry_run:
+        reporter.info(render(dataclasses.replace(
+            plan, steps=tuple(s for s in plan.steps if s.name in wanted))))
+        return 0
+    if failed is not None:
+        reporter.info(f"the manifest records a failure at {failed.step}: running up to it")
+    run, here, again = _run(plan, layout, wanted, reporter, keep_failure=failed is not None)
     reporter.info(f"repro manifest: {again}")
-    if step is not None and step != names[-1]:
-        reporter.info(f"stopped after {step} as asked: no wheel to compare")
+    judged = failed is not None and failed.step in wanted
+    if not judged and step is not None and step != names[-1]:
+        reporter.info(f"stopped after {step} as asked: nothing to compare")
+        return 0
+    if failed is not None:
+        verdict = judge(failed, here, [n for n in names if n in wanted])
+        for line in verdict.lines:
+            reporter.info(line)
+        if not verdict.reproduced:
+            raise CheckFailed(verdict.headline)
         return 0
     code = _verdict(data, run.values.get("WHEEL"), same_tree, reporter)
     if code:
