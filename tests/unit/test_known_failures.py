@@ -481,3 +481,20 @@ def test_known_failures_are_retried_only_by_the_retrying_triggers() -> None:
     assert err.value.message == (
         "--include-known-failures applies to the triggers workflow_dispatch, schedule, not 'push': "
         "CI selection stays positive on every other trigger")
+
+
+def test_junit_failure_message_is_the_failures_signature(tmp_path: Path) -> None:
+    """A failed build's test case says what failed (the signature's first line, e.g. the
+    compiler's error), not only which command; the whole signature is in its text."""
+    sig = ["native.c:2:85: error: expected ';' before '}' token", "second line"]
+    outcomes = [SimpleNamespace(build_id="z", seconds=1.0, error="step 'build-wheel' failed",
+                                failure={"step": "build-wheel", "exit_code": 5,
+                                         "signature": sig, "log": None}),
+                SimpleNamespace(build_id="n", seconds=1.0, error="no signature", failure=None)]
+    path = junit.write_builds(tmp_path / "builds.xml", outcomes, {})
+    cases = {c.get("name"): c for c in ET.parse(path).getroot().iter("testcase")}
+    failure = cases["z"].find("failure")
+    assert failure is not None and failure.get("message") == sig[0]
+    assert failure.text is not None and failure.text.endswith("\n".join(sig))
+    plain = cases["n"].find("failure")
+    assert plain is not None and plain.get("message") == "no signature"

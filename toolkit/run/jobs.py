@@ -46,6 +46,7 @@ class Outcome:
     error: str | None = None
     exit_code: int = 0
     failed_step: str | None = None  # the step that failed (known failures are judged by it)
+    failure: dict[str, Any] | None = None  # the manifest's ``failure`` (toolkit.run.failure)
 
 
 def _status(run: Run | None, name: str) -> str | None:
@@ -251,6 +252,8 @@ def write_manifest(run: Run, outcome: Outcome | None, name: str = "manifest.json
         "repro": repro_command(run.layout, b.id),
         "failure": _failure(run, outcome, interrupted),
     }
+    if outcome is not None:
+        outcome.failure = data["failure"]
     return manifest.write(target, data)
 
 

@@ -151,8 +151,11 @@ def write_builds(path: str | Path, outcomes: Sequence[Any], verdicts: Mapping[st
             ET.SubElement(case, "failure", message="[XPASS(strict)] " + line)
             counts["failures"] += 1
         elif o.error is not None:
-            el = ET.SubElement(case, "failure", message=o.error.splitlines()[0] if o.error else "")
-            el.text = o.error
+            signature = list((getattr(o, "failure", None) or {}).get("signature") or [])
+            first = o.error.splitlines()[0] if o.error else ""
+            el = ET.SubElement(case, "failure", message=signature[0] if signature else first)
+            el.text = o.error + ("\n\nsignature of the failure:\n" + "\n".join(signature)
+                                 if signature else "")
             counts["failures"] += 1
     for key, n in counts.items():
         suite.set(key, str(n))
