@@ -108,7 +108,7 @@ def test_a_build_from_a_password_protected_index_reproduces(
         refused = subprocess.run([sys.executable, "-m", "invoke", "-r", str(ROOT), "repro",
                                   str(manifest)], cwd=sandbox["WORK"], env=no_creds,
                                  capture_output=True, text=True, timeout=900)
-        assert refused.returncode == 4, refused.stdout[-2000:] + refused.stderr[-2000:]
+        assert refused.returncode == 8, refused.stdout[-2000:] + refused.stderr[-2000:]
         assert "refused access (HTTP 401)" in refused.stdout + refused.stderr
         # with them, given the way a build takes them, it reproduces
         again = subprocess.run([sys.executable, "-m", "invoke", "-r", str(ROOT), "repro",

@@ -120,3 +120,48 @@ def test_each_index_is_probed_once_per_run_and_again_in_the_next(
         server.shutdown()
         server.server_close()
     assert seen == Counter({SDK_PAGE: 1, TORCH_PAGE: 1})
+
+
+# ----------------------------------------------------------------------------- the hint
+def rocm_at(root: Path, version: str) -> Path:
+    """A folder laid out as a ROCm install (bin/ and .info/version, what find_system reads)."""
+    (root / "bin").mkdir(parents=True)
+    (root / ".info").mkdir()
+    (root / ".info" / "version").write_text(version + "\n")
+    return root
+
+
+@pytest.mark.parametrize(("what", "names", "not_names"), [
+    ("ROCm SDK index", ["--index-url URL", "TOOLKIT_ROCM_INDEX_URL"], ["--find-links"]),
+    ("find-links location", ["--find-links PATH"], ["--index-url"]),
+    ("torch index", ["toolkit/data/rocm.toml"], ["--index-url", "--find-links"]),
+])
+def test_the_hint_names_what_replaces_the_location(tmp_path: Path, what: str, names: list[str],
+                                                   not_names: list[str]) -> None:
+    from toolkit.run.provisioning import source_hint
+
+    nothing = {"PATH": str(tmp_path / "empty")}  # no ROCm: no $ROCM_PATH, no hipcc, no /opt
+    hint = source_hint(what, sdk=what != "torch index", environ=nothing, opt=str(tmp_path))
+    assert all(n in hint for n in names) and not any(n in hint for n in not_names), hint
+    assert "--rocm-from system" not in hint
+
+
+def test_rocm_from_system_only_where_a_system_rocm_is_found(tmp_path: Path) -> None:
+    from toolkit.run.provisioning import source_hint
+
+    root = rocm_at(tmp_path / "rocm-6.4.1", "6.4.1-123")
+    found = {"ROCM_PATH": str(root), "PATH": ""}
+    hint = source_hint("ROCm SDK index", sdk=True, environ=found, opt=str(tmp_path / "none"))
+    assert hint.endswith(f", or --rocm-from system (ROCm 6.4.1 is at {root})"), hint
+    other = source_hint("ROCm SDK index", sdk=True, environ=found, opt=str(tmp_path / "none"),
+                        want="7.0")
+    assert other.endswith(f"(ROCm 6.4.1 is at {root}, not 7.0: add --allow-rocm-mismatch)")
+    assert source_hint("ROCm SDK index", sdk=True, environ=found, opt=str(tmp_path / "none"),
+                       want="6.4") == hint
+    links = source_hint("find-links location", sdk=True, environ=found, opt=str(tmp_path))
+    assert "--find-links PATH" in links and "--rocm-from system" in links
+    # torch comes from its index whatever provides ROCm: --rocm-from system would not help
+    assert "--rocm-from system" not in source_hint("torch index", sdk=False, environ=found)
+    nothing = {"ROCM_PATH": str(tmp_path / "none"), "PATH": ""}
+    assert "--rocm-from system" not in source_hint("ROCm SDK index", sdk=True, environ=nothing,
+                                                   opt=str(tmp_path / "none"))

@@ -32,7 +32,7 @@ from toolkit.core.steps import (
 from toolkit.core.urls import mask
 from toolkit.env import venvs
 from toolkit.env.interpreters import find, find_uv, probe
-from toolkit.env.rocm import check_version, describe_pip_sdk, find_system
+from toolkit.env.rocm import check_version, describe_pip_sdk, find_system, major_minor
 from toolkit.env.torchprobe import check_torch_hip, torch_info
 from toolkit.run.context import Run, StepResult, run_command
 
@@ -75,7 +75,9 @@ def source_hint(what: str, *, sdk: bool, environ: Mapping[str, str] | None = Non
             found = find_system(environ, opt=opt, want=want)
         except EnvironmentProblem:
             return hint
-        hint += f", or --rocm-from system (ROCm {found.version} is at {found.root})"
+        other = f", not {want}: add --allow-rocm-mismatch" if want and \
+            major_minor(found.version) != major_minor(want) else ""
+        hint += f", or --rocm-from system (ROCm {found.version} is at {found.root}{other})"
     return hint
 
 
