@@ -335,19 +335,6 @@ def test_upstream_refs_for_the_upstream_command() -> None:
                                         ("e", "commit", "ROCm/apex", "215398d0", "setup.py")]
 
 
-def test_readme_documents_every_exit_code() -> None:
-    from toolkit.core import errors
-
-    text = (ROOT / "README.md").read_text()
-    section = text.split("## Exit codes", 1)[1].split("\n## ", 1)[0]
-    codes = {cls.exit_code for cls in vars(errors).values()
-             if isinstance(cls, type) and issubclass(cls, errors.ToolkitError)}
-    assert 7 in codes
-    for code in codes:
-        assert f" {code} " in f" {section} ", f"exit code {code} is not in README's Exit codes"
-    assert "7 a known failure was left out" in section
-
-
 def test_nox_list_names_a_malformed_entry_in_one_line(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     import os
