@@ -81,3 +81,10 @@ def test_failed_build_is_recorded_reported_and_the_next_session_runs(tmp_path: P
     assert (rows["broken"]["outcome"], rows["broken"]["exit_code"]) == ("failed", 5)
     assert rows["broken"]["reason"] == message
     assert (rows["after"]["outcome"], rows["after"]["exit_code"]) == ("passed", None)
+
+    # the same body from the CLI (and invoke, which calls it): the exit code itself
+    cli = subprocess.run([sys.executable, "-m", "toolkit", "demo", "--source", str(source),
+                          "--cpu", "--no-smoke", "--workdir", str(work)], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=900)
+    assert cli.returncode == 5, (cli.stdout + cli.stderr)[-3000:]
+    assert "(exit 5)" not in cli.stdout + cli.stderr and "Traceback" not in cli.stderr
