@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.nox_runs import failures, toolkit_code
 from toolkit.run.manifest_schema import SCHEMA_VERSION
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,7 +62,8 @@ def _manifest(work: Path) -> dict[str, object]:
 def _one_line_error(res: subprocess.CompletedProcess[str]) -> str:
     out = res.stdout + res.stderr
     assert "Traceback" not in out, out[-3000:]
-    errors = [ln for ln in out.splitlines() if ln.startswith("error:")]
+    errors = [ln for ln in out.splitlines() if ln.startswith("error:")]  # a build's own line
+    errors += [f"error: {message}" for message, _ in failures(out).values()]  # the session's
     assert errors, out[-3000:]
     return errors[0]
 
@@ -75,7 +77,7 @@ def test_publish_fault_is_one_line_exit_5_manifest_failed_dist_kept(
     work, env = built
     before = _dist(work)
     res = demo(work, env, faults=fault)
-    assert res.returncode == 5, res.stdout[-3000:] + res.stderr[-2000:]
+    assert toolkit_code(res.returncode, res.stderr) == 5, res.stdout[-3000:] + res.stderr[-2000:]
     line = _one_line_error(res)
     assert "publish" in line and cause in line and "/dist/" in line, line
     manifest = _manifest(work)
@@ -91,7 +93,7 @@ def test_manifest_that_cannot_be_written_is_recovered_by_the_next_run(
     # the start ("running") is written, the end cannot be: a disk that filled up meanwhile
     res = demo(work, env, faults="replace:manifest.json:ENOSPC:1")
     out = res.stdout + res.stderr
-    assert res.returncode == 5 and "Traceback" not in out, out[-3000:]
+    assert toolkit_code(res.returncode, res.stderr) == 5 and "Traceback" not in out, out[-3000:]
     assert "could not record the outcome" in out and "ENOSPC" in out
     assert _manifest(work)["outcome"] == "running"
     again = demo(work, env)
@@ -115,7 +117,8 @@ def test_bad_folders_are_exit_2_in_one_line(built: tuple[Path, dict[str, str]],
     ]
     for e, folder, why in cases:
         res = demo(folder, e)
-        assert res.returncode == 2, (folder, res.stdout[-2000:], res.stderr[-2000:])
+        assert toolkit_code(res.returncode, res.stderr) == 2, (folder, res.stdout[-2000:],
+                                                              res.stderr[-2000:])
         line = _one_line_error(res)
         assert why in line, line
         assert len(line) < 600, line  # a 5,000-char path is cut
@@ -128,7 +131,7 @@ def test_lock_path_that_is_a_folder_is_exit_2(built: tuple[Path, dict[str, str]]
     lock.mkdir()
     try:
         res = demo(work, env)
-        assert res.returncode == 2, res.stdout[-2000:] + res.stderr[-2000:]
+        assert toolkit_code(res.returncode, res.stderr) == 2, res.stdout[-2000:] + res.stderr[-2000:]
         line = _one_line_error(res)
         assert str(lock) in line and "Is a directory" in line, line
     finally:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.fixtures.nox_runs import aborted, in_nox
 from toolkit.cli import mutants as m
 
 
@@ -166,13 +167,11 @@ def test_sampling_generates_then_runs_the_drawn_names_and_reports_the_interval(
                                   ["toolkit.plan", "toolkit.cli"]])
 def test_a_module_outside_the_three_packages_is_refused_in_one_line(
         args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exit_:
-        m.mutants(FakeSession(), [*args, "--score-only"])
-    assert exit_.value.code == 2
-    err = capsys.readouterr().err
-    assert err.startswith("error: bad module ")
-    assert err.rstrip().endswith("e.g. toolkit.inspect.readers.policy")
-    assert err.count("\n") == 1
+    message, code = aborted(in_nox(lambda s: m.mutants(s, [*args, "--score-only"])))
+    assert code == 2
+    assert message.startswith("bad module ")
+    assert message.endswith("e.g. toolkit.inspect.readers.policy")
+    assert "\n" not in message and capsys.readouterr().err == ""
 
 
 @pytest.mark.parametrize(("args", "needle"), [(["--sample", "0"], "bad --sample 0"),
@@ -180,20 +179,17 @@ def test_a_module_outside_the_three_packages_is_refused_in_one_line(
                                               (["--sample", "x"], "invalid int value: 'x'")])
 def test_a_bad_number_is_refused_in_one_line(args: list[str], needle: str,
                                              capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exit_:
-        m.mutants(FakeSession(), [*args, "--score-only"])
-    err = capsys.readouterr().err
-    assert exit_.value.code == 2 and needle in err and err.count("\n") == 1
+    message, code = aborted(in_nox(lambda s: m.mutants(s, [*args, "--score-only"])))
+    assert code == 2 and needle in message and "\n" not in message
+    assert capsys.readouterr().err == ""
 
 
 def test_a_sample_of_nothing_generated_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(SystemExit) as exit_:
-        m.mutants(FakeSession(), ["toolkit.data", "--sample", "5", "--score-only"])
-    assert exit_.value.code == 2
-    assert capsys.readouterr().err == ("error: no mutants of toolkit.data in mutants/: "
-                                       "run without --score-only first\n")
+    result = in_nox(lambda s: m.mutants(s, ["toolkit.data", "--sample", "5", "--score-only"]))
+    assert result.reason == ("error: no mutants of toolkit.data in mutants/: "
+                             "run without --score-only first (exit 2)")
 
 
 def test_data_files_changed_since_mutmut_copied_them_are_refreshed(tmp_path: Path) -> None:
@@ -271,6 +267,4 @@ def test_unkilled_runs_again_only_the_drawn_mutants_not_killed(tmp_path: Path,
     _generate, run = s.ran
     assert list(run[2:]) == drawn[2:]  # the four not killed, in the sample's order
     assert "running the 4 of them no test has killed yet" in s.logs
-    with pytest.raises(SystemExit) as exit_:
-        m.mutants(FakeSession(), ["--unkilled"])
-    assert exit_.value.code == 2
+    assert aborted(in_nox(lambda s: m.mutants(s, ["--unkilled"])))[1] == 2

@@ -153,17 +153,16 @@ def test_invoke_task_exits_with_the_code(tmp_path: Path) -> None:
 
 
 def test_nox_session_without_builds_of_the_pair(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.fixtures.nox_runs import aborted, in_nox
     from toolkit.cli import sessions
 
     write_manifest(tmp_path, SAMPLE_ID, tmp_path / "env")
-    with pytest.raises(SystemExit) as exc:
-        sessions.smoke(object(), "3.12", "7.0", ["--workdir", str(tmp_path)])
-    assert exc.value.code == 4
-    err = capsys.readouterr().err
-    assert "no build of Python 3.12 / ROCm 7.0 has a manifest" in err and SAMPLE_ID in err
-    with pytest.raises(SystemExit) as exc:
-        sessions.smoke(object(), "3.12", "7.0", ["--workdir", str(tmp_path), "--gfx", "gfx1"])
-    assert exc.value.code == 2
+    message, code = aborted(in_nox(lambda s: sessions.smoke(s, "3.12", "7.0",
+                                                            ["--workdir", str(tmp_path)])))
+    assert code == 4
+    assert "no build of Python 3.12 / ROCm 7.0 has a manifest" in message and SAMPLE_ID in message
+    assert aborted(in_nox(lambda s: sessions.smoke(
+        s, "3.12", "7.0", ["--workdir", str(tmp_path), "--gfx", "gfx1"])))[1] == 2
 
 
 # ------------------------------------------------------------------------------ choosing

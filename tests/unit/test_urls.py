@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolkit.core.errors import EnvironmentProblem, UsageError
+from toolkit.core.errors import SourceUnreachable, UsageError
 from toolkit.core.urls import check_index_url, mask
 from toolkit.run.provisioning import probe_index
 
@@ -34,7 +34,7 @@ def test_check_index_url() -> None:
 
 
 def test_unreachable_index_fails_fast_and_masked() -> None:
-    with pytest.raises(EnvironmentProblem) as err:
+    with pytest.raises(SourceUnreachable) as err:  # exit 8: not this machine's tools
         probe_index("http://user:secret@127.0.0.1:9/simple/", "rocm", "ROCm SDK index", timeout=3)
     msg = str(err.value)
     assert "secret" not in msg and "http://***@127.0.0.1:9/simple/" in msg
@@ -42,8 +42,8 @@ def test_unreachable_index_fails_fast_and_masked() -> None:
 
 
 def test_missing_file_index(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(EnvironmentProblem, match="does not exist"):
+    with pytest.raises(SourceUnreachable, match="does not exist"):
         probe_index((tmp_path / "nope").as_uri(), "rocm", "ROCm SDK index")
     (tmp_path / "idx").mkdir()
-    with pytest.raises(EnvironmentProblem, match="has no 'rocm' project"):
+    with pytest.raises(SourceUnreachable, match="has no 'rocm' project"):
         probe_index((tmp_path / "idx").as_uri(), "rocm", "ROCm SDK index")

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolkit.cli.running import Finished
 from toolkit.cli.sessions import _guard
 from toolkit.core.errors import UsageError
 
@@ -242,7 +243,8 @@ def fuzz(session: Any, posargs: Sequence[str]) -> None:
         for line in fuzz_report(failing_examples(junit, root), len(failed)):
             print(line)
         if failed:
-            raise SystemExit(1)
+            raise Finished(1, f"{len(failed)} property test{'s' * (len(failed) != 1)} failed "
+                              "(the failing examples are above)")
 
     _guard(session, body)
 
@@ -392,6 +394,8 @@ def flakes(session: Any, posargs: Sequence[str]) -> None:
         for line in lines:
             print(line)
         if code:
-            raise SystemExit(code)
+            raise Finished(code, f"in {len(results)} runs, {len(changed_tests(results))} "
+                                 f"test(s) changed outcome and {len(always_failing(results))} "
+                                 "failed every time (named above)")
 
     _guard(session, body)

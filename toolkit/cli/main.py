@@ -44,6 +44,8 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
+        if not self.exit_on_error:  # a nox session's parser: its front end says it, exit 2
+            raise argparse.ArgumentError(None, f"{self.prog}: {message}")
         self.exit(2, f"{self.prog}: error: {escape(mask(message), 1000)}\n")
 
 
@@ -79,8 +81,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from toolkit.cli.running import Finished
+
     try:
         return int(args.func(args))
+    except Finished as done:  # the body has shown why (its table): its exit code only
+        return done.code
     except ToolkitError as err:
         print(f"error: {clean(mask(str(err)))}", file=sys.stderr)
         return err.exit_code

@@ -3,12 +3,46 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import Any
+
+
+class Finished(Exception):
+    """A body (shared by the CLI, the nox sessions and the invoke tasks) ended without
+    success and has shown why already (the builds' table, the stale locks, the tests that
+    changed): what is left is its exit code and a one-line reason. Each front end turns it
+    into its own failure: ``python -m toolkit`` returns ``code`` (invoke: ``Exit(code)``); a
+    nox session calls ``session.error`` with the reason and the code
+    (``toolkit.cli.sessions._guard``). Not a ``ToolkitError``: its code is the run's, not a
+    kind of error's, and it needs no ``error:`` line of its own."""
+
+    INTERRUPTED = 130
+
+    def __init__(self, code: int, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+
+def refused_reason(count: int) -> str:
+    return (f"{count} known failure{'s' * (count != 1)} left out "
+            "(--include-known-failures runs them)")
+
+
+def failed_reason(outcomes: Sequence[Any], expected: set[str], xpassed: Sequence[str]) -> str:
+    """What failed, in one line: the builds and the step each failed at, or the known
+    failures that no longer fail."""
+    failed = [o for o in outcomes if o.exit_code and o.build_id not in expected]
+    if failed:
+        what = ", ".join(f"{o.build_id} at {o.failed_step}" if o.failed_step else o.build_id
+                         for o in failed)
+        return f"{len(failed)} of {len(outcomes)} build{'s' * (len(outcomes) != 1)} failed: {what}"
+    return f"known failure no longer fails: {', '.join(xpassed)}"
 
 
 def run_and_summarise(plans: list[Any], layout: Any, *, refused: int = 0,
                       junit: str | None = None, known_failures: bool = False) -> None:
-    """Run the plans, show the table; exit with the first failing build's code.
+    """Run the plans, show the table; ``Finished`` with the first failing build's code.
 
     Known failures among the plans (run with --include-known-failures) are judged: a failure
     at the expected step is an expected failure (xfail: not a failure), a success is one
@@ -24,7 +58,7 @@ def run_and_summarise(plans: list[Any], layout: Any, *, refused: int = 0,
         outcomes = run_plans(plans, layout, StreamReporter())
     except KeyboardInterrupt:
         print("interrupted: the manifest records the step that was running", file=sys.stderr)
-        raise SystemExit(130) from None
+        raise Finished(Finished.INTERRUPTED, "interrupted") from None
     verdicts = judge(plans, outcomes) if known_failures else []
     summary(outcomes, verdicts={v.build_id: v.result for v in verdicts})
     for v in verdicts:
@@ -34,9 +68,15 @@ def run_and_summarise(plans: list[Any], layout: Any, *, refused: int = 0,
         from toolkit.verify.junit import write_builds
 
         write_builds(junit, outcomes, {v.build_id: v for v in verdicts})
-    code = exit_code(verdicts, outcomes) or (KnownFailureRefused.exit_code if refused else 0)
+    code = exit_code(verdicts, outcomes)
     if code:
-        raise SystemExit(code)
+        from toolkit.data import known
+
+        raise Finished(code, failed_reason(
+            outcomes, {v.build_id for v in verdicts if v.result == known.XFAIL},
+            [v.build_id for v in verdicts if v.result == known.XPASS]))
+    if refused:
+        raise Finished(KnownFailureRefused.exit_code, refused_reason(refused))
 
 
 def _record(plans: list[Any], layout: Any, verdicts: list[Any]) -> None:

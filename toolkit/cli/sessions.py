@@ -46,9 +46,23 @@ def session_builds(matrix: Any, python: str, rocm: str, args: argparse.Namespace
 
 
 def _guard(session: Any, body: Callable[[], None], fault_code: int = 5) -> None:
-    """User errors: one line, the error's own exit code, no traceback. A fault no step
-    turned into a ``ToolkitError`` (an ``OSError``): one line naming path and cause, exit
-    ``fault_code``."""
+    """Run a session's body; a failure ends the session through nox's own failure model,
+    ``session.error``: nox records it (``aborted``, with the reason, in ``--report FILE``),
+    goes on with the next session and exits non-zero at the end. The reason is the toolkit's
+    one line with its exit code: ``error: <what was wrong> (exit N)``, nox's last line of the
+    session. A user error: its own exit code, no traceback; a fault no step turned into a
+    ``ToolkitError`` (an ``OSError``): one line naming path and cause, exit ``fault_code``;
+    a body that ended with ``Finished`` (the table is shown): its reason and code; Ctrl-C
+    (130) stays an interrupt, which stops nox."""
+    failure = _failure(body, fault_code)
+    if failure is not None:
+        from toolkit.verify.report import session_reason  # what `toolkit report` reads back
+
+        session.error(session_reason(*failure))
+
+
+def _failure(body: Callable[[], None], fault_code: int) -> tuple[str, int] | None:
+    from toolkit.cli.running import Finished
     from toolkit.core.errors import describe_os_error
     from toolkit.core.text import escape
     from toolkit.core.urls import mask
@@ -56,14 +70,20 @@ def _guard(session: Any, body: Callable[[], None], fault_code: int = 5) -> None:
     try:
         body()
     except ToolkitError as err:
-        print(f"error: {clean(mask(str(err)))}", file=sys.stderr)
-        raise SystemExit(err.exit_code) from None
+        return clean(mask(str(err))), err.exit_code
     except argparse.ArgumentError as err:
-        print(f"error: {escape(mask(str(err)), 1000)}", file=sys.stderr)
-        raise SystemExit(2) from None
+        return escape(mask(str(err)), 1000), 2
     except OSError as err:
-        print(f"error: {describe_os_error(err)}", file=sys.stderr)
-        raise SystemExit(fault_code) from None
+        return describe_os_error(err), fault_code
+    except Finished as done:
+        if done.code == Finished.INTERRUPTED:
+            raise KeyboardInterrupt from None
+        return clean(mask(done.reason)), done.code
+    except SystemExit as exc:  # argparse: --help (0), or a usage error it printed (2)
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+        if code:
+            return "the options after -- were refused (the usage is above)", code
+    return None
 
 
 def build(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
@@ -114,7 +134,9 @@ def build(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
                 print(clean("\n\n".join("\n".join([*plan_header(p), render(p)])
                                           for p in plans)))
             if refused:
-                raise SystemExit(KnownFailureRefused.exit_code)
+                from toolkit.cli.running import Finished, refused_reason
+
+                raise Finished(KnownFailureRefused.exit_code, refused_reason(len(refused)))
             return
         run_and_summarise(plans, layout, refused=len(refused), junit=args.junit,
                           known_failures=True)
@@ -158,8 +180,12 @@ def lock(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
             states = lock_status(matrix, builds, opts, layout)
             for st in states:
                 print(clean(f"{st.state:<9} {st.path}"))
-            if any(st.state != "current" for st in states):
-                raise SystemExit(1)
+            stale = [st for st in states if st.state != "current"]
+            if stale:
+                from toolkit.cli.running import Finished
+
+                raise Finished(1, f"{len(stale)} of {len(states)} locks are not current "
+                                  f"({', '.join(sorted({st.state for st in stale}))})")
             return
         for path in write_locks(matrix, builds, opts, layout, interpreter=find(python).path):
             print(clean(f"wrote {path}"))

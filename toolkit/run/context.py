@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from toolkit.core.errors import StepFailed
+from toolkit.core.errors import StepFailed, ToolkitError
 from toolkit.core.proc import CommandFailed, stream
 from toolkit.core.reporter import NullReporter, Reporter
 from toolkit.core.steps import PLACEHOLDER_HELP, Command, Step
@@ -21,6 +21,11 @@ from toolkit.core.steps_more import LIB_DIR
 from toolkit.core.urls import mask
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Plan
+
+# what the index probes of one run found, by (location, project): None reachable, else the
+# error; one dict for every build of a run of plans (``toolkit.run.jobs.run_plans``), so each
+# location is probed once per run, and a new dict, probed again, for the next run
+ProbeVerdicts = dict[tuple[str, str | None], ToolkitError | None]
 
 _UNFILLED = re.compile("|".join([*(re.escape(p) for p in PLACEHOLDER_HELP if "<" not in p),
                                   LIB_DIR.pattern]))
@@ -50,6 +55,7 @@ class Run:
     env_digest: str | None = None
     interpreter: str | None = None  # "path version" of the interpreter really used
     step_start: int = 0  # where the running step's output begins in the log (bytes)
+    probes: ProbeVerdicts = field(default_factory=dict)  # this run's index verdicts
 
     def resolve(self, text: str) -> str:
         for key, val in self.values.items():

@@ -15,7 +15,7 @@ import contextlib
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -27,7 +27,7 @@ from toolkit.core.text import escape
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Plan, options_json
 from toolkit.run import executor
-from toolkit.run.context import Run
+from toolkit.run.context import ProbeVerdicts, Run
 from toolkit.run.identity import host_paths, identity
 from toolkit.run.locking import hold
 from toolkit.run.manifest_schema import SCHEMA_VERSION
@@ -86,6 +86,13 @@ def _manifest_at_start(run: Run) -> None:
     write_manifest(run, None)
 
 
+def _at_start(probes: ProbeVerdicts) -> Callable[[Run], None]:
+    def start(run: Run) -> None:
+        run.probes = probes  # the index verdicts of this run of plans, shared by its builds
+        _manifest_at_start(run)
+    return start
+
+
 @contextlib.contextmanager
 def build_locks(p: Plan, layout: Layout, reporter: Reporter) -> Iterator[None]:
     """One run per build id and work folder (a second is refused at once, naming the holder);
@@ -98,7 +105,8 @@ def build_locks(p: Plan, layout: Layout, reporter: Reporter) -> Iterator[None]:
         yield
 
 
-def run_one(p: Plan, layout: Layout, reporter: Reporter) -> Outcome:
+def run_one(p: Plan, layout: Layout, reporter: Reporter,
+            probes: ProbeVerdicts | None = None) -> Outcome:
     o = Outcome(p.build.id, p.build.package.name)
     reporter.info(f"=== {p.build.id} (targets: {', '.join(p.targets)})")
     reporter.info(f"    reproduce with: {repro_command(layout, p.build.id)}")
@@ -109,7 +117,7 @@ def run_one(p: Plan, layout: Layout, reporter: Reporter) -> Outcome:
             _recover(layout.artifacts(p.build) / "manifest.json", reporter)
             try:
                 executor.execute(p, layout, reporter=reporter, run_out=runs,
-                                 on_start=_manifest_at_start)
+                                 on_start=_at_start({} if probes is None else probes))
             except ToolkitError as err:
                 o.error = (str(err) + _staged_note(runs[0] if runs else None)
                            + f"\n  its log: {layout.artifacts(p.build) / 'build.log'}")
@@ -178,9 +186,10 @@ def run_plans(plans: list[Plan], layout: Layout,
     reporter = reporter or NullReporter()
     check_folders(layout)
     outcomes: list[Outcome] = []
+    probes: ProbeVerdicts = {}  # each index or find-links location probed once in this run
     with sigterm_as_interrupt():
         for p in plans:
-            outcomes.append(run_one(p, layout, reporter))
+            outcomes.append(run_one(p, layout, reporter, probes))
     return outcomes
 
 

@@ -13,10 +13,11 @@ import os
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-from toolkit.core.errors import EnvironmentProblem
+from toolkit.core.errors import EnvironmentProblem, SourceUnreachable
 from toolkit.core.files import read_text
 from toolkit.core.steps import (
     CheckEnv,
@@ -31,7 +32,7 @@ from toolkit.core.steps import (
 from toolkit.core.urls import mask
 from toolkit.env import venvs
 from toolkit.env.interpreters import find, find_uv, probe
-from toolkit.env.rocm import check_version, describe_pip_sdk, find_system
+from toolkit.env.rocm import check_version, describe_pip_sdk, find_system, major_minor
 from toolkit.env.torchprobe import check_torch_hip, torch_info
 from toolkit.run.context import Run, StepResult, run_command
 
@@ -53,15 +54,49 @@ def _request(url: str) -> urllib.request.Request:
     return urllib.request.Request(url, headers=headers)
 
 
-def probe_index(url: str, project: str | None, what: str, timeout: float = 10.0) -> None:
-    """Fail fast (one line, URL masked) when an index is unreachable or lacks ``project``."""
+FIND_LINKS = "find-links location"
+SDK_INDEX = "ROCm SDK index"
+
+
+def source_hint(what: str, *, sdk: bool, environ: Mapping[str, str] | None = None,
+                opt: str = "/opt", want: str | None = None) -> str:
+    """What to do when ``what`` (an ``IndexProbe.what``) cannot serve the build: the option
+    that replaces it, and ``--rocm-from system`` when it is a source of the ROCm SDK
+    (``sdk``) and this machine has a ROCm install (``toolkit.env.rocm.find_system``)."""
+    if what == FIND_LINKS:
+        hint = "check the path or URL and the network, or pass --find-links PATH"
+    elif what == SDK_INDEX:
+        hint = ("check the URL and the network, or pass --index-url URL "
+                "(or set TOOLKIT_ROCM_INDEX_URL)")
+    else:  # the torch index: from the matrix data, no option replaces it
+        hint = f"check the URL and the network (toolkit/data/rocm.toml names the {what})"
+    if sdk:
+        try:
+            found = find_system(environ, opt=opt, want=want)
+        except EnvironmentProblem:
+            return hint
+        other = f", not {want}: add --allow-rocm-mismatch" if want and \
+            major_minor(found.version) != major_minor(want) else ""
+        hint += f", or --rocm-from system (ROCm {found.version} is at {found.root}{other})"
+    return hint
+
+
+def probe_index(url: str, project: str | None, what: str, timeout: float = 10.0, *,
+                sdk: bool = False, want: str | None = None) -> None:
+    """Fail fast (one line, URL masked, ``SourceUnreachable``) when an index or find-links
+    location cannot be reached, refuses access or lacks ``project``; the hint is
+    ``source_hint`` (``sdk``: the location is a source of the ROCm SDK ``want``)."""
+    def hint() -> str:  # looked for only on the way out (find_system may run hipconfig)
+        return source_hint(what, sdk=sdk, want=want)
+
     parts = urlsplit(url)
     if parts.scheme == "file" or not parts.scheme:
         path = Path(unquote(parts.path) if parts.scheme else url)
         if not path.exists():
-            raise EnvironmentProblem(f"{what} {mask(url)} does not exist")
+            raise SourceUnreachable(f"{what} {mask(url)} does not exist", hint=hint())
         if project and parts.scheme and not (path / project).exists():
-            raise EnvironmentProblem(f"{what} {mask(url)} has no {project!r} project")
+            raise SourceUnreachable(f"{what} {mask(url)} has no {project!r} project",
+                                    hint=hint())
         return
     target = url.rstrip("/") + "/" + (f"{project}/" if project else "")
     try:
@@ -69,28 +104,48 @@ def probe_index(url: str, project: str | None, what: str, timeout: float = 10.0)
             resp.read(1)
     except urllib.error.HTTPError as exc:
         if exc.code == 404 and project:
-            raise EnvironmentProblem(
+            raise SourceUnreachable(
                 f"{what} {mask(url)} has no {project!r} project (HTTP 404 for {mask(target)})",
                 hint="check --index-url/--family: the index must serve this GPU family",
             ) from None
         if exc.code in (401, 403):
-            raise EnvironmentProblem(f"{what} {mask(url)} refused access (HTTP {exc.code})",
-                                     hint="check the index credentials (netrc/keyring)") from None
+            raise SourceUnreachable(f"{what} {mask(url)} refused access (HTTP {exc.code})",
+                                    hint="check the index credentials (netrc/keyring)") from None
         if project:
-            raise EnvironmentProblem(
-                f"{what} {mask(url)} answered HTTP {exc.code} for {mask(target)}") from None
+            raise SourceUnreachable(
+                f"{what} {mask(url)} answered HTTP {exc.code} for {mask(target)}",
+                hint=hint()) from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
-        raise EnvironmentProblem(f"cannot reach {what} {mask(url)}: {mask(str(reason))}",
-                                 hint="check the URL and the network, or pass --index-url") from None
+        raise SourceUnreachable(f"cannot reach {what} {mask(url)}: {mask(str(reason))}",
+                                hint=hint()) from None
 
 
 def probe_indexes(step: Step, run: Run) -> StepResult | str:
+    """Each location once per run (``Run.probes``, shared by the builds of a run): a verdict
+    found by an earlier build, reachable or not, is reused, and said so in the log."""
     action = step.action
     assert isinstance(action, ProbeIndexes)
+    own_links = set(run.plan.options.find_links) if run.plan.options else set()
     for p in action.probes:
+        key = (p.url, p.project)
+        if key in run.probes:
+            verdict = run.probes[key]
+            run.note(f"# probe {p.what} {p.url}: "
+                     f"{'reachable' if verdict is None else 'unreachable'} (probed earlier in "
+                     "this run)")
+            if verdict is not None:
+                raise SourceUnreachable(str(verdict.message), hint=verdict.hint)
+            continue
         run.note(f"# probe {p.what} {p.url}")
-        probe_index(p.url, p.project, p.what, action.timeout)
+        sdk = p.what == SDK_INDEX or (p.what == FIND_LINKS and p.url in own_links)
+        try:
+            probe_index(p.url, p.project, p.what, action.timeout, sdk=sdk,
+                        want=run.plan.build.rocm.version)
+        except SourceUnreachable as err:
+            run.probes[key] = err
+            raise
+        run.probes[key] = None
     return StepResult(step.name, step.kind, [], {}, returncode=0)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,21 @@ PASSED, FAILED, SKIPPED, EMPTY = "passed", "failed", "skipped", "no tests"
 _NOX_RESULTS = {"success": PASSED, "failed": FAILED, "aborted": FAILED, "skipped": SKIPPED}
 _ICONS = {PASSED: "✅", FAILED: "❌", SKIPPED: "⏭️", EMPTY: "⚠️"}
 _STYLES = {PASSED: "green", FAILED: "bold red", SKIPPED: "yellow", EMPTY: "yellow"}
+# a toolkit session's failure, as it hands it to nox's ``session.error`` (nox records it as the
+# session's ``reason``): ``error: <one line> (exit N)``, N the toolkit's exit code
+_TOOLKIT_REASON = re.compile(r"error: (?P<message>.*) \(exit (?P<code>[0-9]{1,3})\)", re.DOTALL)
+
+
+def session_reason(message: str, code: int) -> str:
+    """The reason a failed toolkit nox session gives ``session.error`` (its last line)."""
+    return f"error: {message} (exit {code})"
+
+
+def split_reason(reason: str) -> tuple[str, int | None]:
+    """(message, the toolkit's exit code) of a session's reason; (reason, None) for a reason
+    a toolkit session did not word (a plain ``session.error``, a skip)."""
+    m = _TOOLKIT_REASON.fullmatch(reason)
+    return (m["message"], int(m["code"])) if m else (reason, None)
 
 
 @dataclass(frozen=True)
@@ -52,6 +68,7 @@ class Row:
     skipped: int = 0
     failures: tuple[Case, ...] = field(default=())
     xfailed: int = 0  # expected failures (pytest xfail; known failures of a build session)
+    exit_code: int | None = None  # nox: the toolkit's exit code of a failed session
 
     @property
     def tests(self) -> int:
@@ -71,6 +88,8 @@ class Row:
             "kind": self.kind, "source": self.source, "name": self.name,
             "outcome": self.outcome, "duration": self.duration, "reason": self.reason,
         }
+        if self.kind == "nox":
+            out["exit_code"] = self.exit_code
         if self.kind == "junit":
             out.update(passed=self.passed, failed=self.failed, errors=self.errors,
                        skipped=self.skipped, xfailed=self.xfailed,
@@ -160,9 +179,10 @@ def read_nox_report(path: Path, source: str | None = None) -> list[Row]:
         name = sigs[0] if isinstance(sigs, list) and sigs and isinstance(sigs[0], str) else s["name"]
         duration = s.get("duration")
         reason = s.get("reason")
+        message, code = split_reason(reason) if isinstance(reason, str) and reason else (None, None)
         rows.append(Row("nox", source or str(path), name, _NOX_RESULTS[result],
                         float(duration) if isinstance(duration, (int, float)) else None,
-                        reason if isinstance(reason, str) and reason else None))
+                        message, exit_code=code if _NOX_RESULTS[result] == FAILED else None))
     return rows
 
 
@@ -238,6 +258,10 @@ def duration_text(seconds: float | None) -> str:
     return f"{hours}h {minutes:02d}m" if hours else f"{minutes}m {secs:02d}s"
 
 
+def exit_text(row: Row) -> str:
+    return "" if row.exit_code is None else str(row.exit_code)
+
+
 def _note(row: Row) -> str:
     if row.reason:
         return row.reason
@@ -252,12 +276,12 @@ def table(summary: Summary, title: str = "Sessions and tests") -> Table:
     from rich.table import Table
 
     t = Table(title=title, caption=summary.headline())
-    for col in ("Kind", "Source", "Name", "Result", "Tests", "Duration", "Notes"):
-        t.add_column(col, justify="right" if col == "Duration" else "left",
+    for col in ("Kind", "Source", "Name", "Result", "Exit", "Tests", "Duration", "Notes"):
+        t.add_column(col, justify="right" if col in ("Exit", "Duration") else "left",
                      overflow="fold" if col == "Notes" else "ellipsis")
     for r in summary.rows:
-        t.add_row(r.kind, r.source, r.name, f"[{_STYLES[r.outcome]}]{r.outcome}[/]", r.counts(),
-                  duration_text(r.duration), _note(r))
+        t.add_row(r.kind, r.source, r.name, f"[{_STYLES[r.outcome]}]{r.outcome}[/]",
+                  exit_text(r), r.counts(), duration_text(r.duration), _note(r))
     return t
 
 
@@ -268,18 +292,19 @@ def _cell(text: str) -> str:
 def markdown(summary: Summary, title: str = "Sessions and tests", max_failures: int = 50) -> str:
     """A GitHub-flavoured markdown summary (for ``$GITHUB_STEP_SUMMARY``)."""
     lines = [f"### {'✅' if summary.ok else '❌'} {title}", "", f"**{summary.headline()}**", "",
-             "| | Kind | Source | Name | Result | Tests | Duration |",
-             "|---|---|---|---|---|---|---:|"]
+             "| | Kind | Source | Name | Result | Exit | Tests | Duration |",
+             "|---|---|---|---|---|---:|---|---:|"]
     for r in summary.rows:
         lines.append("| " + " | ".join(_cell(c) for c in (
-            _ICONS[r.outcome], r.kind, f"`{r.source}`", f"`{r.name}`", r.outcome, r.counts(),
-            duration_text(r.duration))) + " |")
+            _ICONS[r.outcome], r.kind, f"`{r.source}`", f"`{r.name}`", r.outcome, exit_text(r),
+            r.counts(), duration_text(r.duration))) + " |")
     failures = [(r, c) for r in summary.rows for c in r.failures]
     reasons = [r for r in summary.rows if r.outcome == FAILED and r.reason]
     if failures or reasons:
         lines += ["", f"<details><summary>Failures ({len(failures) + len(reasons)})</summary>", ""]
         for r in reasons:
-            lines.append(f"- `{_cell(r.name)}` ({_cell(r.source)}): {_cell(r.reason or '')}")
+            code = "" if r.exit_code is None else f"exit {r.exit_code}: "
+            lines.append(f"- `{_cell(r.name)}` ({_cell(r.source)}): {code}{_cell(r.reason or '')}")
         for r, c in failures[:max_failures]:
             lines.append(f"- `{_cell(c.name)}` ({_cell(r.source)}): {_cell(c.message)}")
         if len(failures) > max_failures:
