@@ -136,7 +136,12 @@ def test_a_compile_error_in_ci_is_reproduced_on_another_machine(tmp_path: Path) 
     assert res.returncode != 0, res.stdout[-3000:]
     report = json.loads((tmp_path / "r.json").read_text())
     (demo,) = [s for s in report["sessions"] if s["name"] == "demo"]
-    assert demo["result"] == "failed", demo
+    assert demo["result"] == "aborted", demo  # nox's word for a session.error failure
+    summary = subprocess.run([str(m.py_a), "-m", "toolkit", "report", "--nox-report",
+                              str(tmp_path / "r.json"), "--json"], cwd=m.a, env=m.env_a,
+                             capture_output=True, text=True, timeout=120)
+    (row,) = json.loads(summary.stdout)["rows"]
+    assert row["outcome"] == "failed" and row["exit_code"] == 5, row
 
     manifest = m.manifest_a(BUILD)
     failure = manifest["failure"]

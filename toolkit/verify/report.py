@@ -56,7 +56,7 @@ class Case:
 
 @dataclass(frozen=True)
 class Row:
-    kind: str  # "nox" | "junit"
+    kind: str  # "nox" | "junit" | "build" (a manifest)
     source: str  # the file, as shown
     name: str  # nox session signature or JUnit suite name
     outcome: str  # PASSED | FAILED | SKIPPED | EMPTY
@@ -69,6 +69,7 @@ class Row:
     failures: tuple[Case, ...] = field(default=())
     xfailed: int = 0  # expected failures (pytest xfail; known failures of a build session)
     exit_code: int | None = None  # nox: the toolkit's exit code of a failed session
+    signature: tuple[str, ...] = ()  # build: the lines that identify its failure
 
     @property
     def tests(self) -> int:
@@ -88,8 +89,10 @@ class Row:
             "kind": self.kind, "source": self.source, "name": self.name,
             "outcome": self.outcome, "duration": self.duration, "reason": self.reason,
         }
-        if self.kind == "nox":
+        if self.kind in ("nox", "build"):
             out["exit_code"] = self.exit_code
+        if self.kind == "build":
+            out["signature"] = list(self.signature)
         if self.kind == "junit":
             out.update(passed=self.passed, failed=self.failed, errors=self.errors,
                        skipped=self.skipped, xfailed=self.xfailed,
@@ -128,6 +131,11 @@ class Summary:
         if sessions:
             counts = {o: sum(r.outcome == o for r in sessions) for o in (PASSED, FAILED, SKIPPED)}
             parts.append(f"{len(sessions)} nox session{'s' * (len(sessions) != 1)}: "
+                         + ", ".join(f"{n} {o}" for o, n in counts.items() if n))
+        builds = [r for r in self.rows if r.kind == "build"]
+        if builds:
+            counts = {o: sum(r.outcome == o for r in builds) for o in (PASSED, FAILED)}
+            parts.append(f"{len(builds)} build{'s' * (len(builds) != 1)}: "
                          + ", ".join(f"{n} {o}" for o, n in counts.items() if n))
         suites = sum(r.kind == "junit" for r in self.rows)
         if suites:
@@ -229,13 +237,52 @@ def _labels(paths: Sequence[Path]) -> list[str]:
     return [o if out.count(o) == 1 else str(p) for o, p in zip(out, paths, strict=True)]
 
 
+_BUILD_OUTCOMES = {"ok": PASSED, "failed": FAILED, "interrupted": FAILED, "running": FAILED}
+
+
+def manifest_files(path: Path) -> list[Path]:
+    """A manifest, or every ``*/manifest.json`` of a folder (``artifacts/``), sorted."""
+    if path.is_dir():
+        found = sorted(path.glob("*/manifest.json"))
+        if not found:
+            raise _bad(path, "no */manifest.json in this folder (builds write "
+                             "artifacts/<build-id>/manifest.json)")
+        return found
+    return [path]
+
+
+def read_build(path: Path, source: str | None = None) -> Row:
+    """One row per build manifest: its outcome, and for a failed build the step, the
+    toolkit's exit code and the failure's signature (schema 5; a schema-4 manifest has the
+    step only)."""
+    from toolkit.run.manifest import read
+
+    data = read(path)  # a corrupt or tampered manifest: one UsageError naming it
+    outcome = data.get("outcome")
+    failure = data.get("failure") if isinstance(data.get("failure"), dict) else {}
+    assert isinstance(failure, dict)
+    step = failure.get("step") or data.get("failed_step")
+    reason = {"failed": f"failed at {step}", "interrupted": f"interrupted at {step}",
+              "running": "still 'running': the run ended without recording its outcome"
+              }.get(str(outcome))
+    code = failure.get("exit_code")
+    signature = failure.get("signature")
+    return Row("build", source or str(path), str(data["build"]["id"]),
+               _BUILD_OUTCOMES.get(str(outcome), FAILED), reason=reason,
+               exit_code=code if isinstance(code, int) else None,
+               signature=tuple(str(s) for s in signature) if isinstance(signature, list) else ())
+
+
 def summarise(nox_reports: Iterable[str | os.PathLike[str]] = (),
-              junit: Iterable[str | os.PathLike[str]] = ()) -> Summary:
+              junit: Iterable[str | os.PathLike[str]] = (),
+              manifests: Iterable[str | os.PathLike[str]] = ()) -> Summary:
     """Read every file (all of them, before anything is shown) into one ``Summary``."""
     nox_paths = [Path(p) for p in nox_reports]
     junit_paths = [Path(p) for p in junit]
-    if not nox_paths and not junit_paths:
-        raise UsageError("nothing to summarise: give --nox-report FILE and/or --junit FILE",
+    build_paths = [f for p in manifests for f in manifest_files(Path(p))]
+    if not nox_paths and not junit_paths and not build_paths:
+        raise UsageError("nothing to summarise: give --nox-report FILE, --junit FILE and/or "
+                         "--manifests DIR",
                          hint="nox --report nox-report.json -s lint; "
                               "python -m toolkit report --nox-report nox-report.json")
     labels = _labels([*nox_paths, *junit_paths])
@@ -244,6 +291,7 @@ def summarise(nox_reports: Iterable[str | os.PathLike[str]] = (),
         rows += read_nox_report(path, label)
     for path, label in zip(junit_paths, labels[len(nox_paths):], strict=True):
         rows += read_junit(path, label)
+    rows += [read_build(path, f"{path.parent.name}/{path.name}") for path in build_paths]
     return Summary(tuple(rows))
 
 
@@ -263,6 +311,9 @@ def exit_text(row: Row) -> str:
 
 
 def _note(row: Row) -> str:
+    if row.reason and row.signature:
+        more = f" (+{len(row.signature) - 1} more)" if len(row.signature) > 1 else ""
+        return f"{row.reason}: {row.signature[0]}{more}"
     if row.reason:
         return row.reason
     if row.failures:
@@ -310,7 +361,20 @@ def markdown(summary: Summary, title: str = "Sessions and tests", max_failures: 
         if len(failures) > max_failures:
             lines.append(f"- ... and {len(failures) - max_failures} more")
         lines += ["", "</details>"]
+    lines += _signatures(summary)
     return "\n".join(lines) + "\n"
+
+
+def _signatures(summary: Summary) -> list[str]:
+    """Each failed build's signature as a code block (what identifies the failure)."""
+    out: list[str] = []
+    for r in summary.rows:
+        if r.kind == "build" and r.signature:
+            fence = "~~~~" if any("```" in s for s in r.signature) else "```"
+            out += ["", f"**`{_cell(r.name)}`** {_cell(r.reason or '')} "
+                        f"(exit {exit_text(r) or '?'}), the failure's signature:", "",
+                    fence, *r.signature, fence]
+    return out
 
 
 def write_markdown(path: str | os.PathLike[str], text: str) -> Path:

@@ -1,6 +1,7 @@
 """`python -m toolkit report`: one table of nox sessions and JUnit test suites.
 
-``--nox-report FILE`` (from ``nox --report FILE``) and ``--junit FILE`` may repeat. In GitHub
+``--nox-report FILE`` (from ``nox --report FILE``), ``--junit FILE`` and ``--manifests PATH``
+(a build's manifest or ``artifacts/``: a failed build's signature) may repeat. In GitHub
 Actions the same summary is appended, as markdown, to ``$GITHUB_STEP_SUMMARY``.
 """
 
@@ -16,6 +17,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="a `nox --report FILE` JSON file (repeatable)")
     p.add_argument("--junit", action="append", default=[], metavar="FILE",
                    help="a JUnit XML file, e.g. from `pytest --junit-xml` (repeatable)")
+    p.add_argument("--manifests", action="append", default=[], metavar="PATH",
+                   help="a build's manifest.json, or a folder of them (artifacts/): one row "
+                        "per build, a failed one with its step, exit code and signature "
+                        "(repeatable)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--markdown", default=None, metavar="FILE",
                    help="also write the markdown summary to FILE")
@@ -30,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.core.errors import ToolkitError
     from toolkit.verify.report import append_step_summary, markdown, summarise, table, write_markdown
 
-    summary = summarise(args.nox_report, args.junit)  # every file read before anything is shown
+    summary = summarise(args.nox_report, args.junit, args.manifests)  # every file read before anything is shown
     text = markdown(summary, args.title)
     if args.markdown:
         write_markdown(args.markdown, text)  # asked for: an unwritable file is exit 2
