@@ -120,3 +120,17 @@ def test_interpreter_prefixes_become_one_token_whatever_their_lengths() -> None:
     line = "gcc -I/c/envs/3.11-cpu/include -I/opt/py/include/python3.11 -I/opt/pyx"
     assert _unprefixed(line, prefixes) == ("gcc -I<python_prefix>/include "
                                            "-I<python_prefix>/include/python3.11 -I/opt/pyx")
+
+
+def test_the_session_summary_shows_each_failed_builds_signature_escaped() -> None:
+    from types import SimpleNamespace
+
+    from toolkit.cli.running import signature_lines
+
+    outcomes = [SimpleNamespace(build_id="a-1-cp311-cpu", failure={
+                    "step": "build-wheel", "exit_code": 5, "signature": [ERR, "x\x1b[2Jy"]}),
+                SimpleNamespace(build_id="b-1-cp311-cpu", failure=None)]
+    lines = signature_lines(outcomes)
+    assert lines[0] == "a-1-cp311-cpu failed at build-wheel (exit 5); its signature:"
+    assert lines[1] == f"    {ERR}"
+    assert "\x1b" not in lines[2] and lines[2].startswith("    x") and len(lines) == 3

@@ -40,6 +40,22 @@ def failed_reason(outcomes: Sequence[Any], expected: set[str], xpassed: Sequence
     return f"known failure no longer fails: {', '.join(xpassed)}"
 
 
+def signature_lines(outcomes: Sequence[Any]) -> list[str]:
+    """Under the table, each failed build's signature: what identifies its failure (the
+    manifest's ``failure``), and how to reproduce it."""
+    from toolkit.core.text import clean
+
+    out: list[str] = []
+    for o in outcomes:
+        failure = getattr(o, "failure", None)
+        if not failure:
+            continue
+        out.append(f"{o.build_id} failed at {failure['step']} (exit {failure['exit_code']}); "
+                   "its signature:")
+        out += [f"    {clean(line)}" for line in failure["signature"]]
+    return out
+
+
 def run_and_summarise(plans: list[Any], layout: Any, *, refused: int = 0,
                       junit: str | None = None, known_failures: bool = False) -> None:
     """Run the plans, show the table; ``Finished`` with the first failing build's code.
@@ -61,6 +77,8 @@ def run_and_summarise(plans: list[Any], layout: Any, *, refused: int = 0,
         raise Finished(Finished.INTERRUPTED, "interrupted") from None
     verdicts = judge(plans, outcomes) if known_failures else []
     summary(outcomes, verdicts={v.build_id: v.result for v in verdicts})
+    for line in signature_lines(outcomes):
+        print(line)
     for v in verdicts:
         print(v.line())
     _record(plans, layout, verdicts)
