@@ -40,6 +40,7 @@ from toolkit.core.proc import stream as stream_command
 from toolkit.core.reporter import NullReporter, Reporter
 from toolkit.run import manifest as manifests_io
 from toolkit.verify import junit as junit_xml
+from toolkit.verify import smoke_limits as limits
 
 if TYPE_CHECKING:
     from toolkit.data.matrix import Build
@@ -364,11 +365,14 @@ def _keep_junit(report: Path, junit: Path) -> Path:
 def run(target: SmokeTarget, targets: Sequence[str], *, require_gpu: bool = False,
         workers: str | None = None, junit: Path | None = None,
         reporter: Reporter | None = None, out: TextIO | None = None, uv: str | None = None,
-        extra: Sequence[str] = (), timeout: float | None = None) -> SmokeOutcome:
+        extra: Sequence[str] = (), timeout: float | None = limits.DEFAULT_TIMEOUT_S,
+        test_timeout: float | None = limits.DEFAULT_TEST_TIMEOUT_S) -> SmokeOutcome:
     """Run the suite for one build and the given (already expanded) targets.
 
     Progress lines go to ``reporter``; pytest's own output, line by line, to ``out`` when
-    given, else to ``reporter.output``. ``timeout`` (seconds) bounds the pytest run."""
+    given, else to ``reporter.output``. ``test_timeout`` bounds each test, ``timeout`` the
+    whole pytest run (seconds; None: no limit); past either, ``TimedOut`` (exit 9) names the
+    test and the limit (``toolkit.verify.smoke_limits``), after the JUnit XML is kept."""
     from toolkit.env.host import find_uv
 
     reporter = reporter or NullReporter()
@@ -396,26 +400,47 @@ def run(target: SmokeTarget, targets: Sequence[str], *, require_gpu: bool = Fals
         mpath = scratch / "manifest.json"
         mpath.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
         report = scratch / "junit.xml"
+        status = scratch / "status.json"
         argv = pytest_argv(python, mpath, targets, report, require_gpu=require_gpu,
                            workers=workers, extra=[*(["--color=yes"] if _is_tty(out) else []),
-                                                   *extra])
+                                                   "--test-timeout", f"{test_timeout or 0:g}",
+                                                   "--status-file", str(status), *extra])
         env = {**os.environ, "PYTHONPATH": str(shim), "PYTHONDONTWRITEBYTECODE": "1",
                "PYTHONNOUSERSITE": "1"}
         env.pop("PYTHONHOME", None)
         last: list[str] = []
+        ended = [True]  # pytest's output ended its last line (a run stopped mid-line did not)
 
         def keep(line: str) -> None:
             if line.strip():
                 last[:] = [line.strip()]
+            ended[0] = line.endswith("\n")
             on_line(line)
+
+        def stopped(err: limits.TimedOut, test: str | None) -> limits.TimedOut:
+            if junit and test and not report.exists():
+                limits.write_junit(report, test, err.message)
+            if junit and report.exists():
+                _keep_junit(report, junit)
+            return err
 
         try:
             returncode = stream_command(argv, on_line=keep, cwd=scratch, env=env, timeout=timeout)
         except CommandFailed as err:
-            if err.returncode is None:  # could not start, or ran past the timeout
+            if err.timed_out:
+                test, _ = limits.running(status)
+                raise stopped(limits.total_limit(target.build_id, timeout, test), test) \
+                    from None
+            if err.returncode is None:  # could not start
                 raise CheckFailed(f"the smoke run of {target.build_id} did not finish: "
                                   f"{err.reason}") from None
             returncode = err.returncode
+        finally:
+            if not ended[0]:
+                on_line("\n")
+        test, hung = limits.running(status)
+        if returncode == limits.WATCHDOG_EXIT and hung and test:
+            raise stopped(limits.hung_test(target.build_id, test, test_timeout), test)
         result = SmokeOutcome(target.build_id, tuple(targets), returncode=returncode)
         if report.exists():
             result.cases = parse_junit(report)
@@ -424,4 +449,7 @@ def run(target: SmokeTarget, targets: Sequence[str], *, require_gpu: bool = Fals
         elif returncode not in (0, 5):
             raise CheckFailed(f"pytest did not run in {target.env_dir} (exit {returncode})"
                               + (f": {last[0]}" if last else ""))
+    timed = [c.name for c in result.cases if limits.PER_TEST in c.message]
+    if timed:
+        raise limits.hung_test(target.build_id, ", ".join(timed), test_timeout)
     return result
