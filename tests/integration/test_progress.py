@@ -1,7 +1,7 @@
 """How a build shows its progress: a live status on a terminal, log groups in CI, plain lines
 when piped; the build log is the same in every mode.
 
-Real runs of `python -m toolkit demo`: on a real pseudo-terminal (``pty.openpty``) with a
+Real runs of `nox -s demo` and `python -m toolkit demo`: on a real pseudo-terminal (``pty.openpty``) with a
 compile held at the gate (``tests.fixtures.gate``), so the live status is seen while
 build-wheel is silent; with ``CI=true`` and piped for a ``--source`` project whose C file
 does not compile (fails fast). The words checked are the ones GitHub Actions reads
@@ -105,7 +105,9 @@ class Terminal:
 def test_a_terminal_shows_a_live_status_while_a_compile_is_held(tmp_path: Path,
                                                                   gate: Gate) -> None:
     env = gate.env(base_env(tmp_path))
-    term = Terminal(demo_argv(tmp_path / "work", cpu=False), env, ROOT)
+    # `nox -s demo` (the session of the README), on a terminal
+    term = Terminal([sys.executable, "-m", "nox", "-s", "demo", "--", "--no-smoke",
+                     "--workdir", str(tmp_path / "work")], env, ROOT)
     try:
         gate.wait_reached(term.proc)  # build-wheel is inside a compile that cannot finish
         # the status line names the step and counts the time while the step prints nothing
