@@ -7,7 +7,19 @@ Options (or environment variables, for runners that cannot pass options):
   default: the current folder): find ``DIR/artifacts/ID/manifest.json`` instead;
 * ``--gfx TARGETS`` (``TOOLKIT_SMOKE_GFX``): comma list; default: the build's own targets;
 * ``--require-gpu`` (``TOOLKIT_SMOKE_REQUIRE_GPU=1``): a missing or different GPU fails the
-  GPU runtime tests instead of skipping them.
+  GPU runtime tests instead of skipping them;
+* ``--test-timeout S`` (``TOOLKIT_SMOKE_TEST_TIMEOUT``, default 900; 0: none): the limit of
+  one test (setup, call and teardown), see "Time limit" below;
+* ``--status-file PATH`` (``TOOLKIT_SMOKE_STATUS``): where the test running now is written
+  (JSON), so a runner that stops pytest can name it.
+
+Time limit (no plugin: nothing to install, and it also ends a test stuck in native code).
+At the limit, SIGALRM fails the running test (``pytest.fail``: "<test id> timed out after S s
+(the per-test limit, --test-timeout)"); pytest goes on with the next test and the JUnit XML
+records the failure. A test that cannot be interrupted (blocked in a GPU driver call that
+never returns to Python) is ended ``WATCHDOG_GRACE_S`` later by a watchdog thread: one line
+naming the test and the limit on stderr, every thread's traceback (faulthandler), the
+status file marked ``hung``, and pytest ends with exit ``WATCHDOG_EXIT`` (9).
 
 ``python -m toolkit smoke`` passes all of these; it also installs pytest, packaging and
 zstandard into the environment and puts the toolkit (only it) on ``PYTHONPATH``. Run
@@ -20,11 +32,15 @@ deselected, ``@pytest.mark.needs_torch`` tests skip with the reason for packages
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import os
+import signal
 import sys
 import sysconfig
 import tempfile
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -174,6 +190,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--gfx", default=None, help="gfx targets, comma list (default: the build's)")
     g.addoption("--require-gpu", action="store_true", default=False,
                 help="fail (not skip) GPU runtime tests without a GPU of the requested target")
+    g.addoption("--test-timeout", default=None, type=float, metavar="S",
+                help=f"limit of one test in seconds (default {DEFAULT_TEST_TIMEOUT_S:g}; "
+                     "0: none)")
+    g.addoption("--status-file", default=None, metavar="PATH",
+                help="write the test running now there (JSON), for the runner")
 
 
 _BUILD = pytest.StashKey[BuildInfo]()
@@ -233,6 +254,87 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     info = item.config.stash[_BUILD]
     if item.get_closest_marker("needs_torch") is not None and not info.needs_torch:
         pytest.skip(f"{info.package} does not use torch: no torch in its environment to compare")
+
+
+# ------------------------------------------------------------------------------ time limit
+DEFAULT_TEST_TIMEOUT_S = 900.0
+WATCHDOG_GRACE_S = 10.0  # after the limit, before a test that SIGALRM cannot stop is ended
+WATCHDOG_EXIT = 9  # pytest's exit when the watchdog ended it (toolkit's TimedOut)
+
+
+def _test_limit(config: pytest.Config) -> float:
+    raw = config.getoption("test_timeout")
+    if raw is None:
+        raw = os.environ.get("TOOLKIT_SMOKE_TEST_TIMEOUT") or DEFAULT_TEST_TIMEOUT_S
+    try:
+        limit = float(raw)
+    except ValueError:
+        raise pytest.UsageError(f"--test-timeout: not a number of seconds: {raw!r}") from None
+    return max(0.0, limit)
+
+
+def timed_out_message(nodeid: str, limit: float) -> str:
+    return f"{nodeid} timed out after {limit:g} s (the per-test limit, --test-timeout)"
+
+
+def _status(config: pytest.Config, **fields: Any) -> None:
+    """The test running now, for the runner (one file per xdist worker)."""
+    path = config.getoption("status_file") or os.environ.get("TOOLKIT_SMOKE_STATUS")
+    if not path:
+        return
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    target = Path(f"{path}.{worker}" if worker else path)
+    tmp = target.with_name(target.name + ".tmp")
+    try:
+        tmp.write_text(json.dumps(fields), encoding="utf-8")
+        os.replace(tmp, target)
+    except OSError:
+        pass  # the runner then names no test, nothing worse
+
+
+def _watchdog(config: pytest.Config, nodeid: str, limit: float) -> None:
+    """The test did not stop at SIGALRM (native code): end pytest, naming it."""
+    line = timed_out_message(nodeid, limit)
+    _status(config, test=nodeid, limit=limit, hung=True)
+    try:  # pytest captures the test's output: write to the real streams
+        capman = config.pluginmanager.getplugin("capturemanager")
+        if capman is not None:
+            capman.suspend_global_capture(in_=False)
+        sys.stdout.flush()
+        sys.stderr.write(f"\nsmoke: {line} and did not stop; ending the run\n")
+        sys.stderr.flush()
+        faulthandler.dump_traceback(sys.stderr, all_threads=True)
+    finally:
+        os._exit(WATCHDOG_EXIT)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    limit = _test_limit(item.config)
+    _status(item.config, test=item.nodeid, limit=limit, hung=False)
+    if not limit:
+        yield
+        _status(item.config)
+        return
+
+    def alarm(signum: int, frame: Any) -> None:
+        pytest.fail(timed_out_message(item.nodeid, limit), pytrace=False)
+
+    main = threading.current_thread() is threading.main_thread()
+    if main:
+        previous = signal.signal(signal.SIGALRM, alarm)
+        signal.setitimer(signal.ITIMER_REAL, limit)
+    dog = threading.Timer(limit + WATCHDOG_GRACE_S, _watchdog, (item.config, item.nodeid, limit))
+    dog.daemon = True
+    dog.start()
+    try:
+        yield
+    finally:
+        dog.cancel()
+        if main:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        _status(item.config)
 
 
 # ------------------------------------------------------------------------------ fixtures

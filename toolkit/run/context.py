@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from toolkit.core.errors import StepFailed, ToolkitError
+from toolkit.core.errors import StepFailed, TimedOut, ToolkitError
 from toolkit.core.proc import CommandFailed, stream
 from toolkit.core.reporter import NullReporter, Reporter
 from toolkit.core.steps import PLACEHOLDER_HELP, Command, Step
@@ -93,32 +93,49 @@ def _unfilled(step: Step, texts: list[str]) -> None:
                              "earlier step")
 
 
+class CommandStepFailed(StepFailed):
+    """A step's command ran and exited non-zero (exit 5): its exit code and output tail."""
+
+    def __init__(self, message: str, returncode: int | None, tail: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.returncode = returncode
+        self.tail = tail
+
+
 def run_command(step: Step, cmd: Command, run: Run) -> StepResult:
-    """Run ``cmd`` for ``step``; ``StepFailed`` with the command and output tail on failure."""
+    """Run ``cmd`` for ``step``; ``StepFailed`` with the command and output tail on failure,
+    ``TimedOut`` (one line naming the step and the limit) when it ran past ``cmd.timeout``.
+
+    Each output line goes to the log; to ``reporter.output`` for ``echo`` commands, else to
+    ``reporter.step_output`` (what a live status or a CI log group shows)."""
     env = command_environment(cmd, run, os.environ)
     argv = [run.resolve(a) for a in cmd.argv]
     _unfilled(step, argv + [env[k] for k in cmd.env])
     result = StepResult(step.name, step.kind, argv, {k: env[k] for k in cmd.env})
     run.log.write(f"\n$ {mask(' '.join(argv))}\n")
     run.log.flush()
+    show = run.reporter.output if cmd.echo else run.reporter.step_output
 
     def line(text: str) -> None:
         run.log.write(text)
-        if cmd.echo:
-            run.reporter.output(text)
+        show(text)
 
     cwd = run.resolve(cmd.cwd) if cmd.cwd else None
     try:
         stream(argv, on_line=line, cwd=cwd, env=env, timeout=cmd.timeout)
     except CommandFailed as exc:
         run.log.flush()
+        if exc.timed_out:
+            raise TimedOut(f"step '{step.name}' timed out after {exc.limit:g} s (the limit of "
+                           f"its command; its process group was stopped): "
+                           f"{mask(' '.join(argv))}") from None
         if exc.reason:
             raise StepFailed(f"step '{step.name}': {exc.reason}: {mask(' '.join(argv))}") \
                 from None
         shown = "\n".join(f"    {t}" for t in exc.tail)
-        raise StepFailed(
+        raise CommandStepFailed(
             f"step '{step.name}' failed (exit {exc.returncode}): {mask(' '.join(argv))}\n"
-            f"  last {len(exc.tail)} lines of output:\n{shown}"
+            f"  last {len(exc.tail)} lines of output:\n{shown}", exc.returncode, exc.tail,
         ) from None
     run.log.flush()
     result.returncode = 0

@@ -3,8 +3,8 @@
 Every step's action is dispatched through ``HANDLERS``, one explicit table from action type
 to the function that carries it out; nothing registers itself, nothing reads an argv to
 guess what a step means. Output streams to ``artifacts/<build-id>/build.log`` (credentials
-masked); the reporter hears one progress line per step; the first failing step stops the
-build with its command, exit code and the last lines of its output.
+masked); the reporter hears when each step starts, its output lines and its end; the first
+failing step stops the build with its command, exit code and the last lines of its output.
 """
 
 from __future__ import annotations
@@ -12,7 +12,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from toolkit.core.errors import CheckFailed, StepFailed, ToolkitError, describe_os_error
+from toolkit.core.errors import (
+    CheckFailed,
+    StepFailed,
+    TimedOut,
+    ToolkitError,
+    describe_os_error,
+)
 from toolkit.core.reporter import NullReporter, Reporter
 from toolkit.core.steps import (
     BuildWheel,
@@ -38,7 +44,7 @@ from toolkit.core.steps import (
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Plan
 from toolkit.run import building, prereqs, provisioning, sources
-from toolkit.run.context import Run, StepResult, run_command
+from toolkit.run.context import CommandStepFailed, Run, StepResult, run_command
 
 Handler = Callable[[Step, Run], "StepResult | str"]
 
@@ -50,11 +56,18 @@ def _command(step: Step, run: Run) -> StepResult | str:
 
 
 def _verdict(step: Step, run: Run) -> StepResult | str:
-    """check and smoke: a failure is a failed check (exit 1), not a broken build step."""
+    """check and smoke: a failure is a failed check (exit 1), not a broken build step; a
+    smoke run that ran past its limit (``toolkit smoke`` exits 9) stays a ``TimedOut``."""
     cmd = step.cmd
     assert cmd is not None
     try:
         return run_command(step, cmd, run)
+    except CommandStepFailed as err:
+        if isinstance(step.action, Smoke) and err.returncode == TimedOut.exit_code:
+            said = [t for t in err.tail if t.startswith("error: ")]
+            raise TimedOut(f"step '{step.name}': " + (said[-1][len("error: "):] if said else
+                                                      "the smoke run timed out")) from None
+        raise CheckFailed(err.message, hint=err.hint) from None
     except StepFailed as err:
         raise CheckFailed(err.message, hint=err.hint) from None
 
@@ -81,6 +94,43 @@ HANDLERS: dict[type, Handler] = {
 }
 
 
+def _failed(run: Run, i: int, total: int, step: Step, start: float, reason: str) -> None:
+    run.failed_step = step.name
+    run.reporter.step(i, total, step.name, "FAILED", time.monotonic() - start,
+                      reason.splitlines()[0] if reason else reason)
+
+
+def _one(run: Run, i: int, total: int, step: Step) -> None:
+    """Run one step (or skip it: its environment is reused) and report its end."""
+    reporter, start = run.reporter, time.monotonic()
+    if step.reuse_env and run.env_reused:
+        outcome: StepResult | str = "environment up to date"
+    else:
+        reporter.step_started(i, total, step.name)
+        try:
+            outcome = HANDLERS[type(step.action)](step, run)
+        except ToolkitError as err:
+            _failed(run, i, total, step, start, err.message)
+            raise
+        except KeyboardInterrupt:
+            _failed(run, i, total, step, start, "interrupted")
+            raise
+        except OSError as err:  # a full disk, a read-only dist/ ...: one line, exit 5
+            failed = StepFailed(f"step '{step.name}': {describe_os_error(err)}")
+            _failed(run, i, total, step, start, failed.message)
+            raise failed from None
+    secs = time.monotonic() - start
+    if isinstance(outcome, str):
+        run.results.append(StepResult(step.name, step.kind, list(step.argv), {},
+                                      skipped=outcome))
+        run.log.write(f"\n# {step.name}: skipped: {outcome}\n")
+        reporter.step(i, total, step.name, "skipped", secs)
+    else:
+        outcome.seconds = secs
+        run.results.append(outcome)
+        reporter.step(i, total, step.name, "ok", secs)
+
+
 def execute(plan: Plan, layout: Layout, *, reporter: Reporter | None = None,
             on_start: Callable[[Run], object] | None = None,
             only: Callable[[Step], bool] | None = None,
@@ -101,30 +151,7 @@ def execute(plan: Plan, layout: Layout, *, reporter: Reporter | None = None,
         for i, step in enumerate(plan.steps, 1):
             if only is not None and not only(step):
                 continue
-            start = time.monotonic()
             log.flush()
             run.step_start = log.tell()  # the failure's signature is read from here on
-            if step.reuse_env and run.env_reused:
-                outcome: StepResult | str = "environment up to date"
-            else:
-                try:
-                    outcome = HANDLERS[type(step.action)](step, run)
-                except (ToolkitError, KeyboardInterrupt):
-                    run.failed_step = step.name
-                    reporter.step(i, total, step.name, "FAILED", time.monotonic() - start)
-                    raise
-                except OSError as err:  # a full disk, a read-only dist/ ...: one line, exit 5
-                    run.failed_step = step.name
-                    reporter.step(i, total, step.name, "FAILED", time.monotonic() - start)
-                    raise StepFailed(f"step '{step.name}': {describe_os_error(err)}") from None
-            secs = time.monotonic() - start
-            if isinstance(outcome, str):
-                run.results.append(StepResult(step.name, step.kind, list(step.argv), {},
-                                              skipped=outcome))
-                log.write(f"\n# {step.name}: skipped: {outcome}\n")
-                reporter.step(i, total, step.name, "skipped", secs)
-            else:
-                outcome.seconds = secs
-                run.results.append(outcome)
-                reporter.step(i, total, step.name, "ok", secs)
+            _one(run, i, total, step)
     return run

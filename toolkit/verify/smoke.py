@@ -29,7 +29,7 @@ import dataclasses
 import json
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -42,6 +42,7 @@ from toolkit.core.reporter import NullReporter, Reporter
 from toolkit.core.text import escape
 from toolkit.run import manifest as manifests_io
 from toolkit.verify import junit as junit_xml
+from toolkit.verify import smoke_limits as limits
 
 if TYPE_CHECKING:
     from toolkit.data.matrix import Build
@@ -395,14 +396,68 @@ def _keep_junit(report: Path, junit: Path) -> Path:
     return junit
 
 
+def _sink(out: TextIO | None, reporter: Reporter) -> Callable[[str], None]:
+    """Where pytest's lines go: ``out`` when given, else ``reporter.output``."""
+    def on_line(line: str) -> None:
+        if out is not None:
+            out.write(line)
+            out.flush()
+        else:
+            reporter.output(line)
+
+    return on_line
+
+
+def _scratch(scratch: Path, target: SmokeTarget, targets: Sequence[str]) -> Path:
+    """The toolkit's link (``scratch/path``) and the manifest the suite reads (its path)."""
+    shim = scratch / "path"
+    shim.mkdir()
+    (shim / "toolkit").symlink_to(PACKAGE, target_is_directory=True)
+    manifest = {**target.manifest, "env_dir": str(target.env_dir),
+                "targets": list(target.targets or targets),
+                "smoke": smoke_facts(target.manifest)}
+    mpath = scratch / "manifest.json"
+    mpath.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    return mpath
+
+
+def _pytest(argv: list[str], cwd: Path, env: dict[str, str], on_line: Callable[[str], None],
+            timeout: float | None) -> tuple[int, str]:
+    """Run pytest: its exit code and last non-blank line. ``CommandFailed`` (``timed_out``)
+    past ``timeout``; one that cannot start is a ``CheckFailed``."""
+    last = [""]
+    ended = [True]  # pytest's output ended its last line (a run stopped mid-line did not)
+
+    def keep(line: str) -> None:
+        if line.strip():
+            last[0] = line.strip()
+        ended[0] = line.endswith("\n")
+        on_line(line)
+
+    try:
+        return stream_command(argv, on_line=keep, cwd=cwd, env=env, timeout=timeout), last[0]
+    except CommandFailed as err:
+        if err.timed_out:
+            raise
+        if err.returncode is None:  # could not start
+            raise CheckFailed(f"the smoke run did not finish: {err.reason}") from None
+        return err.returncode, last[0]
+    finally:
+        if not ended[0]:
+            on_line("\n")
+
+
 def run(target: SmokeTarget, targets: Sequence[str], *, require_gpu: bool = False,
         workers: str | None = None, junit: Path | None = None,
         reporter: Reporter | None = None, out: TextIO | None = None, uv: str | None = None,
-        extra: Sequence[str] = (), timeout: float | None = None) -> SmokeOutcome:
+        extra: Sequence[str] = (), timeout: float | None = limits.DEFAULT_TIMEOUT_S,
+        test_timeout: float | None = limits.DEFAULT_TEST_TIMEOUT_S) -> SmokeOutcome:
     """Run the suite for one build and the given (already expanded) targets.
 
     Progress lines go to ``reporter``; pytest's own output, line by line, to ``out`` when
-    given, else to ``reporter.output``. ``timeout`` (seconds) bounds the pytest run."""
+    given, else to ``reporter.output``. ``test_timeout`` bounds each test, ``timeout`` the
+    whole pytest run (seconds; None: no limit); past either, ``TimedOut`` (exit 9) names the
+    test and the limit (``toolkit.verify.smoke_limits``), after the JUnit XML is kept."""
     from toolkit.env.host import find_uv
 
     reporter = reporter or NullReporter()
@@ -412,44 +467,34 @@ def run(target: SmokeTarget, targets: Sequence[str], *, require_gpu: bool = Fals
     python = env_python(target.env_dir)
     ensure_suite_deps(python, uv or find_uv(), xdist=bool(workers), reporter=reporter)
 
-    def on_line(line: str) -> None:
-        if out is not None:
-            out.write(line)
-            out.flush()
-        else:
-            reporter.output(line)
-
+    on_line = _sink(out, reporter)
     with tempfile.TemporaryDirectory(prefix="toolkit-smoke-") as tmp:
         scratch = Path(tmp)
-        shim = scratch / "path"
-        shim.mkdir()
-        (shim / "toolkit").symlink_to(PACKAGE, target_is_directory=True)
-        manifest = {**target.manifest, "env_dir": str(target.env_dir),
-                    "targets": list(target.targets or targets),
-                    "smoke": smoke_facts(target.manifest)}
-        mpath = scratch / "manifest.json"
-        mpath.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
-        report = scratch / "junit.xml"
-        argv = pytest_argv(python, mpath, targets, report, require_gpu=require_gpu,
-                           workers=workers, extra=[*(["--color=yes"] if _is_tty(out) else []),
-                                                   *extra])
-        env = {**os.environ, "PYTHONPATH": str(shim), "PYTHONDONTWRITEBYTECODE": "1",
+        report, status = scratch / "junit.xml", scratch / "status.json"
+        argv = pytest_argv(python, _scratch(scratch, target, targets), targets, report,
+                           require_gpu=require_gpu, workers=workers,
+                           extra=[*(["--color=yes"] if _is_tty(out) else []),
+                                  "--test-timeout", f"{test_timeout or 0:g}",
+                                  "--status-file", str(status), *extra])
+        env = {**os.environ, "PYTHONPATH": str(scratch / "path"), "PYTHONDONTWRITEBYTECODE": "1",
                "PYTHONNOUSERSITE": "1"}
         env.pop("PYTHONHOME", None)
-        last: list[str] = []
 
-        def keep(line: str) -> None:
-            if line.strip():
-                last[:] = [line.strip()]
-            on_line(line)
+        def stopped(err: limits.TimedOut, test: str | None) -> limits.TimedOut:
+            if junit and test and not report.exists():
+                limits.write_junit(report, test, err.message)
+            if junit and report.exists():
+                _keep_junit(report, junit)
+            return err
 
         try:
-            returncode = stream_command(argv, on_line=keep, cwd=scratch, env=env, timeout=timeout)
-        except CommandFailed as err:
-            if err.returncode is None:  # could not start, or ran past the timeout
-                raise CheckFailed(f"the smoke run of {target.build_id} did not finish: "
-                                  f"{err.reason}") from None
-            returncode = err.returncode
+            returncode, last = _pytest(argv, scratch, env, on_line, timeout)
+        except CommandFailed:  # past the total limit
+            test, _ = limits.running(status)
+            raise stopped(limits.total_limit(target.build_id, timeout, test), test) from None
+        test, hung = limits.running(status)
+        if returncode == limits.WATCHDOG_EXIT and hung and test:
+            raise stopped(limits.hung_test(target.build_id, test, test_timeout), test)
         result = SmokeOutcome(target.build_id, tuple(targets), returncode=returncode)
         if report.exists():
             result.cases = parse_junit(report)
@@ -457,5 +502,8 @@ def run(target: SmokeTarget, targets: Sequence[str], *, require_gpu: bool = Fals
                 result.junit = _keep_junit(report, junit)
         elif returncode not in (0, 5):
             raise CheckFailed(f"pytest did not run in {target.env_dir} (exit {returncode})"
-                              + (f": {last[0]}" if last else ""))
+                              + (f": {last}" if last else ""))
+    timed = [c.name for c in result.cases if limits.PER_TEST in c.message]
+    if timed:
+        raise limits.hung_test(target.build_id, ", ".join(timed), test_timeout)
     return result

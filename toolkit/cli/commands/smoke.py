@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from toolkit.core.errors import CheckFailed
+from toolkit.verify import smoke_limits as limits
 from toolkit.verify.smoke import SmokeOutcome, SmokeTarget
 
 
@@ -20,7 +21,10 @@ def register(subparsers: Any) -> None:
             "Run smoke_tests/ with the build environment's Python against the installed wheel: "
             "imports, torch/ROCm consistency, GPU code for --gfx, and (with an AMD GPU of "
             "that target) small numeric checks. Default build: the newest successful one of "
-            "the work folder. Exit 0 only if nothing failed; 1 failed, 2 bad input, 4 environment."
+            "the work folder. Time limits: --test-timeout per test, --timeout for the whole "
+            "run; past either, the run ends in one line naming the test and the limit. "
+            "Exit 0 only if nothing failed; 1 failed, 2 bad input, 4 environment, "
+            "9 a test or the run passed its time limit."
         ),
     )
     add_smoke_options(p)
@@ -47,6 +51,14 @@ def add_smoke_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--junit", default=None, metavar="FILE", help="write JUnit XML here (CI)")
     p.add_argument("--require-gpu", action="store_true",
                    help="fail, not skip, the GPU runtime tests without a GPU of the target")
+    p.add_argument("--test-timeout", default=None, metavar="S",
+                   help=f"limit of one test in seconds (default: ${limits.TEST_TIMEOUT_ENV}, "
+                        f"else {limits.DEFAULT_TEST_TIMEOUT_S:g}; 0: none); a test past it is "
+                        "failed (stuck in native code: the run is ended), exit 9")
+    p.add_argument("--timeout", default=None, metavar="S",
+                   help=f"limit of the whole pytest run in seconds (default: "
+                        f"${limits.TIMEOUT_ENV}, else {limits.DEFAULT_TIMEOUT_S:g}; 0: none); "
+                        "past it the run is stopped: exit 9")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -108,7 +120,12 @@ def smoke_one(target: SmokeTarget, gfx: tuple[str, ...] | None, args: argparse.N
     if junit is None and args.junit:
         junit = Path(args.junit)
     return run_suite(target, targets, require_gpu=args.require_gpu, workers=args.workers,
-                     junit=junit, reporter=reporter, out=out)
+                     junit=junit, reporter=reporter, out=out,
+                     test_timeout=limits.seconds(args.test_timeout, "--test-timeout",
+                                                 limits.TEST_TIMEOUT_ENV,
+                                                 limits.DEFAULT_TEST_TIMEOUT_S),
+                     timeout=limits.seconds(args.timeout, "--timeout", limits.TIMEOUT_ENV,
+                                            limits.DEFAULT_TIMEOUT_S))
 
 
 def show(outcomes: list[SmokeOutcome], out: TextIO | None = None) -> None:
