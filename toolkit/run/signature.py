@@ -50,7 +50,8 @@ What ``signature`` keeps, in output order, each line once, at most ``limit`` lin
   (``error: ...``, ``ERROR: ...``, ``SomethingError: ...``) that is not a wrapper of a
   subprocess's failure (pip's ``subprocess-exited-with-error``, setuptools' ``command ...
   failed with exit code 1``): one line, the one that ended the step;
-- otherwise, as a fallback, the last ``FALLBACK_LINES`` non-empty lines.
+- otherwise, as a fallback, the last ``FALLBACK_LINES`` distinct non-empty lines (but never
+  a traceback's header).
 
 A ``CalledProcessError`` or ``RuntimeError: Error compiling objects for extension`` behind a
 compiler error is noise that names the host's command line: the compiler's lines win.
@@ -193,6 +194,7 @@ _RULES = (
 _TRACEBACK = "Traceback (most recent call last):"
 _EXCEPTION = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure"
                         r"|Fault)(?:: .*)?$")
+_RAISED = re.compile(r"^[A-Za-z_][\w.]*(?::|$)")  # what ends a traceback: a (dotted) name
 _STATEMENT = re.compile(r"^(?:error|ERROR|Error|fatal|FATAL)(?::| ) ?\S")
 # messages that only say a subprocess failed (its own output says why)
 _WRAPPERS = re.compile(r"subprocess-exited-with-error|metadata-generation-failed|Failed building "
@@ -200,6 +202,8 @@ _WRAPPERS = re.compile(r"subprocess-exited-with-error|metadata-generation-failed
                        r"|failed with exit (?:code|status)|Backend subprocess exited")
 # continuation lines at the head's own indent: uv's tree of causes
 _TREE = ("│", "├", "╰")
+# advice under an error (uv's hint:, miette's help:): about the host, not the failure
+_HINTS = ("hint:", "help:")
 
 
 @dataclass(frozen=True)
@@ -227,7 +231,7 @@ def _block(lines: list[_Line], i: int) -> tuple[str, int]:
     head, parts, j = lines[i], [lines[i].text], i + 1
     while j < len(lines):
         line = lines[j + 1] if not lines[j].text and j + 1 < len(lines) else lines[j]
-        if not line.text or not (line.indent > head.indent or (
+        if not line.text or line.text.startswith(_HINTS) or not (line.indent > head.indent or (
                 line.indent == head.indent and line.text.startswith(_TREE))):
             break
         if line is not lines[j]:  # one blank line between paragraphs of one message
@@ -263,7 +267,7 @@ def _after_traceback(lines: list[_Line], i: int) -> tuple[int, str] | None:
         line = lines[j]
         if not line.text or line.indent > indent:
             continue
-        ok = line.indent == indent and not line.text.startswith("File ")
+        ok = line.indent == indent and _RAISED.match(line.text)
         return (j, line.text) if ok else None
     return None
 
@@ -313,8 +317,8 @@ def signature(lines: Iterable[str], *, paths: Mapping[str, str] = {}, source: st
     if last is not None:
         return [last]
     tail: list[str] = []
-    for line in reversed(normal):
-        if line.text and line.text not in tail:
+    for line in reversed(normal):  # a traceback's header says nothing: never kept
+        if line.text and line.text != _TRACEBACK and line.text not in tail:
             tail.insert(0, line.text)
             if len(tail) == min(limit, FALLBACK_LINES):
                 break
