@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -86,6 +87,24 @@ def test_the_same_error_in_two_work_folders_is_the_same_signature(tmp_path: Path
     assert one != two  # the raw output differs (the folders)...
     assert signature(one, paths=paths1, source=str(src1)) \
         == signature(two, paths=paths2, source=str(src2)) == [GCC_SYNTAX]  # ...the failure not
+
+
+def test_pip_s_source_copies_in_the_temporary_folder(tmp_path: Path) -> None:
+    """pip copies a source tree to /tmp/pip-req-build-<random>/; torch's ninja builds name
+    its files by absolute path."""
+    sigs = []
+    for _ in range(2):
+        copy = Path(tempfile.mkdtemp(prefix="pip-req-build-"))
+        try:
+            (copy / "csrc").mkdir()
+            (copy / "csrc" / "bad.cpp").write_text(SYNTAX)
+            lines = output(["g++", "-c", str(copy / "csrc" / "bad.cpp"), "-o", "/dev/null"],
+                           cwd=tmp_path)
+            assert any(line.startswith(f"{copy}/csrc/bad.cpp:3:3: error:") for line in lines)
+            sigs.append(signature(lines))
+        finally:
+            shutil.rmtree(copy)
+    assert sigs[0] == sigs[1] == [GCC_SYNTAX]
 
 
 def test_colour_and_locale_do_not_change_the_signature(tmp_path: Path) -> None:
