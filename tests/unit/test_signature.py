@@ -144,6 +144,17 @@ def test_an_error_in_a_header_of_the_cache_is_named_by_its_token(tmp_path: Path)
             "declaration"]
 
 
+def test_a_long_error_line_is_cut(tmp_path: Path) -> None:
+    name = "undeclared_" + "a" * 3000
+    lines, paths, src = compile_in(tmp_path, "w", "g++",
+                                   files={"csrc/bad.cpp": f"int f() {{ return {name}; }}\n"})
+    (sig,) = signature(lines, paths=paths, source=str(src))
+    assert any(line.endswith(f"/csrc/bad.cpp:1:18: error: '{name}' was not declared in this scope")
+               for line in lines)  # gcc printed it whole
+    assert sig.startswith("csrc/bad.cpp:1:18: error: 'undeclared_aaaa")
+    assert len(sig) == MAX_CHARS and sig.endswith("a…")
+
+
 def test_the_driver_s_own_error(tmp_path: Path) -> None:
     lines = output(["g++", "-c", "nosuch.cpp"], cwd=tmp_path)
     assert signature(lines) == ["cc1plus: fatal error: nosuch.cpp: No such file or directory"]

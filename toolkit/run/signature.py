@@ -65,8 +65,9 @@ errors in another order, and as many times as files include a broken header.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from toolkit.core.text import escape
 from toolkit.core.urls import mask
@@ -75,6 +76,9 @@ from toolkit.run.identity import tokenize
 MAX_LINES = 20  # lines of a signature
 MAX_CHARS = 400  # characters of one signature line (a joined CMake or uv message can be long)
 FALLBACK_LINES = 3  # the last non-empty lines kept when no error is recognised
+# characters of a raw line read at all: the rest of a longer one (minified text, a megabyte
+# of base64) cannot reach the MAX_CHARS shown, and would cost quadratic regex time
+RAW_CHARS = 8 * MAX_CHARS
 
 # --- normalization ------------------------------------------------------------------------
 
@@ -107,11 +111,15 @@ _QUOTES = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"'})
 
 def _visible(line: str) -> str:
     """``line`` as a terminal shows it: no escape sequences; after a ``\\r``, the last
-    non-blank part."""
+    non-blank part. At most ``RAW_CHARS`` of it: a longer line loses its last, cut word (a
+    URL cut before its ``@`` could not be masked), and ends in ``…``."""
     line = _ANSI.sub("", line)
     if "\r" in line:
         parts = [p for p in line.split("\r") if p.strip()]
         line = parts[-1] if parts else ""
+    if len(line) > RAW_CHARS:
+        cut = line[:RAW_CHARS]
+        line = cut[:max(cut.rfind(" "), cut.rfind("\t"), 0)].rstrip() + "…"
     return line
 
 
@@ -206,19 +214,39 @@ _TREE = ("│", "├", "╰")
 _HINTS = ("hint:", "help:")
 
 
-@dataclass(frozen=True)
+# a line no rule can match holds none of these words (normalizing writes none of them; only
+# contrived text joins one across a path it removes), so only lines that hold one are
+# normalized before they are needed: 100,000 lines of a build log take well under a second
+_KEYWORDS = re.compile(r"rror|RROR|fatal|FATAL|undefined|multiple|cannot|fPIC|final|CMake"
+                       r"|conflict|solution|FAILED|timed|Traceback|xception|Exit|Interrupt"
+                       r"|Failure|Fault")
+
+
 class _Line:
-    indent: int
-    text: str  # normalized
+    """One line of output: its indentation, whether a rule may match it, and its normalized
+    text, computed when first read."""
+
+    __slots__ = ("_norm", "_text", "blank", "candidate", "indent", "visible")
+
+    def __init__(self, raw: str, norm: Callable[[str], str]) -> None:
+        self.visible = _visible(raw).expandtabs(8)
+        stripped = self.visible.lstrip()
+        self.indent = len(self.visible) - len(stripped)
+        self.blank = not stripped
+        self.candidate = bool(_KEYWORDS.search(stripped))
+        self._norm = norm
+        self._text: str | None = None
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = self._norm(self.visible)
+        return self._text
 
 
 def _lines(lines: Iterable[str], paths: Mapping[str, str], source: str | None) -> list[_Line]:
-    out = []
-    for raw in lines:
-        shown = _visible(str(raw)).expandtabs(8)
-        out.append(_Line(len(shown) - len(shown.lstrip()),
-                         normalize(shown, paths=paths, source=source)))
-    return out
+    norm = partial(normalize, paths=paths, source=source)
+    return [_Line(str(raw), norm) for raw in lines]
 
 
 def _rule(text: str) -> _Rule | None:
@@ -230,8 +258,8 @@ def _block(lines: list[_Line], i: int) -> tuple[str, int]:
     blank line included); the index after them."""
     head, parts, j = lines[i], [lines[i].text], i + 1
     while j < len(lines):
-        line = lines[j + 1] if not lines[j].text and j + 1 < len(lines) else lines[j]
-        if not line.text or line.text.startswith(_HINTS) or not (line.indent > head.indent or (
+        line = lines[j + 1] if lines[j].blank and j + 1 < len(lines) else lines[j]
+        if line.blank or line.text.startswith(_HINTS) or not (line.indent > head.indent or (
                 line.indent == head.indent and line.text.startswith(_TREE))):
             break
         if line is not lines[j]:  # one blank line between paragraphs of one message
@@ -246,7 +274,7 @@ def _errors(lines: list[_Line]) -> list[tuple[str, bool]]:
     out: list[tuple[str, bool]] = []
     i = 0
     while i < len(lines):
-        rule = _rule(lines[i].text)
+        rule = _rule(lines[i].text) if lines[i].candidate else None
         if rule is None:
             i += 1
             continue
@@ -265,7 +293,7 @@ def _after_traceback(lines: list[_Line], i: int) -> tuple[int, str] | None:
     indent = lines[i].indent
     for j in range(i + 1, len(lines)):
         line = lines[j]
-        if not line.text or line.indent > indent:
+        if line.blank or line.indent > indent:
             continue
         ok = line.indent == indent and _RAISED.match(line.text)
         return (j, line.text) if ok else None
@@ -277,6 +305,8 @@ def _last_exception(lines: list[_Line]) -> str | None:
     subprocess wrapper."""
     found: list[tuple[int, str]] = []
     for i, line in enumerate(lines):
+        if not line.candidate:
+            continue
         if line.text == _TRACEBACK:
             end = _after_traceback(lines, i)
             if end is not None:
