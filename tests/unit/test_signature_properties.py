@@ -161,6 +161,7 @@ def test_temporary_names_are_stable() -> None:
     assert normalize("/tmp/pip-install-ab12cd34/badext_0123456789abcdef0123456789abcdef/csrc/a.cpp"
                      ":3:1: error: e") == "csrc/a.cpp:3:1: error: e"
     # a folder the user named is not random
+    assert normalize("/w/src/tmpl_helpers/a.h:1:1: error: e") == "/w/src/tmpl_helpers/a.h:1:1: error: e"
     assert normalize("/tmp/myproject/csrc/a.cpp:1:1: error: e") == "/tmp/myproject/csrc/a.cpp:1:1: error: e"
 
 

@@ -90,8 +90,10 @@ _PATH_END = r"(?![\w.+-])"
 _TEMP = re.compile(r"(?P<root>(?<![\w.-])/(?:tmp|var/tmp|dev/shm)/)"
                    r"(?P<prefix>(?:\.?tmp|cc|[\w.]*?-))(?P<random>[A-Za-z0-9_]{6,})"
                    r"(?P<ext>\.\w{1,3})?(?=$|[/\s'\":),])")
-_ANY_TEMP = re.compile(r"(?<=/)(?P<prefix>\.tmp|tmp|pip-[a-z-]+-|build-env-|build-via-sdist-)"
-                       r"[A-Za-z0-9_]{6,}(?=$|[/\s'\":),])")
+# anywhere: Python's tempfile names (tmp, pip-*-, pypa/build's build-env-: 8 characters)
+# and uv's (.tmp: 6), whole components only
+_ANY_TEMP = re.compile(r"(?<=/)(?:(?P<prefix>tmp|pip-[a-z-]+-|build-env-|build-via-sdist-)"
+                       r"[a-z0-9_]{8}|(?P<uv>\.tmp)[A-Za-z0-9]{6})(?=$|[/\s'\":),])")
 _PYTEST_TMP = re.compile(r"pytest-of-[^/\s]+/pytest-\d+")
 # source copies made by pip and pypa/build: file paths under them are relative to them
 _COPY_ROOTS = re.compile(r"(?<![^\s'\"(=\[])(?:/[^\s/'\"():]+)*/(?:pip-req-build-\*"
@@ -134,7 +136,7 @@ def _relative(text: str, source: str | None) -> str:
 
 def _temporary(text: str) -> str:
     text = _TEMP.sub(lambda m: f"{m['root']}{m['prefix']}*{m['ext'] or ''}", text)
-    text = _ANY_TEMP.sub(lambda m: f"{m['prefix']}*", text)
+    text = _ANY_TEMP.sub(lambda m: f"{m['prefix'] or m['uv']}*", text)
     text = _PYTEST_TMP.sub("pytest-of-*/pytest-*", text)
     return _COPY_ROOTS.sub("", text)
 
