@@ -12,6 +12,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -135,14 +136,18 @@ def test_a_smoke_step_that_timed_out_stays_a_timeout(tmp_path: Path) -> None:
     action = Smoke(str(fake), str(tmp_path / "env"), "b", ("gfx90a",), str(tmp_path),
                    str(tmp_path))
     layout, p = a_plan(tmp_path, Step("smoke", "smoke", action))
+
+    def manifest(run: Any) -> None:  # what a build's first manifest write teaches the run
+        run.values["MANIFEST"] = str(tmp_path / "manifest.json")
+
     with pytest.raises(TimedOut) as exc:
-        execute(p, layout)  # type: ignore[arg-type]
+        execute(p, layout, on_start=manifest)  # type: ignore[arg-type]
     assert str(exc.value) == ("step 'smoke': smoke test t.py::x of b timed out after 2 s (the "
                               "per-test limit, --test-timeout)")
     os.environ["CODE"] = "1"
     try:
         with pytest.raises(CheckFailed, match="step 'smoke' failed"):
-            execute(p, layout)  # type: ignore[arg-type]
+            execute(p, layout, on_start=manifest)  # type: ignore[arg-type]
     finally:
         del os.environ["CODE"]
 

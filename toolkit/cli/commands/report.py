@@ -35,7 +35,8 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.core.errors import ToolkitError
     from toolkit.verify.report import append_step_summary, markdown, summarise, table, write_markdown
 
-    summary = summarise(args.nox_report, args.junit, args.manifests)  # every file read before anything is shown
+    # every file is read before anything is shown
+    summary = summarise(args.nox_report, args.junit, args.manifests)
     text = markdown(summary, args.title)
     if args.markdown:
         write_markdown(args.markdown, text)  # asked for: an unwritable file is exit 2
