@@ -125,7 +125,9 @@ def gcc_errors(source: Path) -> list[str]:
     res = subprocess.run(["gcc", "-fsyntax-only", f"-I{include}", "native.c"], cwd=source,
                          capture_output=True, text=True)
     assert res.returncode != 0
-    return [ln for ln in res.stderr.splitlines() if ": error: " in ln]
+    # gcc quotes with ‘’ in a UTF-8 locale, '' in C: the signature keeps the plain ones
+    return [ln.replace("\u2018", "'").replace("\u2019", "'") for ln in res.stderr.splitlines()
+            if ": error: " in ln]
 
 
 @pytest.mark.skipif(not shutil.which("gcc"), reason="no gcc")

@@ -303,3 +303,16 @@ def test_compare_is_on_sets_of_normalized_lines() -> None:
     assert m.only_recorded == (a[0],) and m.only_here == ("z.cpp:3:3: error: c",)
     assert not compare([], []).same and not compare(a, []).same and not compare([], a).same
     assert compare(["x.cpp:1:1: error: \x1b[31ma\x1b[0m  "], [a[0]]).same
+
+
+def test_pypa_builds_wrapper_and_advice_never_crowd_out_the_backends_last_words() -> None:
+    """Real ``python -m build`` output of a setup.py that ends with ``SystemExit(msg)``
+    (copied from a run here): the message, not pypa/build's TIP and ERROR lines."""
+    out = ["running build_ext", "cfail: CFAIL_ONLY_ON_CI is set on this machine", "",
+           "TIP pass --env-dir and --sdist-extract-dir to keep the build environment and "
+           "sources, then see https://build.pypa.io/en/stable/how-to/troubleshooting.html"
+           "#debug-a-failed-build for help debugging a failed build",
+           "ERROR Backend subprocess exited when trying to invoke build_wheel"]
+    sig = signature(out)
+    assert sig[-1] == "cfail: CFAIL_ONLY_ON_CI is set on this machine", sig
+    assert not any(s.startswith(("TIP", "ERROR Backend")) for s in sig)

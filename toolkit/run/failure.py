@@ -59,11 +59,11 @@ def _unprefixed(line: str, prefixes: list[str]) -> str:
 
 def record(run: Run, step: str, exit_code: int, error: str | None) -> dict[str, Any]:
     """The ``failure`` object of a build that failed at ``step`` with ``exit_code``; the
-    error's first line stands in for output when the step printed nothing recognisable."""
+    error's first line stands in for the output of a step that printed nothing."""
     log = Path(run.log.name) if isinstance(getattr(run.log, "name", None), str) else None
     lines = step_output(log, run.step_start) if log is not None else []
-    if error:
-        lines.append(error.strip().splitlines()[0] if error.strip() else "")
+    if error and not any(line.strip() for line in lines):  # a step that printed nothing
+        lines.append(error.strip().splitlines()[0])
     prefixes = _prefixes(run)
     lines = [_unprefixed(line, prefixes) for line in lines]
     return {

@@ -51,7 +51,8 @@ What ``signature`` keeps, in output order, each line once, at most ``limit`` lin
   subprocess's failure (pip's ``subprocess-exited-with-error``, setuptools' ``command ...
   failed with exit code 1``): one line, the one that ended the step;
 - otherwise, as a fallback, the last ``FALLBACK_LINES`` distinct non-empty lines (but never
-  a traceback's header).
+  a traceback's header, a subprocess wrapper or a front end's advice such as pypa/build's
+  ``TIP pass --env-dir ...``).
 
 A ``CalledProcessError`` or ``RuntimeError: Error compiling objects for extension`` behind a
 compiler error is noise that names the host's command line: the compiler's lines win.
@@ -214,6 +215,8 @@ _WRAPPERS = re.compile(r"subprocess-exited-with-error|metadata-generation-failed
 _TREE = ("│", "├", "╰")
 # advice under an error (uv's hint:, miette's help:): about the host, not the failure
 _HINTS = ("hint:", "help:")
+# advice a front end prints after a failure (pypa/build's TIP): never a fallback line
+_ADVICE = ("TIP ", *_HINTS)
 
 
 # a line no rule can match holds none of these words (normalizing writes none of them; only
@@ -349,8 +352,9 @@ def signature(lines: Iterable[str], *, paths: Mapping[str, str] = {}, source: st
     if last is not None:
         return [last]
     tail: list[str] = []
-    for line in reversed(normal):  # a traceback's header says nothing: never kept
-        if line.text and line.text != _TRACEBACK and line.text not in tail:
+    for line in reversed(normal):  # a traceback's header, a wrapper, advice: never kept
+        if line.text and line.text != _TRACEBACK and line.text not in tail \
+                and not _WRAPPERS.search(line.text) and not line.text.startswith(_ADVICE):
             tail.insert(0, line.text)
             if len(tail) == min(limit, FALLBACK_LINES):
                 break
