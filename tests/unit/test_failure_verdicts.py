@@ -134,3 +134,20 @@ def test_the_session_summary_shows_each_failed_builds_signature_escaped() -> Non
     assert lines[0] == "a-1-cp311-cpu failed at build-wheel (exit 5); its signature:"
     assert lines[1] == f"    {ERR}"
     assert "\x1b" not in lines[2] and lines[2].startswith("    x") and len(lines) == 3
+
+
+def test_the_readmes_verdict_words_are_the_ones_repro_prints() -> None:
+    """README's "Reproduce a CI failure" quotes each verdict; each is what repro says in the
+    case it describes (the cases written here by hand)."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("## Reproduce a CI failure", 1)[1].split("\n## ", 1)[0]
+    text = " ".join(section.split())
+    cases = [judge(Failure("build-wheel", 5, (ERR,)), Failure("build-wheel", 5, (ERR,)), []),
+             judge(Failure("build-wheel", 5, (ERR,)), None, []),
+             judge(Failure("build-wheel", 5, (ERR,)), Failure("build-wheel", 5, (OTHER,)), []),
+             judge(Failure("build-wheel", 5, (ERR,)), Failure("install-requirements", 5, ()),
+                   [])]
+    for verdict in cases:
+        words = verdict.headline.split(" (CI")[0].split(" (- CI")[0]
+        assert words.split(";")[0] in text, words
+    assert "reproduced: build-wheel failed here as in CI (exit 5)\n  " + ERR in section
