@@ -101,19 +101,22 @@ def check(
         "json": "print the summary as JSON",
         "markdown": "also write the markdown summary to this file",
         "strict": "exit 1 when a session or test failed",
+        "manifests": "a build's manifest or a folder of them, artifacts/ (repeatable)",
     },
-    iterable=["nox_report", "junit"],
+    iterable=["nox_report", "junit", "manifests"],
 )
 def report(
     c: Context,
     nox_report: list[str] | None = None,
     junit: list[str] | None = None,
+    manifests: list[str] | None = None,
     json: bool = False,
     markdown: str = "",
     strict: bool = False,
 ) -> None:
     """One table of nox sessions and JUnit suites (and a GitHub step summary in Actions)."""
-    argv = ["report", *_multi("--nox-report", nox_report), *_multi("--junit", junit)]
+    argv = ["report", *_multi("--nox-report", nox_report), *_multi("--junit", junit),
+            *_multi("--manifests", manifests)]
     argv += _multi("--markdown", markdown)
     argv += (["--json"] if json else []) + (["--strict"] if strict else [])
     _run(argv)
@@ -122,12 +125,14 @@ def report(
 @task(
     help={
         "gfx": "gfx ids or families to test for, comma list (default: the build's targets)",
-        "build": "build id (default: the most recent build with a manifest)",
+        "build": "build id (default: the newest successful build, named)",
         "env": "the environment to test (default: the build's own)",
         "workdir": "work folder holding artifacts/ (default: the current folder)",
         "n": "pytest-xdist processes, e.g. auto",
         "junit": "write JUnit XML here (CI)",
         "require_gpu": "fail, not skip, GPU runtime tests without a GPU of the target",
+        "test_timeout": "per-test time limit in seconds (0: none; past it: exit 9)",
+        "timeout": "time limit of the whole run in seconds (0: none; past it: exit 9)",
     }
 )
 def smoke(
@@ -139,11 +144,14 @@ def smoke(
     n: str = "",
     junit: str = "",
     require_gpu: bool = False,
+    test_timeout: str = "",
+    timeout: str = "",
 ) -> None:
     """Smoke-test a build in its environment: imports, torch/ROCm match, GPU code, GPU runs."""
     argv = ["smoke", *_multi("--gfx", gfx), *_multi("--build", build), *_multi("--env", env)]
     argv += _multi("--workdir", workdir) + _multi("-n", n) + _multi("--junit", junit)
     argv += ["--require-gpu"] if require_gpu else []
+    argv += _multi("--test-timeout", test_timeout) + _multi("--timeout", timeout)
     _run(argv)
 
 

@@ -169,3 +169,28 @@ def test_smoke_help_documents_the_limits_and_exit_9() -> None:
     assert "--test-timeout S" in text and "--timeout S" in text
     assert "9 a test or the run passed its time limit" in text
 
+
+
+PAIR_DRIVER = ("import sys; from pathlib import Path; import toolkit.verify.smoke as s; "
+               "s.suite_dir = lambda: Path(sys.argv[1]); "
+               "from toolkit.cli.commands.smoke import run_pair; "
+               "from toolkit.core.errors import ToolkitError\n"
+               "try:\n    sys.exit(run_pair(sys.argv[2], 'cpu', sys.argv[3:]))\n"
+               "except ToolkitError as err:\n    print('error: ' + str(err))\n"
+               "    sys.exit(err.exit_code)\n")
+
+
+def test_the_pair_session_body_gives_exit_9_for_a_hang_too(
+        setup: tuple[Path, Path, dict[str, str]], tmp_path: Path) -> None:
+    """``nox -s smoke-<py>-rocm<rocm>``'s body: a hung test of any build is exit 9, in one
+    line naming the test and the limit (not a generic failure, exit 1)."""
+    suite, work, env = setup
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    proc = subprocess.run([sys.executable, "-c", PAIR_DRIVER, str(suite), python, "--workdir",
+                           str(work), "--test-timeout", "2"],
+                          cwd=ROOT, env={**env, "HANG": "python"}, capture_output=True,
+                          text=True, timeout=300)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 9, out[-3000:]
+    assert error_lines(out)[-1].endswith(
+        "timed out after 2 s (the per-test limit, --test-timeout)"), out[-3000:]

@@ -89,6 +89,8 @@ def test_normalize_is_idempotent_and_printable(line: str, paths: dict[str, str],
 
 
 @given(LINES, FOLDER, st.integers(1, 25))
+# a step whose only line is a subprocess wrapper: the fallback must still keep it
+@example(["error: command '/usr/bin/g++' failed with exit code 1"], "/0", 1)
 def test_signature_is_idempotent_bounded_and_printable(lines: list[str], work: str,
                                                        limit: int) -> None:
     raw = _fill(lines, work)

@@ -38,7 +38,7 @@ from toolkit.run.context import Run, StepResult, run_command
 
 # values that are bookkeeping, never stored in the environment's stamp
 _NOT_STORED = {"TOOLS_PATH", "INTERPRETER", "SHA", "SHA8", "WHEEL", "LDSHARED",
-               "LDCXXSHARED", "PYTHON_PREFIX_MAP"}
+               "LDCXXSHARED", "PYTHON_PREFIX_MAP", "MANIFEST"}
 
 
 # ----------------------------------------------------------------------------- probe-indexes
@@ -194,7 +194,8 @@ def check_env(step: Step, run: Run) -> StepResult | str:
     run.env_digest = digest
     stamp = venvs.is_ready(env_dir, digest)
     if stamp is not None:
-        values = {k: str(v) for k, v in dict(stamp.get("values", {})).items()}
+        values = {k: str(v) for k, v in dict(stamp.get("values", {})).items()
+                  if k not in _NOT_STORED}  # a run's own: never another build's
         root = values.get("ROCM_ROOT")
         if root is None or os.path.isdir(root):
             run.values.update(values)

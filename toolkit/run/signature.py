@@ -51,8 +51,8 @@ What ``signature`` keeps, in output order, each line once, at most ``limit`` lin
   subprocess's failure (pip's ``subprocess-exited-with-error``, setuptools' ``command ...
   failed with exit code 1``): one line, the one that ended the step;
 - otherwise, as a fallback, the last ``FALLBACK_LINES`` distinct non-empty lines (but never
-  a traceback's header, a subprocess wrapper or a front end's advice such as pypa/build's
-  ``TIP pass --env-dir ...``).
+  a traceback's header, nor a subprocess wrapper or a front end's advice such as
+  pypa/build's ``TIP pass --env-dir ...`` while other lines are left).
 
 A ``CalledProcessError`` or ``RuntimeError: Error compiling objects for extension`` behind a
 compiler error is noise that names the host's command line: the compiler's lines win.
@@ -351,13 +351,21 @@ def signature(lines: Iterable[str], *, paths: Mapping[str, str] = {}, source: st
     last = _last_exception(normal)
     if last is not None:
         return [last]
+    return _fallback(normal, limit, skip_wrappers=True) or _fallback(normal, limit)
+
+
+def _fallback(normal: list[_Line], limit: int, *, skip_wrappers: bool = False) -> list[str]:
+    """The last distinct non-empty lines, never a traceback's header; ``skip_wrappers``: nor
+    a subprocess wrapper or a front end's advice (when other lines are left)."""
     tail: list[str] = []
-    for line in reversed(normal):  # a traceback's header, a wrapper, advice: never kept
-        if line.text and line.text != _TRACEBACK and line.text not in tail \
-                and not _WRAPPERS.search(line.text) and not line.text.startswith(_ADVICE):
-            tail.insert(0, line.text)
-            if len(tail) == min(limit, FALLBACK_LINES):
-                break
+    for line in reversed(normal):
+        if not line.text or line.text == _TRACEBACK or line.text in tail:
+            continue
+        if skip_wrappers and (_WRAPPERS.search(line.text) or line.text.startswith(_ADVICE)):
+            continue
+        tail.insert(0, line.text)
+        if len(tail) == min(limit, FALLBACK_LINES):
+            break
     return tail
 
 

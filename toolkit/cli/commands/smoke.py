@@ -179,7 +179,7 @@ def pair_parser(prog: str) -> argparse.ArgumentParser:
 
 def run_pair(python: str, rocm: str, posargs: list[str]) -> int:
     """`nox -s smoke-<py>-rocm<rocm>`: every build of the pair with a manifest, one table."""
-    from toolkit.core.errors import EnvironmentProblem, ToolkitError
+    from toolkit.core.errors import EnvironmentProblem, TimedOut, ToolkitError
     from toolkit.core.text import clean
     from toolkit.plan.layout import Layout
     from toolkit.verify.smoke import Case, check_targets, load_target, manifests
@@ -224,4 +224,8 @@ def run_pair(python: str, rocm: str, posargs: list[str]) -> int:
             o.cases.append(Case("environment", "error", str(err)))
             outcomes.append(o)
     show(outcomes)
+    hung = [o for o in outcomes if o.returncode == TimedOut.exit_code]
+    if hung:  # a time limit is exit 9 here too, in one line naming each
+        raise TimedOut("; ".join(c.message for o in hung
+                                 for c in o.cases if c.outcome == "error"))
     return finish(outcomes)
