@@ -6,7 +6,6 @@ doubles; through ``python -m toolkit provision`` and a real nox build session.""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.doubles.fixtures import local_index, sandbox, toolkit, uv_cache  # noqa: F401
+from tests.fixtures.net import dead_port
 from tests.fixtures.nox_runs import failure
 from toolkit.core.errors import EnvironmentProblem
 from toolkit.env.rocm import find_system
@@ -21,13 +21,6 @@ from toolkit.env.rocm import find_system
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 
-
-def dead_port() -> int:
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.bind(("127.0.0.1", 0))
-    port: int = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def system_rocm(env: dict[str, str]) -> str | None:

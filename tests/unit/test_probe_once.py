@@ -9,7 +9,6 @@ fails, exit 5), so nothing is installed or built.
 
 from __future__ import annotations
 
-import socket
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ from typing import Any
 import pytest
 
 from tests.doubles.fixtures import write_data
+from tests.fixtures.net import dead_port
 from toolkit.env.host import HostFacts
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Options
@@ -32,14 +32,6 @@ BUILDS = ("sample-0.9.0-cp311-rocm7.0", "sample-2.0.0-cp311-rocm7.0")  # one ind
 SDK_PAGE = "/v2/gfx94X-dcgpu/rocm/"  # the per-family SDK index's project page
 TORCH_PAGE = "/v2/gfx94X-dcgpu/torch/"
 
-
-def dead_port() -> int:
-    """A loopback port nothing listens on (bound, then closed)."""
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.bind(("127.0.0.1", 0))
-    port: int = s.getsockname()[1]
-    s.close()
-    return port
 
 
 class Counting(SimpleHTTPRequestHandler):
