@@ -107,11 +107,11 @@ class Machines:
         copied.write_text(json.dumps(self.manifest_a(build_id)))
         return "from-ci/manifest.json"
 
-    def repro_b(self, manifest: str, source: Path, *, seed: str = "0"
+    def repro_b(self, manifest: str, source: Path, *extra: str, seed: str = "0"
                 ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [str(self.py_b), "-m", "invoke", "-r", str(self.b), "repro", manifest, "--source",
-             str(source)],
+             str(source), *extra],
             cwd=self.work_b, env={**self.env_b, "PYTHONHASHSEED": seed}, capture_output=True,
             text=True, timeout=900)
 
@@ -175,7 +175,11 @@ def test_a_failure_of_ci_s_environment_is_not_reproduced(tmp_path: Path) -> None
     assert "cfail: CFAIL_ONLY_ON_CI is set on this machine" in failure["signature"], failure
 
     src_b = project(tmp_path / "laptop" / "cfail", GOOD_C)
-    res = m.repro_b(m.copy_to_b(BUILD), src_b)
+    copied = m.copy_to_b(BUILD)
+    plan = m.repro_b(copied, src_b, "--dry-run")  # the steps up to the failed one, no more
+    assert plan.returncode == 0, plan.stdout[-3000:] + plan.stderr[-2000:]
+    assert "build-wheel" in plan.stdout and "name-wheel" not in plan.stdout
+    res = m.repro_b(copied, src_b)
     assert res.returncode == 1, res.stdout[-4000:] + res.stderr[-2000:]
     assert "not reproduced: build-wheel passed here" in res.stdout
     assert res.stderr.strip().splitlines()[-1].startswith(
