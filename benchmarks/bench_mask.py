@@ -11,21 +11,15 @@ checks that both give the same text. Target: linear time (the ratio grows with N
 from __future__ import annotations
 
 import argparse
-import re
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.fixtures.mask_oracle import whole_line
 from toolkit.core import urls
-
-_STOP = r"\s'\"<>`"
-_WHOLE_CREDS = re.compile(rf"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<creds>[^/?#{_STOP}]*)@")
-
-
-def whole_line(text: str) -> str:
-    text = _WHOLE_CREDS.sub(lambda m: f"{m.group('scheme')}***@", text)
-    text = urls._BARE_CREDS.sub("***@", text)
-    return urls._QUERY.sub(urls._mask_query, text)
 
 
 def lines(n: int) -> dict[str, str]:

@@ -4,24 +4,11 @@ and hostile lines that made it quadratic (``a://`` 100,000 times took 146 s) mas
 
 from __future__ import annotations
 
-import re
-
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from toolkit.core import urls
+from tests.fixtures.mask_oracle import whole_line
 from toolkit.core.urls import mask
-
-_STOP = r"\s'\"<>`"
-WHOLE_CREDS = re.compile(rf"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<creds>[^/?#{_STOP}]*)@")
-
-
-def whole_line(text: str) -> str:
-    """Each pattern over the whole text, in mask's order (the scheme unbounded)."""
-    text = WHOLE_CREDS.sub(lambda m: f"{m.group('scheme')}***@", text)
-    text = urls._BARE_CREDS.sub("***@", text)
-    return urls._QUERY.sub(urls._mask_query, text)
-
 
 URLISH = st.text(alphabet=st.sampled_from(list("ab1:/@?#&=.-+ %~[],'\"x\n")), max_size=60)
 
