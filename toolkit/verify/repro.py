@@ -359,7 +359,7 @@ def _run(plan: Plan, layout: Layout, wanted: set[str], reporter: Reporter, *,
     """Run the wanted steps, recording ``repro-manifest.json``; a failing step raises
     unless ``keep_failure`` (a failed build's repro), which returns it instead."""
     from toolkit.core.errors import ToolkitError
-    from toolkit.run import executor, failure, jobs
+    from toolkit.run import executor, jobs
 
     outcome = jobs.Outcome(plan.build.id, plan.build.package.name)
     runs: list[Run] = []
@@ -380,9 +380,9 @@ def _run(plan: Plan, layout: Layout, wanted: set[str], reporter: Reporter, *,
             if not runs:
                 raise
             again = jobs.write_manifest(runs[0], outcome, "repro-manifest.json")
-            if not keep_failure or runs[0].failed_step is None:
+            rec = outcome.failure  # what the repro manifest recorded of this failure
+            if not keep_failure or runs[0].failed_step is None or rec is None:
                 raise
-            rec = failure.record(runs[0], runs[0].failed_step, outcome.exit_code, str(err))
             return runs[0], Failure(rec["step"], rec["exit_code"], tuple(rec["signature"])), again
         return run, None, jobs.write_manifest(run, outcome, "repro-manifest.json")
 
