@@ -103,6 +103,8 @@ def _failed(run: Run, i: int, total: int, step: Step, start: float, reason: str)
 def _one(run: Run, i: int, total: int, step: Step) -> None:
     """Run one step (or skip it: its environment is reused) and report its end."""
     reporter, start = run.reporter, time.monotonic()
+    run.log.flush()
+    run.step_start = run.log.tell()  # a failure's signature is read from here on
     if step.reuse_env and run.env_reused:
         outcome: StepResult | str = "environment up to date"
     else:
@@ -151,7 +153,5 @@ def execute(plan: Plan, layout: Layout, *, reporter: Reporter | None = None,
         for i, step in enumerate(plan.steps, 1):
             if only is not None and not only(step):
                 continue
-            log.flush()
-            run.step_start = log.tell()  # the failure's signature is read from here on
             _one(run, i, total, step)
     return run
