@@ -1,5 +1,6 @@
-"""`python -m toolkit upstream [DIR] [--write] [--json]`: the drift between toolkit/data and
-the upstream repositories (ROCm/apex, pytorch/FBGEMM, pytorch/test-infra, ROCm/TheRock).
+"""`python -m toolkit upstream [DIR] [--write] [--json] [--pr-body FILE]`: the drift between
+toolkit/data and the upstream repositories (ROCm/apex, pytorch/FBGEMM, pytorch/test-infra,
+ROCm/TheRock).
 
 DIR holds the repositories as ``OWNER+NAME/repo`` (the layout of ``TOOLKIT_UPSTREAM_DIR``);
 without it, bare partial clones in the cache, fetched again on each run. One line per fact:
@@ -8,7 +9,8 @@ without it, bare partial clones in the cache, fetched again on each run. One lin
 Exit 0: no drift; 1: drift (or something that needs a recipe review); 2: DIR lacks a
 repository or is not one; 3: malformed data; 4: git is missing. ``--write`` settles what
 upstream states outright, in place (comments and evidence kept), and lists what still needs a
-review; it exits 0 only when nothing is left.
+review; it exits 0 only when nothing is left. ``--pr-body FILE`` also writes the markdown
+body of the pull request CI opens for the drift (``toolkit.cli.pr_body``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,10 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
+
+if TYPE_CHECKING:
+    from toolkit.verify.upstream.model import Fact
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -28,6 +34,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--write", action="store_true",
                    help="update the data files where upstream states the value")
     p.add_argument("--json", action="store_true", help="print the facts as JSON")
+    p.add_argument("--pr-body", default=None, metavar="FILE",
+                   help="also write a pull request body (markdown) to FILE: the facts written "
+                        "and those left for a maintainer")
     p.set_defaults(func=run)
 
 
@@ -41,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.verify.upstream import rules, write
 
     folder = Path(args.dir) if args.dir else None
+    if args.pr_body and not Path(args.pr_body).parent.is_dir():  # before --write changes data
+        _unwritable(Path(args.pr_body), "no such folder")
     data = data_dir()
     facts = rules.run(data, folder=folder, cache=default_cache(), rules=rules.RULES)
     written: list[str] = []
@@ -48,6 +59,9 @@ def run(args: argparse.Namespace) -> int:
         written = write.apply(data, [e for f in facts if f.kind == "drift" for e in f.edits])
     settled = {id(f) for f in facts if args.write and f.kind == "drift" and f.edits}
     left = [f for f in facts if f.fails and id(f) not in settled]
+    if args.pr_body:
+        _write_body(Path(args.pr_body), facts, settled, written,
+                    args.dir or "the upstream repositories (partial clones)")
     if args.json:
         print(json.dumps({"facts": [f.as_json() | {"written": id(f) in settled} for f in facts],
                           "written": written, "drift": len(left)}, indent=2))
@@ -61,3 +75,21 @@ def run(args: argparse.Namespace) -> int:
         print(f"{len(left)} fact(s) differ from upstream ({where})" if left
               else f"no drift ({where})", file=sys.stderr)
     return 1 if left else 0
+
+
+def _write_body(path: Path, facts: list[Fact], settled: set[int], written: list[str],
+                where: str) -> None:
+    from toolkit.cli.pr_body import render
+
+    try:
+        path.write_text(render(facts, settled, written, where), encoding="utf-8")
+    except OSError as err:
+        _unwritable(path, err.strerror or "cannot write it")
+
+
+def _unwritable(path: Path, why: str) -> NoReturn:
+    from toolkit.core.errors import UsageError
+    from toolkit.core.text import quoted
+
+    raise UsageError(f"--pr-body {quoted(path)}: {why}; valid: a file in an existing, "
+                     "writable folder")
