@@ -142,7 +142,7 @@ def _validate(path: Path) -> subprocess.CompletedProcess[str]:
         capture_output=True, text=True, timeout=120)
 
 
-@pytest.mark.parametrize("path", [WORKFLOW, SHARD], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [WORKFLOW, SHARD, WORKFLOWS / "upstream.yml"], ids=lambda p: p.name)
 def test_workflow_passes_githubs_schema(path: Path) -> None:
     res = _validate(path)
     assert res.returncode == 0, res.stdout + res.stderr
