@@ -105,8 +105,8 @@ def test_refusals_name_what_was_wrong_and_what_is_valid(loaded: Loaded) -> None:
         github_matrix(m, config, "schedule", families="gfx94X-dcgpu,gfx90c")
     assert str(err.value) == ("unknown GPU family for CI 'gfx90c'; valid: " + ", ".join(config.families))
     # ci.toml's runner classes: mi300, mi355, mi250, mi100, rx7900, rx9070
-    assert config.families == ["gfx110X-all", "gfx120X-all", "gfx908", "gfx90X-dcgpu", "gfx90a",
-                               "gfx94X-dcgpu", "gfx950-dcgpu"]
+    assert config.families == ["gfx110X-all", "gfx110X-dgpu", "gfx120X-all", "gfx908",
+                               "gfx90X-dcgpu", "gfx90a", "gfx94X-dcgpu", "gfx950-dcgpu"]
     with pytest.raises(UsageError) as err:
         github_matrix(m, config, "push", include_known_failures=True)
     assert "not 'push'" in str(err.value)

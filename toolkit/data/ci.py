@@ -35,7 +35,7 @@ CI_FILE = "ci.toml"
 class TriggerRule:
     event: str
     python: str  # "newest" | "all"
-    families: str  # "default" | "requested"
+    families: str  # "default" | "requested" | "all"
     versions: str = "all"  # "newest": per package and build style, its newest version only
 
 
@@ -194,7 +194,7 @@ def github_matrix(
     rule = config.triggers[trigger]
     wanted = _families(families)
     if wanted and rule.families == "default":
-        requested = [t for t, r in config.triggers.items() if r.families == "requested"]
+        requested = [t for t, r in config.triggers.items() if r.families != "default"]
         raise UsageError(
             f"trigger {trigger!r} builds each ROCm release's default family only "
             f"({config.source.name}: triggers.{trigger}.families = 'default'); --families "
@@ -214,7 +214,7 @@ def github_matrix(
         # a family within the release's era: its members that release's compilers build
         # (a requested family that era does not know is no entry for that release)
         targets = matrix.release_families(b.rocm)
-        for fam in wanted or [b.rocm.default_family]:
+        for fam in wanted or _rule_families(config, rule, b, targets):
             if fam not in targets:
                 continue
             failing = known.for_build(matrix.known_failures, b, targets[fam])
@@ -223,6 +223,24 @@ def github_matrix(
             entries.append(CiEntry(b, fam, targets[fam], config.build_runner,
                                    config.runner_for(fam), ",".join(e.id for e in failing)))
     return entries
+
+
+def _rule_families(config: CiConfig, rule: TriggerRule, build: Build,
+                   targets: Mapping[str, tuple[str, ...]]) -> list[str]:
+    """The families a rule builds ``build`` for when none are requested: the release's
+    default family, or ("all") one family per GPU runner class, the first of the class's
+    families (ci.toml order) that the release builds: within its era and, for a per-family SDK
+    index, one the index served (rocm.toml ``families``)."""
+    if rule.families != "all":
+        return [build.rocm.default_family]
+    served = build.rocm.families
+    out: list[str] = []
+    for runner in config.test_runners:
+        fam = next((f for f in runner.families
+                    if f in targets and (not served or f in served)), None)
+        if fam is not None:
+            out.append(fam)
+    return out
 
 
 # GitHub Actions: "A matrix can generate a maximum of 256 jobs per workflow run"

@@ -21,7 +21,7 @@ SDK_LAYOUTS = ("per-family", "multi-arch")
 EVENTS = ("pull_request", "push", "schedule", "workflow_dispatch", "merge_group", "release")
 PYTHON_RULES = ("newest", "all")
 VERSION_RULES = ("newest", "all")  # ci.toml triggers.<event>.versions
-FAMILY_RULES = ("default", "requested")
+FAMILY_RULES = ("default", "requested", "all")  # ci.toml triggers.<event>.families
 RESERVED_FILES = ("gpus.toml", "rocm.toml", "ci.toml",
                   "known_failures.toml")  # every other *.toml is a package
 
