@@ -46,7 +46,7 @@ def test_a_version_whose_pythons_torch_is_not_published_for_is_refused(data_copy
 def test_families_refused_when_no_trigger_takes_them(data_copy: Path) -> None:
     ci = data_copy / "ci.toml"
     for trigger in ("schedule", "workflow_dispatch"):
-        edit(ci, f'[triggers.{trigger}]\npython = "all"\nfamilies = "requested"',
+        edit(ci, f'[triggers.{trigger}]\npython = "all"\nfamilies = "all"',
               f'[triggers.{trigger}]\npython = "all"\nfamilies = "default"')
     matrix = load_matrix(data_copy)
     with pytest.raises(UsageError) as info:
