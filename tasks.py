@@ -182,13 +182,14 @@ def index(c: Context, folder: str, strict: bool = False) -> None:
 
 
 @task(
-    help={"folder": "folder of upstream repositories as OWNER+NAME/repo (default: partial clones "
+    help={"dir": "folder of upstream repositories as OWNER+NAME/repo (default: partial clones "
                  "in the cache, fetched again)",
           "write": "update the data files where upstream states the value",
-          "json": "print the facts as JSON"},
-    positional=["folder"],
+          "json": "print the facts as JSON",
+          "pr_body": "also write the drift pull request's body (markdown) to this file"},
 )
-def upstream(c: Context, folder: str | None = None, write: bool = False, json: bool = False) -> None:
+def upstream(c: Context, dir: str = "", write: bool = False, json: bool = False,
+             pr_body: str = "") -> None:
     """Show (and --write) the drift between toolkit/data and the upstream repositories."""
-    _run(["upstream", *([folder] if folder else []), *(["--write"] if write else []),
-          *(["--json"] if json else [])])
+    _run(["upstream", *([dir] if dir else []), *(["--write"] if write else []),
+          *(["--json"] if json else []), *(["--pr-body", pr_body] if pr_body else [])])

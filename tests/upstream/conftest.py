@@ -2,7 +2,7 @@
 
 They run when ``TOOLKIT_UPSTREAM_DIR`` names a folder holding the git repositories, bare or
 not, with the refs the matrix names, either as ``OWNER+NAME/repo`` (``ROCm+apex/repo``,
-``pytorch+FBGEMM/repo``, ...: the layout of ``invoke upstream DIR``), ``OWNER+NAME`` or plain
+``pytorch+FBGEMM/repo``, ...: the layout of ``invoke upstream --dir DIR``), ``OWNER+NAME`` or plain
 ``NAME`` (``apex``, ``FBGEMM``); otherwise every test here is skipped with that reason (CI
 cannot reach GitHub). ROCm/apex and pytorch/FBGEMM are required; tests that read
 pytorch/test-infra or ROCm/TheRock skip when those are absent.

@@ -212,6 +212,6 @@ def from_cache(cache: Path, slugs: Sequence[str]) -> dict[str, Repo]:
                      "+refs/tags/*:refs/tags/*"], timeout=GIT_TIMEOUT_S)
         except CommandFailed as exc:
             raise UsageError(f"cannot fetch {slug} from {url}: {exc.message.splitlines()[0]}",
-                             hint="give a folder of mirrors: invoke upstream DIR") from None
+                             hint="give a folder of mirrors: invoke upstream --dir DIR") from None
         repos[slug] = Repo(slug, dest, partial=True)
     return repos
