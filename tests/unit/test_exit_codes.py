@@ -30,6 +30,7 @@ KEYWORDS = {
     "KnownFailureRefused": "known failure was left out",
     "SourceUnreachable": "cannot be reached",
     "TimedOut": "timed out",
+    "AwaitsUpstream": "awaits upstream",
 }
 
 
