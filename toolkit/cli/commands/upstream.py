@@ -8,7 +8,8 @@ without it, bare partial clones in the cache, fetched again on each run. One lin
 Exit 0: no drift; 1: drift (or something that needs a recipe review); 2: DIR lacks a
 repository or is not one; 3: malformed data; 4: git is missing. ``--write`` settles what
 upstream states outright, in place (comments and evidence kept), and lists what still needs a
-review; it exits 0 only when nothing is left.
+review; it reads upstream again after writing, and writes again, until nothing more is written
+(a new torch pair, then the version waiting for it), and exits 0 only when nothing is left.
 """
 
 from __future__ import annotations
@@ -39,15 +40,20 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.data.matrix import data_dir
     from toolkit.plan.layout import default_cache
     from toolkit.verify.upstream import rules, write
+    from toolkit.verify.upstream.model import Fact
 
     folder = Path(args.dir) if args.dir else None
     data = data_dir()
-    facts = rules.run(data, folder=folder, cache=default_cache(), rules=rules.RULES)
-    written: list[str] = []
-    if args.write:
-        written = write.apply(data, [e for f in facts if f.kind == "drift" for e in f.edits])
-    settled = {id(f) for f in facts if args.write and f.kind == "drift" and f.edits}
-    left = [f for f in facts if f.fails and id(f) not in settled]
+
+    def find() -> list[Fact]:
+        return rules.run(data, folder=folder, cache=default_cache(), rules=rules.RULES)
+
+    # --write: write, read again, until nothing more is written (a cascade settles in one run)
+    done = write.settle(data, find) if args.write else write.Settled([], [], find())
+    written = done.written
+    facts = [*done.settled, *done.facts]
+    settled = {id(f) for f in done.settled}
+    left = [f for f in done.facts if f.fails]
     if args.json:
         print(json.dumps({"facts": [f.as_json() | {"written": id(f) in settled} for f in facts],
                           "written": written, "drift": len(left)}, indent=2))
