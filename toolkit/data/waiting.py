@@ -10,7 +10,7 @@ matrix has its torch.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,9 +21,11 @@ if TYPE_CHECKING:
     from toolkit.data.matrix import Matrix, PackageVersion
 
 
-def reason(torch: str) -> str:
-    """The ``waiting`` text of a version whose torch no ROCm release of the matrix has."""
-    return f"awaits torch {torch} on a ROCm of the matrix"
+def reason(torch: str, among: Sequence[str] = ()) -> str:
+    """The ``waiting`` text of a version whose torch no ROCm release of the matrix has (of
+    ``among``: the ROCm releases its upstream CI builds)."""
+    return f"awaits torch {torch} on a ROCm of the matrix" + (
+        f" that its CI builds ({', '.join(among)})" if among else "")
 
 
 def check(file: Path, i: int, pv: PackageVersion) -> None:

@@ -110,9 +110,6 @@ class _Rule:
         usable = [r for r in rocms if r in rocm and torch in rocm[r].torch]
         return torch, pythons, tuple(usable), [r for r in rocms if r not in usable]
 
-    def awaited(self, torch: str | None) -> bool:
-        """No ROCm release of the matrix has ``torch`` (a version pinned to it waits)."""
-        return torch is not None and not any(torch in r.torch for r in self.ctx.matrix.rocm.values())
 
 
 def check(ctx: Context) -> list[Fact]:
@@ -151,7 +148,7 @@ def _listed(rule: _Rule, i: int, v: PackageVersion) -> list[Fact]:
     torch, pythons, rocms, unusable = rule.derive(version)
     if torch and torch != v.torch_minor:
         edits = (Edit(FILE, ("versions", i, "torch"), torch),) + (
-            (Edit(FILE, ("versions", i, "waiting"), reason(torch)),) if v.waiting else ())
+            (Edit(FILE, ("versions", i, "waiting"), reason(torch, unusable)),) if v.waiting else ())
         facts.append(Fact("drift", f"fbgemm_gpu {version} torch", v.torch, torch, rule.table_ev,
                           edits))
     if pythons and tuple(v.python) != pythons:
@@ -197,17 +194,18 @@ def _new(rule: _Rule) -> list[Fact]:
             facts.append(Fact("note", f"fbgemm_gpu {version}", f"v{minors[minor(version)]}",
                               f"patch release v{version} of {minor(version)}", ci_ev))
             continue
-        torch, pythons, rocms, _ = rule.derive(version)
+        torch, pythons, rocms, unusable = rule.derive(version)
         ranged = f"{SLUG}@{since}..{repo.short(commit)}"
-        if torch is not None and pythons and rule.awaited(torch):
+        if torch is not None and pythons and not rocms:  # no ROCm its CI builds has its torch
+            why = reason(torch, unusable)
             entry = {"version": version, "ref": f"v{version}", "torch": torch, "rocm": [],
-                     "waiting": reason(torch), "python": list(pythons),
+                     "waiting": why, "python": list(pythons),
                      "evidence": f"recipe as reviewed at {SLUG}@{since} (v{newest.version}), "
                                  f"{ranged} not yet; v{version}: {ci_ev}; torch pair: "
                                  f"{rule.table_ev}"} | _recipe(newest)
             facts.append(Fact(
                 "drift", f"fbgemm_gpu {version}", "none",
-                f"v{version} @{repo.short(commit)} (torch {torch}: {reason(torch)}; python "
+                f"v{version} @{repo.short(commit)} (torch {torch}: {why}; python "
                 f"{', '.join(pythons)})", f"{ci_ev}; torch: {rule.table_ev}",
                 (Edit(FILE, ("versions", len(listed) + added), entry),)))
             added += 1

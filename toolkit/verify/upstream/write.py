@@ -30,10 +30,15 @@ ROUNDS = 3  # a write may make more drift writable (a new torch pair, then a ver
 
 
 def _inline(value: dict[str, Any]) -> Any:
-    body = ", ".join(f"{tomlkit.key(k).as_string()} = "
+    body = ", ".join(f"{_key(k)} = "
                      f"{_inline(v).as_string() if isinstance(v, dict) else tomlkit.item(v).as_string()}"
                      for k, v in value.items())
     return tomlkit.parse(f"x = {{ {body} }}\n")["x"]
+
+
+def _key(name: str) -> str:
+    """A key as the data files write it: bare where TOML allows, quoted digits ("7")."""
+    return tomlkit.item(name).as_string() if name.isdigit() else tomlkit.key(name).as_string()
 
 
 def _entry(value: dict[str, Any]) -> Table:
@@ -53,6 +58,8 @@ def _apply(doc: Any, edit: Edit) -> None:
         node = node[key]
     last = edit.path[-1]
     if isinstance(last, int) and last >= len(node):  # one more [[entry]] at the end
+        if len(node):
+            node[-1].add(tomlkit.nl())  # a blank line between entries, as the files have
         node.append(_entry(edit.value))
     elif edit.value is None:
         del node[last]
