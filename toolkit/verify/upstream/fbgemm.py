@@ -13,8 +13,8 @@
 
 A version the data lacks whose torch has a ROCm release in the matrix is never written: its
 build recipe (build style, default targets, submodules, tbb) needs a review of the commit range
-from the newest reviewed tag. One whose torch (the table at its tag) no ROCm release of the
-matrix has is written as waiting (``rocm = []``, ``waiting``, toolkit.data.waiting): no build,
+from the newest reviewed tag. One whose torch (the table at its tag) no ROCm release its CI
+builds has in the matrix is written as waiting (``rocm = []``, ``waiting``, toolkit.data.waiting): no build,
 the newest version's recipe, and its evidence names that version's commit as the one reviewed,
 so the review of the range is due (a note while it waits, a review once it builds). A waiting
 version whose torch a ROCm release its CI builds now has is drift: ``--write`` fills ``rocm``.
