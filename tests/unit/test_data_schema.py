@@ -115,7 +115,8 @@ UNKNOWN = [
      "name, dist, repo, recipe, subdir"),
     ("apex.toml", 'build_style = "ext-flags"', 'build_style = "ext-flags"\nbuildstyle = "x"',
      "versions[0].buildstyle",
-     "version, ref, torch, rocm, python, build_style, evidence, default_targets, submodules, tbb"),
+     "version, ref, torch, rocm, python, build_style, evidence, default_targets, submodules, tbb, "
+     "waiting"),
     ("rocm.toml", "[indexes]", 'mirror = "x"\n[indexes]', "mirror", "indexes, releases"),
     ("rocm.toml", 'hip = "6.0"', 'hip = "6.0"\ndefault-family = "gfx90a"',
      'releases."6.0".default-family', "gpus, hip, default_family, sdk, families, torch"),
@@ -166,9 +167,14 @@ BROKEN = [
     ("apex.toml", 'python = ["3.8",', "python = [3.8,", "versions[0].python",
      "must be a non-empty array of strings, got array [3.8,"),
     ("apex.toml", 'rocm = ["6.0", "6.1"]', 'rocm = "6.0"', "versions[0].rocm",
-     "must be a non-empty array of strings, got string '6.0'"),
+     "must be an array of strings, got string '6.0'"),
+    # empty only with the reason it waits (toolkit.data.waiting)
     ("apex.toml", 'rocm = ["6.0", "6.1"]', "rocm = []", "versions[0].rocm",
-     "must be a non-empty array of strings, got array []"),
+     'is empty; a version no ROCm release of the matrix builds yet says why: waiting = "awaits '
+     'torch 2.4 on a ROCm of the matrix" (or list its ROCm releases)'),
+    ("apex.toml", 'rocm = ["6.0", "6.1"]', 'rocm = ["6.0"]\nwaiting = "awaits torch 2.4"',
+     "versions[0].waiting", "given with rocm = ['6.0']; a version that builds awaits nothing: "
+     "remove waiting, or empty rocm"),
     ("apex.toml", 'dist = "apex"\n', "", "package.dist", "missing (a non-empty string is required)"),
     ("apex.toml", 'build_style = "ext-flags"\n', "", "versions[0].build_style",
      "missing (a non-empty string is required)"),

@@ -1,10 +1,12 @@
 """The shipped known failure (toolkit/data/known_failures.toml), from the real data.
 
 therock-torch-2.13-no-gfx90c: TheRock's release matrix builds its torch 2.13 for no gfx90c
-(ROCm/TheRock@89553ce37 and @c0f14ee2c configure_pytorch_release_matrix.py). Worked out by
-hand from apex.toml and rocm.toml: apex 1.13.0 pairs with torch 2.13, which the matrix takes
-from TheRock on ROCm 7.15, 10.0 and 10.1, for TheRock's Pythons 3.10-3.14 (apex 1.13's
-3.14t is not among them): 15 builds, and the entry selects them only for gfx90c.
+(ROCm/TheRock@89553ce37 and @c0f14ee2c configure_pytorch_release_matrix.py). The entry states
+its scope (apex, torch 2.13, ROCm >= 7.15): the builds it selects are those of the matrix in
+that scope, filtered here by hand from the builds (not by the entry's matcher), so a new ROCm
+release building torch 2.13 changes no expectation. Today (apex 1.13.0 on TheRock's 7.15,
+10.0 and 10.1, its Pythons 3.10-3.14; apex 1.13's 3.14t is not among them) that is 15 builds;
+apex-1.13.0-cp312-rocm10.1 is one of them, and none below 7.15 or of another torch is.
 """
 
 from __future__ import annotations
@@ -12,16 +14,26 @@ from __future__ import annotations
 import json
 
 import pytest
+from packaging.version import Version
 
 from toolkit.cli.main import main
+from toolkit.data.matrix import load_matrix
 
 ENTRY = "therock-torch-2.13-no-gfx90c"
-SELECTED = {f"apex-1.13.0-cp{py}-rocm{r}" for py in ("310", "311", "312", "313", "314")
-            for r in ("7.15", "10.0", "10.1")}
 BUILD = "apex-1.13.0-cp312-rocm10.1"
 
 
+def _in_scope() -> set[str]:
+    """apex builds on torch 2.13 from ROCm 7.15 on: the entry's scope, by hand."""
+    return {b.id for b in load_matrix().builds if b.package.name == "apex"
+            and b.pkg_version.torch_minor == "2.13" and Version(b.rocm.version) >= Version("7.15")}
+
+
+SELECTED = _in_scope()
+
+
 def test_it_selects_the_builds_worked_out_by_hand(capsys: pytest.CaptureFixture[str]) -> None:
+    assert BUILD in SELECTED and "apex-1.13.0-cp312-rocm7.2" not in SELECTED
     assert main(["matrix", "--format", "json", "--package", "apex"]) == 0
     builds = json.loads(capsys.readouterr().out)
     carried = {b["id"] for b in builds if ENTRY in [k["id"] for k in b["known_failures"]]}

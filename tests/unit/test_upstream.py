@@ -257,3 +257,97 @@ def test_therock_building_apex_adds_its_release(world: World,
     forget_loaded()  # the data changed in place
     code, lines, _ = run(capsys, str(world.root))
     assert code == 0, failing(lines)
+
+
+# ----------------------------------------------------------------------------- waiting versions
+FB_CI = ".github/workflows/fbgemm_gpu_ci_rocm.yml"
+FB_INIT = "fbgemm_gpu/fbgemm_gpu/__init__.py"
+
+
+def _fbgemm_11(world: World) -> str:
+    """Tag v1.1.0 whose table pairs 1.1 with torch 2.6 (no ROCm of the fake data has 2.6) and
+    whose CI builds Python 3.12 on ROCm 6.1."""
+    fb = world.repo("pytorch/FBGEMM")
+    new = fb.commit({FB_CI: ('jobs:\n  build_artifact:\n    strategy:\n      matrix:\n'
+                             '        python-version: [ "3.12" ]\n'
+                             '        rocm-version: [ "6.1" ]\n'),
+                     FB_INIT: '_fbgemm_torch_compat_table = {"1.1": "2.6", "1.0": "2.5"}\n'})
+    fb.git("tag", "v1.1.0", new)
+    return new
+
+
+def test_a_tag_whose_torch_no_ci_rocm_has_is_written_as_waiting(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    """Drift (exit 1) that --write records as a waiting version (exit 0 after, a note); the
+    version has no build and asking for one says what it awaits (exit 10)."""
+    new = _fbgemm_11(world)[:9]
+    code, lines, _ = run(capsys, str(world.root))
+    assert code == 1
+    assert failing(lines) == [
+        f"drift: fbgemm_gpu 1.1.0: data none; upstream v1.1.0 @{new} (torch 2.6: awaits torch "
+        f"2.6 on a ROCm of the matrix that its CI builds (6.1); python 3.12) [pytorch/FBGEMM@"
+        f"{new} {FB_CI}; torch: pytorch/FBGEMM@{new} {FB_INIT}]"]
+    assert run(capsys, str(world.root), "--write")[0] == 0
+    text = (world.data / "fbgemm_gpu.toml").read_text()
+    entry = text[text.rindex("[[versions]]"):]
+    assert 'version = "1.1.0"\nref = "v1.1.0"\ntorch = "2.6"\nrocm = []\nwaiting = "awaits torch ' \
+           '2.6 on a ROCm of the matrix that its CI builds (6.1)"\npython = ["3.12"]\n' in entry
+    # the recipe is the newest version's, and the range since its review is due, not done
+    assert 'build_style = "build-variant"' in entry
+    assert f"recipe as reviewed at pytorch/FBGEMM@{world.c['fb10'][:9]} (v1.0.0)" in entry
+    code, lines, _ = run(capsys, str(world.root))
+    assert code == 0, lines
+    assert f"note: fbgemm_gpu 1.1.0 source: data @{world.c['fb10'][:9]}; upstream @{new} (due " \
+           "before it builds: it waits)" in "\n".join(lines)
+    code, lines, err = main(["plan", "fbgemm_gpu-1.1.0-cp312-rocm6.1"]), *capsys.readouterr()
+    assert code == 10 and lines == ""
+    assert err.startswith("error: fbgemm_gpu 1.1.0 has no build yet: awaits torch 2.6 on a ROCm "
+                          "of the matrix that its CI builds (6.1)") and "Traceback" not in err
+
+
+def test_a_torch_pair_then_the_version_waiting_for_it_settle_in_one_write(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    """PyTorch publishes 2.6 for ROCm 6.1: one --write adds the pair to rocm.toml, reads again,
+    and fills the waiting version's ROCm releases; what is left is its recipe review."""
+    new = _fbgemm_11(world)[:9]
+    assert run(capsys, str(world.root), "--write")[0] == 0
+    c26 = world.repo("pytorch/test-infra").commit({SCRIPT: _matrix_script("2.6.0", ["6.1"])})
+    code, lines, _ = run(capsys, str(world.root), "--write")
+    written = [line for line in lines if line.startswith("written ")]
+    assert written == [
+        "written drift: ROCm 6.1 torch 2.6: data none; upstream torch==2.6.0+rocm6.1 from "
+        f"https://download.pytorch.org/whl/rocm6.1/ [pytorch/test-infra@{c26[:9]} {TI} (2.6.0: "
+        "rocm 6.1)]",
+        "written drift: fbgemm_gpu 1.1.0 ROCm releases: data none (awaits torch 2.6 on a ROCm of "
+        f"the matrix that its CI builds (6.1)); upstream 6.1 [pytorch/FBGEMM@{new} {FB_CI}]"]
+    assert code == 1 and [x for x in lines if x.startswith(("drift:", "review:"))] == [
+        f"review: fbgemm_gpu 1.1.0 source: data @{world.c['fb10'][:9]}; upstream @{new} "
+        f"[pytorch/FBGEMM@{new} {FB_CI}]; needs a recipe review: pytorch/FBGEMM@"
+        f"{world.c['fb10'][:9]}..{new} fbgemm_gpu/"]
+    text = (world.data / "fbgemm_gpu.toml").read_text()
+    assert 'rocm = ["6.1"]' in text and "waiting" not in text
+    # the maintainer's review: the evidence names the commit read; then nothing is left
+    (world.data / "fbgemm_gpu.toml").write_text(text.replace(
+        f"recipe as reviewed at pytorch/FBGEMM@{world.c['fb10'][:9]}",
+        f"pytorch/FBGEMM@{new} (v1.1.0) fbgemm_gpu/setup.py reviewed"))
+    forget_loaded()
+    code, lines, _ = run(capsys, str(world.root))
+    assert code == 0, failing(lines)
+    assert main(["plan", "fbgemm_gpu-1.1.0-cp312-rocm6.1", "--json"]) == 0
+
+
+def test_settling_stops_after_its_rounds(world: World, tmp_path: Path) -> None:
+    """A rule that finds drift after every write: --write stops after ROUNDS writes."""
+    from toolkit.verify.upstream import write
+    from toolkit.verify.upstream.model import Edit, Fact
+
+    calls: list[int] = []
+
+    def find() -> list[Fact]:
+        calls.append(1)
+        return [Fact("drift", "x", "a", "b", "e",
+                     (Edit("apex.toml", ("versions", 0, "python"), [f"3.1{len(calls) % 2}"]),))]
+
+    done = write.settle(world.data, find)
+    assert len(calls) == write.ROUNDS + 1 and len(done.settled) == write.ROUNDS
+    assert done.facts and done.facts[0].kind == "drift"

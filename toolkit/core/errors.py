@@ -89,6 +89,13 @@ class TimedOut(ToolkitError):
     exit_code = 9
 
 
+class AwaitsUpstream(ToolkitError):
+    """The package version is recorded as waiting (``waiting`` in its data file, ``rocm = []``):
+    no ROCm release of the matrix builds it yet, e.g. its torch has no ROCm build (exit 10)."""
+
+    exit_code = 10
+
+
 def describe_os_error(err: OSError) -> str:
     """An ``OSError`` as one line naming the path and the cause, e.g. ``dist/x.whl: No space
     left on device (ENOSPC)``."""

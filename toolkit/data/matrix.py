@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.core.errors import DataError, UsageError, unknown
 from toolkit.core.versions import rocm_label, version_sort_key
+from toolkit.data import waiting as awaiting
 from toolkit.data.gpus import GpuEra, GpuFamily, family_names, load_gpus
 from toolkit.data.schema import check, fail, read_toml
 from toolkit.data.specs import CI, PACKAGE, RESERVED_FILES, ROCM
@@ -97,6 +98,7 @@ class PackageVersion:
     tbb: TbbSource | None = None  # where libtbb comes from, when the build links it
     # a project outside the matrix (``--source``): what its build backend asks for
     build_requires: tuple[str, ...] = ()
+    waiting: str = ""  # why ``rocm`` is empty (toolkit.data.waiting); "" for a version with builds
 
     @property
     def torch_minor(self) -> str:
@@ -276,6 +278,7 @@ class Matrix:
             and (not pats or any(fnmatch.fnmatchcase(b.id, p) for p in pats))
         ]
         if vers and not out:
+            awaiting.refuse(self, versions=vers, packages=pkgs)
             known = sorted({b.version for b in self.builds if not pkgs or b.package.name in pkgs})
             raise unknown("package version", ",".join(vers), known)
         return out
@@ -284,6 +287,7 @@ class Matrix:
         for b in self.builds:
             if b.id == build_id:
                 return b
+        awaiting.refuse(self, build_id=build_id)
         close = [b.id for b in self.builds if b.id.split("-")[0] == build_id.split("-")[0]]
         hint = ", ".join(close[:8]) + (" ..." if len(close) > 8 else "")
         raise UsageError(
@@ -412,7 +416,9 @@ def _load_package(file: Path, rocm: Mapping[str, RocmRelease], recipes: Recipes 
             tuple(vt["python"]), vt["build_style"], vt["evidence"],
             MappingProxyType({k: tuple(v) for k, v in vt.get("default_targets", {}).items()}),
             MappingProxyType(dict(vt.get("submodules", {}))),
-            TbbSource(tbb["provider"], tbb.get("spec")) if tbb else None)
+            TbbSource(tbb["provider"], tbb.get("spec")) if tbb else None,
+            waiting=vt.get("waiting", ""))
+        awaiting.check(file, i, pv)
         for r in pv.rocm:
             if pv.torch_minor not in rocm[r].torch:
                 fail(file, f"versions[{i}].rocm", f"ROCm {r} has no torch {pv.torch_minor} "

@@ -5,7 +5,8 @@ A spec describes one TOML value:
 - ``Text``: a non-empty string; optionally one of a closed set (``choices``, fixed or a ``Ref``
   resolved per file), matching a pattern, or passing a ``check``;
 - ``Flag``: a boolean (``true`` / ``false``);
-- ``Texts``: a non-empty array of distinct strings, each a ``Text``;
+- ``Texts``: a non-empty array of distinct strings, each a ``Text`` (``may_be_empty``: an
+  empty array is allowed too);
 - ``Table``: a table with a fixed set of keys (every other key is an error), each required
   unless listed in ``optional``; a ``one_of`` group needs exactly one of its keys, an
   ``any_of`` group at least one;
@@ -64,6 +65,7 @@ class Flag:
 @dataclass(frozen=True)
 class Texts:
     item: Text = Text()
+    may_be_empty: bool = False  # `[]` allowed (a rule across keys may still refuse it)
 
 
 @dataclass(frozen=True)
@@ -130,7 +132,7 @@ def describe(spec: Spec) -> str:
     if isinstance(spec, Flag):
         return "true or false"
     if isinstance(spec, Texts):
-        return "a non-empty array of strings"
+        return "an array of strings" if spec.may_be_empty else "a non-empty array of strings"
     if isinstance(spec, Array):
         return "a non-empty array of tables ([[...]])"
     return "a table"
@@ -190,7 +192,8 @@ class _Checker:
             fail(self.file, path, f"{value!r} {problem}")
 
     def texts(self, spec: Texts, value: Any, path: str) -> None:
-        if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        if not isinstance(value, list) or not (value or spec.may_be_empty) \
+                or not all(isinstance(v, str) for v in value):
             fail(self.file, path, f"must be {describe(spec)}, got {_got(value)}")
         for item in value:
             self.text(spec.item, item, path)

@@ -206,9 +206,18 @@ def run(args: argparse.Namespace) -> int:
         style = "bold" if row[4] in {"total", "grand total"} else None
         table.add_row(*row, row_failures(builds, row), style=style, end_section=row[4] == "total")
     console().print(table)
-    for line in [*source_notes(builds), *known_notes(builds)]:
+    for line in [*source_notes(builds), *known_notes(builds), *waiting_notes(args)]:
         console().print(line, markup=False, highlight=False)
     return 0
+
+
+def waiting_notes(args: argparse.Namespace) -> list[str]:
+    """The selected packages' versions that have no build yet, and what each awaits."""
+    from toolkit.data.waiting import waiting
+
+    names = [v.strip() for item in args.package for v in item.split(",") if v.strip()]
+    return [f"{pv.package} {pv.version}: no build yet: {pv.waiting}"
+            for pv in waiting(load_matrix(), names)]
 
 
 def source_notes(builds: Sequence[Build]) -> list[str]:

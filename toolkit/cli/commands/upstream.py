@@ -9,8 +9,10 @@ without it, bare partial clones in the cache, fetched again on each run. One lin
 Exit 0: no drift; 1: drift (or something that needs a recipe review); 2: DIR lacks a
 repository or is not one; 3: malformed data; 4: git is missing. ``--write`` settles what
 upstream states outright, in place (comments and evidence kept), and lists what still needs a
-review; it exits 0 only when nothing is left. ``--pr-body FILE`` also writes the markdown
-body of the pull request CI opens for the drift (``toolkit.cli.pr_body``).
+review; it reads upstream again after writing, and writes again, until nothing more is written
+(a new torch pair, then the version waiting for it), and exits 0 only when nothing is left.
+``--pr-body FILE`` also writes the markdown body of the pull request CI opens for the drift
+(``toolkit.cli.pr_body``).
 """
 
 from __future__ import annotations
@@ -53,12 +55,15 @@ def run(args: argparse.Namespace) -> int:
     if args.pr_body and not Path(args.pr_body).parent.is_dir():  # before --write changes data
         _unwritable(Path(args.pr_body), "no such folder")
     data = data_dir()
-    facts = rules.run(data, folder=folder, cache=default_cache(), rules=rules.RULES)
-    written: list[str] = []
-    if args.write:
-        written = write.apply(data, [e for f in facts if f.kind == "drift" for e in f.edits])
-    settled = {id(f) for f in facts if args.write and f.kind == "drift" and f.edits}
-    left = [f for f in facts if f.fails and id(f) not in settled]
+    def find() -> list[Fact]:
+        return rules.run(data, folder=folder, cache=default_cache(), rules=rules.RULES)
+
+    # --write: write, read again, until nothing more is written (a cascade settles in one run)
+    done = write.settle(data, find) if args.write else write.Settled([], [], find())
+    written = done.written
+    facts = [*done.settled, *done.facts]
+    settled = {id(f) for f in done.settled}
+    left = [f for f in done.facts if f.fails]
     if args.pr_body:
         _write_body(Path(args.pr_body), facts, settled, written,
                     args.dir or "the upstream repositories (partial clones)")

@@ -123,6 +123,32 @@ def _python_for(ctx: Context, torch: str) -> tuple[str, ...]:
     return tuple(p for p in rel.python if p in PYTHONS) if rel is not None else ()
 
 
+def _pair_facts(ctx: Context, i: int, v: PackageVersion, torch: str) -> list[Fact]:
+    """The ROCm releases and Pythons of ``v`` (``versions[i]``) from the torch it pairs with;
+    a waiting version (``rocm = []``) gets them once a ROCm release of the matrix has it."""
+    file, version, facts = "apex.toml", v.version, []
+    derived = _rocm_for(ctx, torch)
+    rock, rock_ev = therock_releases(ctx, version, torch)
+    wanted = (derived[0] if derived else ()) + tuple(
+        r for r in rock if r not in (derived[0] if derived else ()))
+    if (derived and derived[0] or v.waiting and wanted) and set(wanted) != set(v.rocm):
+        facts.append(Fact("drift", f"apex {version} ROCm releases",
+                          ", ".join(v.rocm) or f"none ({v.waiting})", ", ".join(wanted),
+                          "; ".join(e for e in (derived[1] if derived else "", rock_ev) if e),
+                          (Edit(file, ("versions", i, "rocm"), list(wanted)),) + (
+                              (Edit(file, ("versions", i, "waiting")),) if v.waiting else ())))
+    elif v.waiting and not wanted:
+        facts.append(Fact("note", f"apex {version}", f"waiting ({v.waiting})",
+                          f"no ROCm release of the matrix has torch {torch} for it",
+                          derived[1] if derived else f"{SLUG} README.md; {THEROCK} {THEROCK_DOC}"))
+    pythons = _python_for(ctx, torch)
+    if derived and pythons and tuple(v.python) != pythons:
+        facts.append(Fact("drift", f"apex {version} Python", ", ".join(v.python),
+                          ", ".join(pythons), derived[1],
+                          (Edit(file, ("versions", i, "python"), list(pythons)),)))
+    return facts
+
+
 def check(ctx: Context) -> list[Fact]:
     from toolkit.plan.recipes import recipe_for
 
@@ -149,28 +175,17 @@ def check(ctx: Context) -> list[Fact]:
             facts.append(Fact("drift", f"apex {version} version.txt", version, stated or "none", ev))
         seen = _reviewed_commit(v)
         if seen is None or not head.startswith(seen):
-            facts.append(Fact("review", f"apex {version} source", f"@{seen}",
-                              f"@{repo.short(head)}", ev,
+            facts.append(Fact("note" if v.waiting else "review", f"apex {version} source",
+                              f"@{seen}", f"@{repo.short(head)}" + (
+                                  " (due before it builds: it waits)" if v.waiting else ""), ev,
                               review=f"{SLUG}@{seen}..{repo.short(head)} setup.py op_builder"))
         if version in pairs and pairs[version][0] != v.torch_minor:
             torch, tev = pairs[version]
             facts.append(Fact("drift", f"apex {version} torch", v.torch, torch, tev,
                               (Edit(file, ("versions", i, "torch"), torch),)))
         if "seed table" not in v.evidence:  # from the torch upstream pairs it with
-            torch_of = pairs[version][0] if version in pairs else v.torch_minor
-            derived = _rocm_for(ctx, torch_of)
-            rock, rock_ev = therock_releases(ctx, version, torch_of)
-            if derived and derived[0]:
-                wanted = derived[0] + tuple(r for r in rock if r not in derived[0])
-                if set(wanted) != set(v.rocm):
-                    facts.append(Fact("drift", f"apex {version} ROCm releases", ", ".join(v.rocm),
-                                      ", ".join(wanted), "; ".join(e for e in (derived[1], rock_ev) if e),
-                                      (Edit(file, ("versions", i, "rocm"), list(wanted)),)))
-            pythons = _python_for(ctx, torch_of)
-            if derived and pythons and tuple(v.python) != pythons:
-                facts.append(Fact("drift", f"apex {version} Python", ", ".join(v.python),
-                                  ", ".join(pythons), derived[1],
-                                  (Edit(file, ("versions", i, "python"), list(pythons)),)))
+            facts.extend(_pair_facts(ctx, i, v, pairs[version][0] if version in pairs
+                                     else v.torch_minor))
         if v.build_style == "jit-prebuild":
             ops = _ops(repo, head)
             expected = {m.removeprefix("apex.")

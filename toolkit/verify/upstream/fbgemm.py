@@ -11,23 +11,34 @@
   PyTorch's nightly) for which rocm.toml has no source of the paired torch cannot make a
   release wheel: a note, not a pair.
 
-A version the data lacks is never written: its build recipe (build style, default targets,
-submodules, tbb) needs a review of the commit range from the newest reviewed tag.
+A version the data lacks whose torch has a ROCm release in the matrix is never written: its
+build recipe (build style, default targets, submodules, tbb) needs a review of the commit range
+from the newest reviewed tag. One whose torch (the table at its tag) no ROCm release its CI
+builds has in the matrix is written as waiting (``rocm = []``, ``waiting``, toolkit.data.waiting): no build,
+the newest version's recipe, and its evidence names that version's commit as the one reviewed,
+so the review of the range is due (a note while it waits, a review once it builds). A waiting
+version whose torch a ROCm release its CI builds now has is drift: ``--write`` fills ``rocm``.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
+from typing import Any
 
 from toolkit.data.matrix import Package, PackageVersion
+from toolkit.data.waiting import reason
 from toolkit.verify.upstream.model import Context, Edit, Fact, minor, versions_key
 from toolkit.verify.upstream.repos import Repo
 
 SLUG = "pytorch/FBGEMM"
 INIT = "fbgemm_gpu/fbgemm_gpu/__init__.py"
 CI = ".github/workflows/fbgemm_gpu_ci_rocm.yml"
+FILE = "fbgemm_gpu.toml"
 _LIST = r"\[([^\]]*)\]"
+# the keys a waiting version takes over from the newest version (its recipe, not yet reviewed)
+RECIPE_KEYS = ("build_style", "default_targets", "submodules", "tbb")
 
 
 def tags(repo: Repo) -> dict[str, str]:
@@ -66,75 +77,144 @@ def _reviewed_commit(v: PackageVersion) -> str | None:
     return m.group(1) if m else None
 
 
+def _recipe(v: PackageVersion) -> dict[str, Any]:
+    """``v``'s recipe keys as its data file writes them."""
+    out: dict[str, Any] = {"build_style": v.build_style}
+    if v.default_targets:
+        out["default_targets"] = {k: list(t) for k, t in v.default_targets.items()}
+    if v.submodules:
+        out["submodules"] = dict(v.submodules)
+    if v.tbb is not None:
+        out["tbb"] = {"provider": v.tbb.provider} | ({"spec": v.tbb.spec} if v.tbb.spec else {})
+    return out
+
+
+@dataclass
+class _Rule:
+    """What one run of the rule reads: the tags, the newest table, each tag's CI."""
+
+    ctx: Context
+    repo: Repo
+    package: Package
+    found: dict[str, str]
+    table: dict[str, str]
+    table_ev: str
+    cis: dict[str, str | None]
+
+    def derive(self, version: str) -> tuple[str | None, tuple[str, ...], tuple[str, ...],
+                                             list[str]]:
+        """(torch, CI Pythons, CI ROCm releases the matrix has that torch on, the others)."""
+        rocm = self.ctx.matrix.rocm
+        torch = self.table.get(minor(version))
+        pythons, rocms = ci_matrix(self.cis.get(version) or "")
+        usable = [r for r in rocms if r in rocm and torch in rocm[r].torch]
+        return torch, pythons, tuple(usable), [r for r in rocms if r not in usable]
+
+
+
 def check(ctx: Context) -> list[Fact]:
     repo = ctx.repos[SLUG]
     package: Package = ctx.matrix.packages["fbgemm_gpu"]
-    file = "fbgemm_gpu.toml"
     found = tags(repo)
     if not found:
         return [Fact("drift", "fbgemm_gpu versions", ", ".join(v.version for v in package.versions),
                      "no release tag", f"{SLUG} refs/tags/v*")]
     newest_tag = max(found, key=versions_key)
-    table = compat_table(repo.show(found[newest_tag], INIT) or "")
-    table_ev = repo.evidence(found[newest_tag], INIT)
-    cis = dict(zip(found, repo.read_many([(c, CI) for c in found.values()]), strict=True))
-    oldest = min((v.version for v in package.versions), key=versions_key)
-    listed = {v.version: (i, v) for i, v in enumerate(package.versions)}
+    rule = _Rule(ctx, repo, package, found, compat_table(repo.show(found[newest_tag], INIT) or ""),
+                 repo.evidence(found[newest_tag], INIT),
+                 dict(zip(found, repo.read_many([(c, CI) for c in found.values()]), strict=True)))
     facts: list[Fact] = []
+    for i, v in enumerate(package.versions):
+        facts.extend(_listed(rule, i, v))
+    facts.extend(_new(rule))
+    return facts
 
-    def derive(version: str) -> tuple[str | None, tuple[str, ...], tuple[str, ...], list[str]]:
-        torch = table.get(minor(version))
-        pythons, rocms = ci_matrix(cis.get(version) or "")
-        usable = [r for r in rocms if r in ctx.matrix.rocm and torch in ctx.matrix.rocm[r].torch]
-        unusable = [r for r in rocms if r not in usable]
-        return torch, pythons, tuple(usable), unusable
 
-    for version, (i, v) in listed.items():
-        if version not in found:
-            facts.append(Fact("drift", f"fbgemm_gpu {version}", v.ref, "no such tag",
-                              f"{SLUG} refs/tags/v*", review="the data names a tag upstream lacks"))
-            continue
-        commit = found[version]
-        ci_ev = repo.evidence(commit, CI)
-        seen = _reviewed_commit(v)
-        if seen is None or not commit.startswith(seen):
-            facts.append(Fact("review", f"fbgemm_gpu {version} source", f"@{seen}",
-                              f"@{repo.short(commit)}", ci_ev,
-                              review=f"{SLUG}@{seen}..{repo.short(commit)} fbgemm_gpu/"))
-        torch, pythons, rocms, unusable = derive(version)
-        if torch and torch != v.torch_minor:
-            facts.append(Fact("drift", f"fbgemm_gpu {version} torch", v.torch, torch, table_ev,
-                              (Edit(file, ("versions", i, "torch"), torch),)))
-        if pythons and tuple(v.python) != pythons:
-            facts.append(Fact("drift", f"fbgemm_gpu {version} Python", ", ".join(v.python),
-                              ", ".join(pythons), ci_ev,
-                              (Edit(file, ("versions", i, "python"), list(pythons)),)))
-        if rocms and set(v.rocm) != set(rocms):
-            facts.append(Fact("drift", f"fbgemm_gpu {version} ROCm releases", ", ".join(v.rocm),
-                              ", ".join(rocms), ci_ev,
-                              (Edit(file, ("versions", i, "rocm"), list(rocms)),)))
-        for rocm in unusable:
-            facts.append(Fact("note", f"fbgemm_gpu {version} on ROCm {rocm}", "none",
-                              f"CI builds it, but rocm.toml has no torch {torch} for ROCm {rocm}",
-                              ci_ev))
-    newest = max(listed, key=versions_key)
-    since = _reviewed_commit(listed[newest][1]) or f"v{newest}"
+def _listed(rule: _Rule, i: int, v: PackageVersion) -> list[Fact]:
+    """The facts of version ``v`` (``versions[i]`` of the data)."""
+    repo, version = rule.repo, v.version
+    if version not in rule.found:
+        return [Fact("drift", f"fbgemm_gpu {version}", v.ref, "no such tag", f"{SLUG} refs/tags/v*",
+                     review="the data names a tag upstream lacks")]
+    facts: list[Fact] = []
+    commit = rule.found[version]
+    ci_ev = repo.evidence(commit, CI)
+    seen = _reviewed_commit(v)
+    if seen is None or not commit.startswith(seen):
+        facts.append(Fact("note" if v.waiting else "review", f"fbgemm_gpu {version} source",
+                          f"@{seen}", f"@{repo.short(commit)}" + (
+                              " (due before it builds: it waits)" if v.waiting else ""), ci_ev,
+                          review=f"{SLUG}@{seen}..{repo.short(commit)} fbgemm_gpu/"))
+    torch, pythons, rocms, unusable = rule.derive(version)
+    if torch and torch != v.torch_minor:
+        edits = (Edit(FILE, ("versions", i, "torch"), torch),) + (
+            (Edit(FILE, ("versions", i, "waiting"), reason(torch, unusable)),) if v.waiting else ())
+        facts.append(Fact("drift", f"fbgemm_gpu {version} torch", v.torch, torch, rule.table_ev,
+                          edits))
+    if pythons and tuple(v.python) != pythons:
+        facts.append(Fact("drift", f"fbgemm_gpu {version} Python", ", ".join(v.python),
+                          ", ".join(pythons), ci_ev,
+                          (Edit(FILE, ("versions", i, "python"), list(pythons)),)))
+    if rocms and set(v.rocm) != set(rocms):
+        edits = (Edit(FILE, ("versions", i, "rocm"), list(rocms)),) + (
+            (Edit(FILE, ("versions", i, "waiting")),) if v.waiting else ())
+        facts.append(Fact("drift", f"fbgemm_gpu {version} ROCm releases",
+                          ", ".join(v.rocm) or f"none ({v.waiting})", ", ".join(rocms), ci_ev,
+                          edits))
+    elif v.waiting:
+        facts.append(Fact("note", f"fbgemm_gpu {version}", f"waiting ({v.waiting})",
+                          f"no ROCm release of the matrix that its CI builds "
+                          f"({', '.join(unusable) or 'none'}) has torch {torch or v.torch_minor}",
+                          ci_ev))
+        return facts
+    for rocm in unusable:
+        facts.append(Fact("note", f"fbgemm_gpu {version} on ROCm {rocm}", "none",
+                          f"CI builds it, but rocm.toml has no torch {torch} for ROCm {rocm}",
+                          ci_ev))
+    return facts
+
+
+def _new(rule: _Rule) -> list[Fact]:
+    """The tags the data lacks: a patch release (a note), a version to record as waiting
+    (drift, written) or one to review."""
+    repo, package = rule.repo, rule.package
+    listed = {v.version: v for v in package.versions}
+    oldest = min(listed, key=versions_key)
+    newest = listed[max(listed, key=versions_key)]
+    since = _reviewed_commit(newest) or f"v{newest.version}"
     minors = {minor(v): v for v in listed}
-    for version in sorted(set(found) - set(listed), key=versions_key):
+    facts: list[Fact] = []
+    added = 0
+    for version in sorted(set(rule.found) - set(listed), key=versions_key):
+        commit = rule.found[version]
+        ci_ev = repo.evidence(commit, CI)
         if versions_key(version) < versions_key(oldest):
             continue
         if minor(version) in minors:  # the matrix builds one release per torch release
             facts.append(Fact("note", f"fbgemm_gpu {version}", f"v{minors[minor(version)]}",
-                              f"patch release v{version} of {minor(version)}",
-                              repo.evidence(found[version], CI)))
+                              f"patch release v{version} of {minor(version)}", ci_ev))
             continue
-        torch, pythons, rocms, _ = derive(version)
+        torch, pythons, rocms, unusable = rule.derive(version)
+        ranged = f"{SLUG}@{since}..{repo.short(commit)}"
+        if torch is not None and pythons and not rocms:  # no ROCm its CI builds has its torch
+            why = reason(torch, unusable)
+            entry = {"version": version, "ref": f"v{version}", "torch": torch, "rocm": [],
+                     "waiting": why, "python": list(pythons),
+                     "evidence": f"recipe as reviewed at {SLUG}@{since} (v{newest.version}), "
+                                 f"{ranged} not yet; v{version}: {ci_ev}; torch pair: "
+                                 f"{rule.table_ev}"} | _recipe(newest)
+            facts.append(Fact(
+                "drift", f"fbgemm_gpu {version}", "none",
+                f"v{version} @{repo.short(commit)} (torch {torch}: {why}; python "
+                f"{', '.join(pythons)})", f"{ci_ev}; torch: {rule.table_ev}",
+                (Edit(FILE, ("versions", len(listed) + added), entry),)))
+            added += 1
+            continue
         facts.append(Fact(
             "review", f"fbgemm_gpu {version}", "none",
-            f"v{version} @{repo.short(found[version])} (torch {torch}, python "
+            f"v{version} @{repo.short(commit)} (torch {torch}, python "
             f"{', '.join(pythons)}, rocm {', '.join(rocms) or 'none usable'})",
-            f"{repo.evidence(found[version], CI)}; torch: {table_ev}",
-            review=f"{SLUG}@{since}..{repo.short(found[version])} fbgemm_gpu/setup.py, "
-                   ".github/scripts/fbgemm_gpu_build.bash, .gitmodules (build style, default "
-                   "targets, submodules, tbb)"))
+            f"{ci_ev}; torch: {rule.table_ev}",
+            review=f"{ranged} fbgemm_gpu/setup.py, .github/scripts/fbgemm_gpu_build.bash, "
+                   ".gitmodules (build style, default targets, submodules, tbb)"))
     return facts
