@@ -137,14 +137,18 @@ def planned_identity(plan: Plan, layout: Layout) -> dict[str, Any]:
 
 def upstream_commit(build: Build) -> str | None:
     """``owner/name@commit``: the commit of the package's own repository its version's evidence
-    names (the data's record of where upstream was read, rewritten when upstream moves);
-    None when it names none (the sample, a project given by its source)."""
+    names at the version's ref (the data's record of where upstream was read, rewritten when
+    upstream moves); None when it names none (the sample, a project given by its source)."""
     parts = urlsplit(build.package.repo)
     slug = parts.path.strip("/").removesuffix(".git")
     if parts.scheme not in ("https", "http", "ssh", "git") or slug.count("/") != 1:
         return None
-    found = re.search(rf"(?<![\w./-]){re.escape(slug)}@([0-9a-f]{{7,40}})\b",
-                      build.pkg_version.evidence, re.IGNORECASE)
+    commit = rf"(?<![\w./-]){re.escape(slug)}@([0-9a-f]{{7,40}})\b"
+    evidence = build.pkg_version.evidence
+    # the commit read at the version's own ref ("ROCm/apex@5567275d (release/1.4.0)"), else
+    # the first of that repository's
+    found = re.search(commit + rf" \({re.escape(build.pkg_version.ref)}\)", evidence,
+                      re.IGNORECASE) or re.search(commit, evidence, re.IGNORECASE)
     return f"{slug}@{found.group(1).lower()}" if found else None
 
 
