@@ -239,3 +239,57 @@ def test_invoke_passes_it_through(tmp_path: Path) -> None:
     assert [e["id"] for e in json.loads(res.stdout)["include"]] == \
         [e.build.id for e in github_matrix(m, load_ci(m), "workflow_dispatch",
                                            builds=m.select(packages=["fbgemm_gpu"]))]
+
+
+# ----------------------------------------------------------------------------- an index
+def serve(folder: Path) -> tuple[str, object]:
+    import threading
+    from functools import partial
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Quiet, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}", server
+
+
+def test_an_index_with_manifests_beside_its_wheels(tmp_path: Path) -> None:
+    """A PEP 503 root whose project page links wheels; ``<wheel>.manifest.json`` beside each
+    (the README's convention). Published: the first three fbgemm_gpu entries; the fourth's
+    wheel has no manifest (left out); the others are not on the index."""
+    from tests.fixtures.manifests import for_entry
+
+    m = load_matrix()
+    fbgemm = github_matrix(m, load_ci(m), "workflow_dispatch",
+                           builds=m.select(packages=["fbgemm_gpu"]))
+    root = tmp_path / "index"
+    page = root / "simple" / "fbgemm-gpu-rocm"  # the project of the wheels' distribution
+    page.mkdir(parents=True)
+    (root / "simple" / "index.html").write_text(
+        '<a href="other/">other</a><a href="fbgemm-gpu-rocm/">fbgemm-gpu-rocm</a>')
+    links = []
+    for i, e in enumerate(fbgemm[:4]):
+        wheel = f"fbgemm_gpu-{i}-py3-none-any.whl"
+        data = for_entry(m, e)
+        (page / wheel).write_bytes(b"")
+        if i < 3:
+            (page / f"{wheel}.manifest.json").write_text(json.dumps(data))
+        links.append(f'<a href="{wheel}#sha256={data["wheel_sha256"]}">{wheel}</a>')
+    (page / "index.html").write_text("\n".join(links))
+    url, server = serve(root)
+    try:
+        res = toolkit("--package", "fbgemm_gpu", "--changed-since", f"{url}/simple/")
+        assert res.returncode == 0, res.stderr
+        ids = [e["id"] for e in json.loads(res.stdout)["include"]]
+        assert ids == [e.build.id for e in fbgemm[3:]], res.stderr
+        assert "3 manifests read" in res.stderr and "no manifest" in res.stderr
+        # a manifest beside another wheel than its own (the link's #sha256=): refused
+        (page / "index.html").write_text("\n".join(
+            [links[0].split("#")[0] + "#sha256=" + "f" * 64 + '">x</a>', *links[1:]]))
+        refused(toolkit("--package", "fbgemm_gpu", "--changed-since", f"{url}/simple/"), 2,
+                "wheel_sha256 is not the sha256 of the wheel beside it")
+    finally:
+        server.shutdown()  # type: ignore[attr-defined]

@@ -246,7 +246,8 @@ def changed_entries(matrix: Matrix, entries: list[CiEntry], source: str,
     from toolkit.verify.published import read_published
 
     published = read_published(source, allow_insecure=allow_insecure,
-                               projects={e.build.package.dist for e in entries})
+                               projects={n for e in entries
+                                         for n in (e.build.package.dist, e.build.package.name)})
     out = changed(matrix, entries, published.digests)
     print(clean(f"changed since {mask(source)}: {len(out)} of {len(entries)} builds "
                 f"({published.read} manifests read, {len(published.digests)} identities "
