@@ -34,11 +34,16 @@ def _multi(flag: str, values: str | list[str] | None) -> list[str]:
                    "known-failure id (toolkit/data/known_failures.toml): print the entry",
         "include_known_failures": "with --format github and --trigger workflow_dispatch or "
                                   "schedule: keep the builds known to fail",
+        "changed_since": "with --format github: only builds whose identity changed since SOURCE, "
+                         "a folder of manifests or an index URL with <wheel>.manifest.json "
+                         "beside each wheel",
+        "allow_insecure_index": "with --changed-since: allow a plain http:// index",
     }
 )
 def matrix(
     c: Context, package: str = "", rocm: str = "", python: str = "", format: str = "table",
     trigger: str = "", families: str = "", explain: str = "", include_known_failures: bool = False,
+    changed_since: str = "", allow_insecure_index: bool = False,
 ) -> None:
     """Show the build matrix (seed-table shape), one JSON object per build, or CI's matrix;
     --explain ID: one build's facts with the upstream evidence of each, or a known failure."""
@@ -48,7 +53,9 @@ def matrix(
     _run(["matrix", *_multi("--package", package), *_multi("--rocm", rocm),
           *_multi("--python", python), "--format", format, *_multi("--trigger", trigger),
           *_multi("--families", families),
-          *(["--include-known-failures"] if include_known_failures else [])])
+          *(["--include-known-failures"] if include_known_failures else []),
+          *_multi("--changed-since", changed_since),
+          *(["--allow-insecure-index"] if allow_insecure_index else [])])
 
 
 @task(

@@ -27,3 +27,18 @@ def test_cpu_variant_is_said_plainly_and_passes(tmp_path: Path) -> None:
                            capture_output=True, text=True)
     assert check.returncode == 0, check.stdout
     assert '"gpu_targets": []' in check.stdout
+    # the identity digest the build recorded is the one its plan gives on any other host
+    # (another work folder, cache, interpreter and source path), without building
+    from toolkit.plan.model import Options
+    from toolkit.plan.recipes import load_matrix
+    from toolkit.plan.recipes.sample import DEMO_TARGETS, demo_build
+    from toolkit.run.identity import plan_digest
+    from toolkit.verify.changed import CANONICAL_LAYOUT, build_plan
+    from toolkit.verify.published import read_published
+
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    elsewhere = build_plan(load_matrix(), demo_build(python, None),
+                           Options(gfx=DEMO_TARGETS, rocm_from="system",
+                                   source="/elsewhere/hip_extension", smoke=False))
+    published = read_published(str(tmp_path / "work" / "artifacts"))
+    assert published.digests == {plan_digest(elsewhere, CANONICAL_LAYOUT)}, published

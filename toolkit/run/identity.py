@@ -11,17 +11,27 @@ identities agree, whatever their hosts.
 ``host_paths`` names the host's paths of a plan (token -> path); ``normal_steps`` writes a
 plan's steps with those paths as tokens (what ``plan_sha256`` hashes); ``identity`` is the
 manifest's ``identity`` object; ``identity_differences`` compares two of them.
+
+``digest`` (the identity's ``digest``) is one sha256 over the planned identity and the upstream
+commit the data read the package's source at (``upstream``: ``ROCm/apex@5567275d`` from the
+version's evidence; a branch ref alone cannot say when its head moved). It is computable from
+a plan without building (``plan_digest``) and from a manifest's ``identity`` alone, so a
+published wheel whose manifest carries the digest a plan gives need not be built again
+(``toolkit.verify.changed``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from toolkit.core.steps import CheckEnv, CreateEnv, UseSystemRocm
 from toolkit.core.urls import mask
+from toolkit.data.matrix import Build
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Plan, options_json
 
@@ -31,6 +41,10 @@ OUTPUT_OPTIONS = ("rocm_from", "index_url", "find_links", "family", "naming", "a
 # environment variables that depend on the host, never on the build
 HOST_ENV = frozenset({"MAX_JOBS", "CMAKE_C_COMPILER_LAUNCHER", "CMAKE_CXX_COMPILER_LAUNCHER",
                       "CMAKE_HIP_COMPILER_LAUNCHER"})
+# the digest's scheme: a new number changes every digest (every build is then rebuilt once)
+DIGEST_FORMAT = 1
+# the planned identity's keys the digest covers (what a run learns is known only after it)
+DIGEST_KEYS = ("build", "python", "rocm", "targets", "family", "options", "plan_sha256")
 # step fields derived from others, or that only say how a run goes (force: --rebuild)
 DERIVED = frozenset({"definition", "does", "description", "force"})
 
@@ -121,14 +135,47 @@ def planned_identity(plan: Plan, layout: Layout) -> dict[str, Any]:
     }
 
 
+def upstream_commit(build: Build) -> str | None:
+    """``owner/name@commit``: the commit of the package's own repository its version's evidence
+    names at the version's ref (the data's record of where upstream was read, rewritten when
+    upstream moves); None when it names none (the sample, a project given by its source)."""
+    parts = urlsplit(build.package.repo)
+    slug = parts.path.strip("/").removesuffix(".git")
+    if parts.scheme not in ("https", "http", "ssh", "git") or slug.count("/") != 1:
+        return None
+    commit = rf"(?<![\w./-]){re.escape(slug)}@([0-9a-f]{{7,40}})\b"
+    evidence = build.pkg_version.evidence
+    # the commit read at the version's own ref ("ROCm/apex@5567275d (release/1.4.0)"), else
+    # the first of that repository's
+    found = re.search(commit + rf" \({re.escape(build.pkg_version.ref)}\)", evidence,
+                      re.IGNORECASE) or re.search(commit, evidence, re.IGNORECASE)
+    return f"{slug}@{found.group(1).lower()}" if found else None
+
+
+def identity_digest(ident: Mapping[str, Any]) -> str:
+    """sha256 of an identity's planned keys (``DIGEST_KEYS``) and its ``upstream`` commit:
+    the same for a plan (``plan_digest``) and for the manifest of its build."""
+    doc = {"format": DIGEST_FORMAT, **{k: ident.get(k) for k in DIGEST_KEYS},
+           "upstream": ident.get("upstream")}
+    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
+
+
+def plan_digest(plan: Plan, layout: Layout) -> str:
+    """The digest a build of ``plan`` records, known before it runs (pure)."""
+    return identity_digest({**planned_identity(plan, layout),
+                            "upstream": upstream_commit(plan.build)})
+
+
 def identity(plan: Plan, layout: Layout, values: Mapping[str, str],
              learned: Mapping[str, Any]) -> dict[str, Any]:
     """The manifest's ``identity``: the planned identity plus what the run learned (the
     source commit or tree, the interpreter's implementation and ABI, the SDK and torch
-    versions installed, the lock's hash)."""
-    return {**planned_identity(plan, layout),
+    versions installed, the lock's hash), the upstream commit and the ``digest``."""
+    planned = {**planned_identity(plan, layout), "upstream": upstream_commit(plan.build)}
+    return {**planned,
             "source": {"sha": values.get("SHA"), "tree": values.get("TREE")},
-            **learned}
+            **learned,
+            "digest": identity_digest(planned)}
 
 
 def identity_differences(recorded: Mapping[str, Any], here: Mapping[str, Any]) -> list[str]:

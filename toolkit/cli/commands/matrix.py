@@ -1,19 +1,24 @@
 """`python -m toolkit matrix`: the matrix as a table (seed-table shape), JSON, or the
 GitHub Actions matrix (``--format github --trigger EVENT [--families F,...]
-[--include-known-failures]``; ``--format github-shards``: the same entries cut into a list of
-matrices of at most 256, GitHub's limit per matrix); ``--explain ID``: one build's facts,
-each with the upstream evidence it was read from, or one known failure (``toolkit.cli.commands.known``)."""
+[--include-known-failures] [--changed-since SOURCE]``; ``--format github-shards``: the same
+entries cut into a list of matrices of at most 256, GitHub's limit per matrix); ``--explain
+ID``: one build's facts, each with the upstream evidence it was read from, or one known
+failure (``toolkit.cli.commands.known``)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from toolkit.core.steps import ExpectWheel
 from toolkit.core.versions import version_sort_key
 from toolkit.data.matrix import Build, Matrix, python_sort_key
 from toolkit.plan.recipes import load_matrix
+
+if TYPE_CHECKING:
+    from toolkit.data.ci import CiEntry
 
 FORMATS = ("table", "json", "github", "github-shards")
 
@@ -35,6 +40,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--include-known-failures", action="store_true",
                    help="with --format github and --trigger workflow_dispatch or schedule: keep "
                         "the builds known to fail (to see whether upstream fixed them)")
+    p.add_argument("--changed-since", default=None, metavar="SOURCE",
+                   help="with --format github: only the builds whose identity digest no "
+                        "published build has. SOURCE: a folder of manifests (manifest.json, "
+                        "*.manifest.json: the artifacts/<id>/ folders CI uploads), or an index "
+                        "URL (PEP 503 simple index or find-links page) on which each wheel's "
+                        "manifest sits beside it as <wheel file name>.manifest.json. Nothing "
+                        "changed: an empty matrix ({\"include\": []}) and a note")
+    p.add_argument("--allow-insecure-index", action="store_true",
+                   help="with --changed-since: allow a plain http:// index that is not on "
+                        "loopback")
     p.set_defaults(func=run)
 
 
@@ -177,9 +192,11 @@ def run(args: argparse.Namespace) -> int:
     families = getattr(args, "families", [])
     include = bool(getattr(args, "include_known_failures", False))
     github = args.format.startswith("github")
-    if not github and (trigger or any(f.strip() for f in families) or include):
-        raise UsageError("--trigger, --families and --include-known-failures apply to "
-                         "--format github and github-shards only")
+    since = getattr(args, "changed_since", None)
+    if not github and (trigger or any(f.strip() for f in families) or include
+                       or since is not None):
+        raise UsageError("--trigger, --families, --include-known-failures and --changed-since "
+                         "apply to --format github and github-shards only")
     builds = select(args)
     if github:
         from toolkit.data.ci import github_json, github_matrix, github_shards, load_ci
@@ -187,6 +204,12 @@ def run(args: argparse.Namespace) -> int:
         matrix = load_matrix()
         entries = github_matrix(matrix, load_ci(matrix), trigger or "workflow_dispatch",
                                 families=families, builds=builds, include_known_failures=include)
+        if since is not None:
+            entries = changed_entries(matrix, entries, since,
+                                      bool(getattr(args, "allow_insecure_index", False)))
+            if not entries:  # nothing to build: the workflow skips an empty include
+                print(json.dumps({"include": []} if args.format == "github" else []))
+                return 0
         doc = github_json(entries) if args.format == "github" else github_shards(entries)
         print(json.dumps(doc))
         return 0
@@ -218,6 +241,29 @@ def waiting_notes(args: argparse.Namespace) -> list[str]:
     names = [v.strip() for item in args.package for v in item.split(",") if v.strip()]
     return [f"{pv.package} {pv.version}: no build yet: {pv.waiting}"
             for pv in waiting(load_matrix(), names)]
+
+
+def changed_entries(matrix: Matrix, entries: list[CiEntry], source: str,
+                    allow_insecure: bool) -> list[CiEntry]:
+    """The entries whose identity no build published at ``source`` has; one note on stderr
+    (stdout is the matrix) saying how many of how many, and what was left out."""
+    import sys
+
+    from toolkit.core.text import clean
+    from toolkit.core.urls import mask
+    from toolkit.verify.changed import changed
+    from toolkit.verify.published import read_published
+
+    published = read_published(source, allow_insecure=allow_insecure,
+                               projects={n for e in entries
+                                         for n in (e.build.package.dist, e.build.package.name)})
+    out = changed(matrix, entries, published.digests)
+    print(clean(f"changed since {mask(source)}: {len(out)} of {len(entries)} builds "
+                f"({published.read} manifests read, {len(published.digests)} identities "
+                f"published, {len(published.left_out)} left out)"), file=sys.stderr)
+    for line in published.left_out[:20]:
+        print(clean(f"  left out: {line}"), file=sys.stderr)
+    return out
 
 
 def source_notes(builds: Sequence[Build]) -> list[str]:
