@@ -162,10 +162,14 @@ def test_the_cli_gives_only_the_changed_builds(last_night: Path, data_copy: Path
     res = toolkit("--trigger", TRIGGER, "--changed-since", str(last_night),
                   env={"TOOLKIT_DATA_DIR": str(data_copy)})
     assert res.returncode == 0, res.stderr
-    ids = {e["id"] for e in json.loads(res.stdout)["include"]}
+    out = json.loads(res.stdout)["include"]
     m = load_matrix(data_copy)
-    assert ids == {b.id for b in m.select(packages=["apex"], versions=[version])}
-    assert f"{len(ids)} of {len(entries(m))} builds" in res.stderr
+    expected = {b.id for b in m.select(packages=["apex"], versions=[version])}
+    assert {e["id"] for e in out} == expected
+    # one entry per build and family: every family of those builds, no other entry
+    every = entries(m)
+    assert len(out) == sum(1 for e in every if e.build.id in expected)
+    assert f"{len(out)} of {len(every)} builds" in res.stderr
 
 
 def test_a_missing_folder_a_fifo_and_a_file_are_refused(tmp_path: Path) -> None:
