@@ -137,7 +137,8 @@ def main_versions(repo: Repo) -> dict[str, str]:
             firsts.setdefault(minor(version), commit)
     order = sorted(firsts, key=versions_key)
     last: dict[str, str] = {}
-    for xy, nxt in zip(order, [*order[1:], None], strict=True):
+    for i, xy in enumerate(order):
+        nxt = order[i + 1] if i + 1 < len(order) else None
         end = repo.commit(f"{firsts[nxt]}^1") if nxt else repo.commit("HEAD")
         if end:
             last[xy] = end
@@ -264,7 +265,8 @@ def _from_workflow(text: str, path: str) -> tuple[dict[str, tuple[str, ...]], st
                     out.setdefault(torch, []).append(str(py))
         details.append(f"linux: {', '.join(str(r) for r in refs if r != 'nightly')}; "
                        f"python_version {_span(tuple(str(p) for p in pys))}"
-                       + (f"; {len(excludes)} excluded" if excludes else ""))
+                       + "".join(f"; exclude {' '.join(str(v) for v in e.values())}"
+                                 for e in excludes if isinstance(e, dict)))
     if not details:
         raise Unreadable(f"{path}: no job's strategy.matrix names pytorch_git_ref")
     return {t: tuple(dict.fromkeys(p)) for t, p in out.items()}, "; ".join(details)
