@@ -8,6 +8,7 @@ branch named (never from this reader's output):
   nightly``, excluding release/2.8 with 3.14; no gfx1250 in the cmake target list;
 - tag ``therock-7.14``: ``configure_pytorch_release_matrix.py`` ``PYTORCH_REFS_LINUX``
   release/2.10, 2.11, 2.12 and ``PYTHON_VERSIONS`` 3.10 .. 3.14; gfx1250 in the target list;
+- a copy of the refs with a new tag and branch for 10.2 is drift ``new ROCm release 10.2``;
 - branch ``release/therock-10.0`` (no tag): ``RELEASE_STABLE_PYTORCH_REFS["linux"]``
   release/2.11, 2.12, 2.13 and ``RELEASE_PYTHON_VERSIONS`` 3.10 .. 3.14; its setup_venv.py's
   ``ROCM_INDEX_URLS_MAP`` names the whl-multi-arch channels.
@@ -15,9 +16,15 @@ branch named (never from this reader's output):
 
 from __future__ import annotations
 
+import os
+import subprocess
+from pathlib import Path
+
 import pytest
 
-from tests.upstream.conftest import Upstream
+from tests.upstream.conftest import OPTIONAL, REPOS, Upstream
+from tests.upstream.test_upstream_command import _copy_refs
+from toolkit.cli.main import main
 from toolkit.verify.upstream.repos import Repo
 from toolkit.verify.upstream.therock_lines import channels, gpu_targets, release_lines, torch_builds
 
@@ -87,3 +94,47 @@ def test_100_branch_builds_torch_211_to_213(therock: Repo) -> None:
         "prerelease": "https://rocm.prereleases.amd.com/whl-multi-arch/",
         "nightly": "https://rocm.nightlies.amd.com/whl-multi-arch/",
         "dev": "https://rocm.devreleases.amd.com/whl-multi-arch/"}
+
+
+def _new_release(git_dir: Path, version: str) -> str:
+    """A commit on top of HEAD whose version.json says ``version``, as the branch
+    release/therock-X.Y and the tag therock-X.Y (objects and refs in ``git_dir`` only)."""
+    env = {**os.environ, "GIT_INDEX_FILE": str(git_dir / "tmp-index"), "GIT_AUTHOR_NAME": "t",
+           "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com"}
+
+    def git(*args: str, stdin: str | None = None) -> str:
+        return subprocess.run(["git", "--git-dir", str(git_dir), *args], input=stdin, env=env,
+                              check=True, capture_output=True, text=True).stdout.strip()
+
+    blob = git("hash-object", "-w", "--stdin", stdin=f'{{"rocm-version": "{version}"}}\n')
+    git("read-tree", "HEAD")
+    git("update-index", "--cacheinfo", f"100644,{blob},version.json")
+    commit = git("commit-tree", git("write-tree"), "-p", "HEAD", "-m", f"Release {version}")
+    xy = ".".join(version.split(".")[:2])
+    git("update-ref", f"refs/heads/release/therock-{xy}", commit)
+    git("tag", f"therock-{xy}", commit)
+    return commit
+
+
+def test_a_new_release_tag_and_branch_is_drift_naming_it(
+        upstream: dict[str, Upstream], therock: Repo, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A copy of TheRock's refs with release/therock-10.2 and therock-10.2 (main's files, so
+    main's torch list: RELEASE_STABLE_PYTORCH_REFS release/2.12, 2.13, 2.14)."""
+    if set(OPTIONAL) - set(upstream):
+        pytest.skip("TOOLKIT_UPSTREAM_DIR lacks pytorch/test-infra or ROCm/TheRock")
+    root = tmp_path / "mirrors"
+    for name, slug in {**REPOS, **OPTIONAL}.items():
+        dest = root / slug.replace("/", "+") / "repo"
+        dest.parent.mkdir(parents=True)
+        if name == "TheRock":
+            _copy_refs(upstream[name].git_dir, dest)
+        else:
+            dest.symlink_to(upstream[name].git_dir.resolve())
+    commit = _new_release(root / "ROCm+TheRock" / "repo", "10.2.0")
+    code = main(["upstream", str(root)])
+    out = capsys.readouterr().out.splitlines()
+    assert code == 1
+    assert (f"drift: new ROCm release 10.2: data none; upstream released therock-10.2 "
+            f"(10.2.0; torch 2.12, 2.13, 2.14) [{SLUG}@{commit[:9]} version.json]") in out
