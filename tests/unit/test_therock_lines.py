@@ -276,9 +276,9 @@ def test_write_adds_a_release_the_loader_accepts(rock: FakeRepo, tmp_path: Path)
     shutil.copytree(tmp_path / "data", copy)
     assert write.apply(copy, fact.edits) == ["rocm.toml"]
     rel = load_matrix(copy).rocm["7.2"]
-    line = getattr(rel, "line")
+    line = rel.line
     assert (line.status, line.ref, line.version) == ("released", "therock-7.2", "7.2.0")
-    assert dict(getattr(rel.sdk, "channels")) == {
+    assert dict(rel.sdk.channels) == {
         "stable": "https://stable.example.amd.com/whl-multi-arch/",
         "nightly": "https://nightly.example.amd.com/whl-multi-arch/"}
     assert rel.era is not None and rel.era.name == "fake"
@@ -286,3 +286,17 @@ def test_write_adds_a_release_the_loader_accepts(rock: FakeRepo, tmp_path: Path)
                                                            "2.6": ("3.11", "3.12")}
     # written, the data agrees with upstream: no more drift about 7.2
     assert not [f for f in _facts(rock, copy) if "7.2" in f.what]
+
+
+def test_a_torch_the_release_no_longer_builds_is_removed_with_its_pairs(
+        rock: FakeRepo, tmp_path: Path) -> None:
+    """main's last 7.0 commit builds torch 2.6 only: 7.0's torch 2.5 goes, and so does 7.0
+    from apex 1.1.0 (torch 2.5), else the data would name a torch 7.0 lacks."""
+    rock.commit({MATRIX: SCRIPT.replace('"release/2.5", ', "")}, branch="release/therock-7.0")
+    data = _data(tmp_path)
+    apex = data / "apex.toml"
+    apex.write_text(apex.read_text().replace('rocm = ["6.1"]', 'rocm = ["6.1", "7.0"]'))
+    fact = next(f for f in _facts(rock, data) if f.what == "ROCm 7.0 torch 2.5")
+    assert [(e.file, e.path, e.value) for e in fact.edits] == [
+        ("rocm.toml", ("releases", "7.0", "torch", "2.5"), None),
+        ("apex.toml", ("versions", 1, "rocm"), ["6.1"])]

@@ -146,8 +146,16 @@ def _line_fact(repo: Repo, xy: str, rel: RocmRelease, line: Line) -> list[Fact]:
                  (Edit(ROCM, ("releases", xy, "line"), _line_entry(line)),))]
 
 
-def _torch_facts(repo: Repo, xy: str, rel: RocmRelease, line: Line, builds: Stated
-                 ) -> list[Fact]:
+def _unpair(ctx: Context, xy: str, torch: str) -> list[Edit]:
+    """Drop ROCm ``xy`` from the package versions that pair it with ``torch`` (the source
+    removed, they would name a torch the release no longer has: the data would not load)."""
+    return [Edit(f"{name}.toml", ("versions", i, "rocm"), [r for r in v.rocm if r != xy])
+            for name, package in ctx.matrix.packages.items()
+            for i, v in enumerate(package.versions) if v.torch_minor == torch and xy in v.rocm]
+
+
+def _torch_facts(ctx: Context, repo: Repo, xy: str, rel: RocmRelease, line: Line,
+                 builds: Stated) -> list[Fact]:
     have = {t: s for t, s in rel.torch.items() if s.kind == "therock"}
     path = builds.evidence.split(" ", 1)[1]
     facts: list[Fact] = []
@@ -160,7 +168,8 @@ def _torch_facts(repo: Repo, xy: str, rel: RocmRelease, line: Line, builds: Stat
                               builds.evidence, (Edit(ROCM, key, _torch_entry(torch, pys, builds)),)))
         elif pys is None:
             facts.append(Fact("drift", what, src.spec, f"not built ({builds.detail})",
-                              builds.evidence, (Edit(ROCM, key, None),)))
+                              builds.evidence, (Edit(ROCM, key, None),
+                                                *_unpair(ctx, xy, torch))))
         elif tuple(src.python) != pys:
             facts.append(Fact("drift", f"{what} Python", ", ".join(src.python), ", ".join(pys),
                               builds.evidence, (Edit(ROCM, (*key, "python"), list(pys)),
@@ -210,7 +219,7 @@ def _release(ctx: Context, repo: Repo, rel: RocmRelease, line: Line) -> list[Fac
     if isinstance(read, Fact):
         return [*facts, read]
     builds, listed, chans = read
-    return [*facts, *_torch_facts(repo, line.minor, rel, line, builds),
+    return [*facts, *_torch_facts(ctx, repo, line.minor, rel, line, builds),
             *_era_fact(ctx, line.minor, rel, listed), *_channel_fact(line.minor, rel, chans)]
 
 
