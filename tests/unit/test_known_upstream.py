@@ -96,3 +96,19 @@ def test_a_release_branch_is_read_on_its_own_line(repo: tuple[Path, str, FakeRep
     lifted = r.commit({FILE: FIXED}, branch="release/therock-10.0")
     lines = _check(root, _entry(f"{SLUG}@{cited[:9]} {FILE}"))
     assert len(lines) == 1 and f"evidence gone at {lifted[:9]}: re-try" in lines[0]
+
+
+def test_a_release_is_read_at_the_ref_rocm_toml_reads_it(repo: tuple[Path, str, FakeRepo]) -> None:
+    """A commit of main at 10.1 is read where `upstream` reads the 10.1 release: its BKC branch
+    (no tag, no release/therock-10.1), not main's HEAD (which keeps the exclusion)."""
+    root, _, r = repo
+    cited = r.commit({"version.json": '{"rocm-version": "10.1.0"}\n'})
+    r.git("branch", "release/bkc/therock-10.1-20260811", cited)
+    r.commit({"README.md": "main moves on\n"})  # main keeps the exclusion
+    assert _check(root, _entry(f"{SLUG}@{cited[:9]} {FILE}")) == []
+    lifted = r.commit({FILE: FIXED}, branch="release/bkc/therock-10.1-20260811")
+    lines = _check(root, _entry(f"{SLUG}@{cited[:9]} {FILE}"))
+    assert len(lines) == 1 and f"evidence gone at {lifted[:9]}: re-try" in lines[0]
+    # a tag therock-10.1 (on main, before the BKC branch lifted it) wins over the BKC branch
+    r.git("tag", "therock-10.1", cited)
+    assert _check(root, _entry(f"{SLUG}@{cited[:9]} {FILE}")) == []

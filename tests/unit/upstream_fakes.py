@@ -16,6 +16,7 @@ from tests.fixtures.data import package_toml, pkg_version
 
 SCRIPT = "tools/scripts/generate_binary_build_matrix.py"
 CMAKE = "cmake/therock_amdgpu_targets.cmake"
+ROCK_MATRIX = "build_tools/github_actions/configure_pytorch_release_matrix.py"
 _ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
         "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_GLOBAL": os.devnull,
         "GIT_CONFIG_NOSYSTEM": "1"}
@@ -105,6 +106,12 @@ def make_upstream(root: Path) -> dict[str, str]:
                 'therock_add_amdgpu_target(gfx942 "MI300X" FAMILY dcgpu-all gfx94X-dcgpu\n'
                 '  EXCLUDE_TARGET_PROJECTS hipSPARSELt)\n'),
         "RELEASES.md": "pip install --index-url https://rocm.example.amd.com/whl-multi-arch/\n",
+        ROCK_MATRIX: ('RELEASE_PYTHON_VERSIONS = ["3.11", "3.12"]\n'
+                      'RELEASE_STABLE_PYTORCH_REFS = {"linux": ["release/2.5"]}\n'),
+        "build_tools/setup_venv.py": (
+            'ROCM_INDEX_URLS_MAP = {\n'
+            '    "stable": "https://rocm.example.amd.com/whl-multi-arch/",\n'
+            '    "nightly": "https://nightly.example.amd.com/whl-multi-arch/",\n}\n'),
         "external-builds/pytorch/README.md": "| 2.5 | ROCm/apex `release/1.1.0` |\n"})
     return c
 
@@ -153,7 +160,7 @@ default_family = "gfx94X-dcgpu"
 sdk = {{ provider = "pip", layout = "multi-arch", index = "multi", \
 spec = "rocm[libraries,devel]>1.0,<7.1", evidence = "ROCm/TheRock@{ev['rock70']} version.json" }}
 torch."2.5" = {{ kind = "therock", index = "multi", spec = "torch>=2.5,<2.6", \
-evidence = "ROCm/TheRock@{ev['rock70']} RELEASES.md" }}
+python = ["3.11", "3.12"], evidence = "ROCm/TheRock@{ev['rock70']} {ROCK_MATRIX}" }}
 """)
     (folder / "apex.toml").write_text(package_toml(
         "apex", repo="https://example.invalid/apex.git", recipe="apex", versions=[

@@ -1,7 +1,9 @@
 """Known failures and TheRock's builds against the real ROCm/TheRock: the shipped entries'
 evidence holds at the commits they cite and at the newest one; an exclusion TheRock really
 lifted (gfx1250 for torch 2.13, ROCm/TheRock@409fe0165) reads as evidence gone; the Pythons
-rocm.toml gives TheRock's torch are those its release workflow builds at the cited commit."""
+rocm.toml gives TheRock's torch are those its release workflow builds at the cited commit.
+A commit of a TheRock release is read at that release's ref (tag, branch, BKC branch, or
+main's last commit at its version), as rocm.toml's release is."""
 
 from __future__ import annotations
 
@@ -46,14 +48,27 @@ def test_shipped_entries_evidence_holds_upstream(therock: Repo) -> None:
 
 
 def test_an_exclusion_therock_lifted_reads_as_evidence_gone(therock: Repo) -> None:
-    # at 7.15 (c0f14ee2c) torch 2.13 excluded gfx125X-dcgpu; 409fe0165 enabled gfx1250 for it
+    # on main at 10.1, 412f4edf7 still excluded gfx125X-dcgpu from torch 2.13; 409fe0165 (its
+    # child) enabled gfx1250 for it. 10.1 is read at its BKC branch (no tag or
+    # release/therock-10.1 branch), which holds 409fe0165: the evidence is gone there.
+    entry = KnownFailure("torch-2.13-no-gfx1250", "apex", "install-torch", "no device package",
+                         f"{SLUG}@412f4edf7 {MATRIX_FILE}",
+                         holds=r'"release/2\.13": \{[^}]*"gfx125X-dcgpu"')
+    bkc = [r for r in therock.refs("refs/heads/release/bkc/") if "therock-10.1-" in r]
+    at = therock.short(therock.commit(max(bkc)) or "")
+    lines = _lines(therock, entry)
+    assert len(lines) == 1
+    assert f"evidence gone at {at}: re-try with --include-known-failures" in lines[0]
+
+
+def test_a_nightly_only_release_is_read_at_its_last_main_commit(therock: Repo) -> None:
+    # 7.15 never had a tag or branch: it is read at main's last 7.15 commit (c0f14ee2c, the
+    # parent of "Raise version to 10.0.0"), where torch 2.13 still excluded gfx125X-dcgpu,
+    # not at HEAD (which enabled it, 409fe0165)
     entry = KnownFailure("torch-2.13-no-gfx1250", "apex", "install-torch", "no device package",
                          f"{SLUG}@c0f14ee2c {MATRIX_FILE}",
                          holds=r'"release/2\.13": \{[^}]*"gfx125X-dcgpu"')
-    newest = therock.short(therock.commit("HEAD") or "")
-    lines = _lines(therock, entry)
-    assert len(lines) == 1
-    assert f"evidence gone at {newest}: re-try with --include-known-failures" in lines[0]
+    assert _lines(therock, entry) == []
 
 
 def _listed(text: str, name: str) -> list[str]:

@@ -1,8 +1,16 @@
-"""ROCm/TheRock: SDK versions, index URLs, release eras and GPU families.
+"""ROCm/TheRock: SDK versions, release lines, index URLs, release eras and GPU families.
 
 - SDK versions: ``version.json`` (``rocm-version``) over its history. A pip SDK release in
   rocm.toml must be a version TheRock's stream had, and the ``ROCm/TheRock@<commit>
   version.json`` its evidence cites must say that version.
+- Release lines (``therock_lines``): every TheRock version from the data's oldest multi-arch
+  release on is read at its own ref (tag, release branch, BKC branch, or main's last commit at
+  that version): a version the data lacks is drift ``new ROCm release X.Y`` whose edits add
+  its whole table (and a GPU era when no era has its targets); a release whose line (status,
+  ref, version), torch builds and Pythons, GPU targets or channels differ from what its ref
+  states is drift with the edits that settle it. A file the ref holds in a shape the reader
+  does not know is a review (never an empty list). Older versions are TheRock's legacy
+  per-family releases: one note.
 - Indexes: every TheRock index URL an SDK source in rocm.toml uses must appear in TheRock's
   documentation (``*.md``) or its install tools (``build_tools/*.py``: setup_venv.py maps its
   channels to indexes) at its newest commit; a URL neither names is drift.
@@ -16,25 +24,16 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 from toolkit.verify.upstream.model import Context, Edit, Fact, minor
 from toolkit.verify.upstream.repos import Repo
+from toolkit.verify.upstream.therock_lines import TARGETS_FILE, VERSION_FILE, targets
+from toolkit.verify.upstream.therock_lines import version_of as _version
+from toolkit.verify.upstream.therock_releases import release_facts
 
 SLUG = "ROCm/TheRock"
-VERSION_FILE = "version.json"
-TARGETS_FILE = "cmake/therock_amdgpu_targets.cmake"
-_TARGET = re.compile(r"^\s*therock_add_amdgpu_target\(\s*(gfx[0-9a-z]+)(.*?)\)", re.M | re.S)
-_FAMILY = re.compile(r"\bFAMILY\b(.*?)(?:\b[A-Z_]{4,}\b|$)", re.S)
-
-
-def _version(text: str | None) -> str | None:
-    try:
-        value = json.loads(text or "").get("rocm-version")
-    except (ValueError, AttributeError):
-        return None
-    return str(value) if value else None
+__all__ = ["SLUG", "TARGETS_FILE", "VERSION_FILE", "check", "sdk_stream", "targets"]
 
 
 def sdk_stream(repo: Repo) -> dict[str, str]:
@@ -46,16 +45,6 @@ def sdk_stream(repo: Repo) -> dict[str, str]:
         if version:
             stream.setdefault(minor(version), commit)
     return stream
-
-
-def targets(text: str) -> dict[str, tuple[str, ...]]:
-    """gfx target -> the family names its FAMILY list gives, in file order."""
-    out: dict[str, tuple[str, ...]] = {}
-    for gfx, rest in _TARGET.findall(text):
-        m = _FAMILY.search(rest)
-        names = re.findall(r"[A-Za-z0-9_-]+", m.group(1)) if m else []
-        out[gfx] = tuple(n for n in names if n.startswith("gfx"))
-    return out
 
 
 def _cited(evidence: str, path: str) -> str | None:
@@ -142,5 +131,5 @@ def _family_facts(ctx: Context, repo: Repo) -> list[Fact]:
 
 def check(ctx: Context) -> list[Fact]:
     repo = ctx.repos[SLUG]
-    return [*_sdk_facts(ctx, repo), *_index_facts(ctx, repo), *_era_facts(ctx, repo),
-            *_family_facts(ctx, repo)]
+    return [*_sdk_facts(ctx, repo), *release_facts(ctx, repo), *_index_facts(ctx, repo),
+            *_era_facts(ctx, repo), *_family_facts(ctx, repo)]
