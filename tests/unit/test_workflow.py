@@ -169,11 +169,12 @@ def test_triggers(wf: dict[str, Any]) -> None:
 
 # ----------------------------------------------------------------------------- the matrix job
 def _run_matrix_step(wf: dict[str, Any], event: str, families: str,
-                     tmp_path: Path) -> list[dict[str, str]]:
+                     tmp_path: Path, published: str = "") -> list[dict[str, str]]:
     step = _step(wf, "matrix", "invoke matrix")
     script = step["run"]
     env_values = _step_env(step, {"github.event_name": event, "inputs.families": families,
-                                  "inputs.include_known_failures": ""})
+                                  "inputs.include_known_failures": "",
+                                  "vars.TOOLKIT_PUBLISHED_INDEX": published})
     out = tmp_path / f"output-{event}"
     env = {**os.environ, **env_values, "GITHUB_OUTPUT": str(out),
            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
@@ -205,6 +206,18 @@ def test_matrix_job_runs_the_toolkits_command(wf: dict[str, Any]) -> None:
 def test_matrix_step_output_per_trigger(wf: dict[str, Any], event: str, tmp_path: Path) -> None:
     assert event in wf["on"]
     assert _run_matrix_step(wf, event, "", tmp_path) == _entries(event)
+
+
+def test_only_the_nightly_skips_what_was_published(wf: dict[str, Any], tmp_path: Path) -> None:
+    """With the published index set, a pull request still runs its whole selection; the
+    nightly asks for the builds changed since it (an empty folder: every one), and the
+    shards job is skipped when there is none."""
+    empty = tmp_path / "published"
+    empty.mkdir()
+    assert _run_matrix_step(wf, "pull_request", "", tmp_path, str(empty)) == _entries("pull_request")
+    step = _step(wf, "matrix", "invoke matrix")
+    assert '"$EVENT" = "schedule"' in step["run"] and '--changed-since "$PUBLISHED"' in step["run"]
+    assert wf["jobs"]["wheels"]["if"] == "${{ needs.matrix.outputs.shards != '[]' }}"
 
 
 def test_matrix_step_with_dispatch_families(wf: dict[str, Any], tmp_path: Path) -> None:
