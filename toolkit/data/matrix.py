@@ -24,13 +24,11 @@ from typing import TYPE_CHECKING
 from toolkit.core.errors import DataError, UsageError, unknown
 from toolkit.core.versions import rocm_label, version_sort_key
 from toolkit.data.gpus import GpuEra, GpuFamily, family_names, load_gpus
-from toolkit.data.releases import (  # noqa: F401  (re-exported: the matrix's data classes)
-    ReleaseLine,
-    RocmRelease,
-    SdkSource,
-    TorchSource,
-    load_rocm,
-)
+from toolkit.data.releases import ReleaseLine as ReleaseLine
+from toolkit.data.releases import RocmRelease as RocmRelease
+from toolkit.data.releases import SdkSource as SdkSource
+from toolkit.data.releases import TorchSource as TorchSource
+from toolkit.data.releases import load_rocm
 from toolkit.data.schema import check, fail, read_toml
 from toolkit.data.specs import CI, PACKAGE, RESERVED_FILES
 
@@ -38,6 +36,7 @@ if TYPE_CHECKING:
     from toolkit.data.known import KnownFailure
 
 DATA_DIR = Path(__file__).parent
+# ReleaseLine, RocmRelease, SdkSource, TorchSource: re-exported from toolkit.data.releases
 
 
 # ----------------------------------------------------------------------------- data classes
