@@ -26,7 +26,8 @@ def test_inputs_hash_follows_matrix_and_options() -> None:
     assert base == inputs_hash(b, sources_for(MATRIX, b, Options(channel="nightly")))
     # another GPU family (gfx1100 is served by gfx110X-dgpu, not the default gfx94X-dcgpu)
     assert base != inputs_hash(b, sources_for(MATRIX, b, Options(gfx=("gfx1100",), channel="nightly")))
-    assert base != inputs_hash(b, sources_for(MATRIX, b, Options(index_url="https://mirror.example/v2/", channel="nightly")))
+    mirror = Options(index_url="https://mirror.example/v2/", channel="nightly")
+    assert base != inputs_hash(b, sources_for(MATRIX, b, mirror))
     other = MATRIX.build("apex-1.8.0-cp311-rocm7.0")
     assert base != inputs_hash(other, sources_for(MATRIX, other, Options(channel="nightly")))
 
@@ -34,7 +35,8 @@ def test_inputs_hash_follows_matrix_and_options() -> None:
 def test_requirements_in_records_indexes() -> None:
     b = MATRIX.build("apex-1.8.0-cp312-rocm7.0")
     text = requirements_in(sources_for(MATRIX, b, Options(channel="nightly")))
-    # 7.0's nightly channel: TheRock's per-family SDK index; torch 2.8 for ROCm 7.0 from AMD's rocm-rel-7.0 page
+    # 7.0's nightly channel: TheRock's per-family SDK index; torch 2.8 for ROCm 7.0 from AMD's
+    # rocm-rel-7.0 page
     assert text.splitlines() == [
         "--index-url https://rocm.nightlies.amd.com/v2/gfx94X-dcgpu/",
         "--find-links https://repo.radeon.com/rocm/manylinux/rocm-rel-7.0/",

@@ -125,7 +125,8 @@ def test_a_therock_torch_on_a_per_family_index_is_per_family(data_copy: Path) ->
 
 def test_a_therock_torch_needs_the_releases_channels(data_copy: Path) -> None:
     rocm = data_copy / "rocm.toml"
-    edit(rocm, 'torch."2.8" = { kind = "pytorch", index_url = "https://download.pytorch.org/whl/rocm6.4/", spec',
+    edit(rocm, 'torch."2.8" = { kind = "pytorch", '
+         'index_url = "https://download.pytorch.org/whl/rocm6.4/", spec',
          'torch."2.8" = { kind = "therock", spec')
     assert _error(data_copy) == (
         f'{rocm}: releases."6.4".torch."2.8": TheRock\'s torch installs from the release\'s '
