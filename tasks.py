@@ -61,13 +61,15 @@ def matrix(
 @task(
     help={"build_id": "a build id, e.g. apex-1.8.0-cp312-rocm7.0", "gfx": "gfx ids or families",
           "json": "print the plan as JSON",
+          "channel": "TheRock channel: stable|prerelease|nightly|dev (default: the release's)",
           "include_known_failures": "plan a build known to fail (else: one line, exit 7)"},
     positional=["build_id"],
 )
-def plan(c: Context, build_id: str, gfx: str = "", json: bool = False,
+def plan(c: Context, build_id: str, gfx: str = "", json: bool = False, channel: str = "",
          include_known_failures: bool = False) -> None:
     """Print a build's plan (runs nothing)."""
-    _run(["plan", build_id, *_multi("--gfx", gfx), *(["--json"] if json else []),
+    _run(["plan", build_id, *_multi("--gfx", gfx), *_multi("--channel", channel),
+          *(["--json"] if json else []),
           *(["--include-known-failures"] if include_known_failures else [])])
 
 

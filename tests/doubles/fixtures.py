@@ -5,7 +5,8 @@ local index: package ``sample`` for Python 3.11/3.12 with
 
 - ROCm 7.0 (pip SDK, per-family index): torch 2.8 (double, hip 7.0), 2.7 (double, hip 6.4:
   a HIP mismatch), 2.13 (the real CPU torch wheel, hip None);
-- ROCm 7.1 (pip SDK, multi-arch index): torch 2.8 (split double, hip 7.1);
+- ROCm 7.1 (pip SDK, multi-arch index, a release branch: prerelease channel by default, a
+  stable channel on the same index): torch 2.8 (split double, hip 7.1);
 - ROCm 5.2 (system SDK: Debian's hipcc): torch 2.8 (double 2.8.0+rocm5.2, hip 5.2).
 """
 
@@ -26,10 +27,6 @@ from tests.fixtures.data import package_toml, pkg_version
 REPO = Path(__file__).resolve().parents[2]
 
 ROCM_TOML = """\
-[indexes]
-local = "{url}v2/"
-local-multi = "{url}multi/"
-
 [releases."7.0"]
 gpus = "therock-7.0"
 hip = "7.0"
@@ -37,23 +34,24 @@ default_family = "gfx94X-dcgpu"
 sdk.provider = "pip"
 sdk.layout = "per-family"
 sdk.legacy = true
-sdk.index = "local"
-sdk.spec = "rocm[libraries,devel]>1.0,>=7.0.0a0,<7.1"
 sdk.evidence = "TEST DOUBLE: the local index"
-torch."2.7" = {{ kind = "therock", index = "local", spec = "torch==2.7.0", evidence = "TEST DOUBLE" }}
-torch."2.8" = {{ kind = "therock", index = "local", spec = "torch==2.8.0", evidence = "TEST DOUBLE" }}
-torch."2.13" = {{ kind = "therock", index = "local", spec = "torch==2.13.0", evidence = "TEST DOUBLE" }}
+channels = {{ nightly = "{url}v2/", evidence = "TEST DOUBLE" }}
+torch."2.7" = {{ kind = "therock", spec = "torch==2.7.0", evidence = "TEST DOUBLE" }}
+torch."2.8" = {{ kind = "therock", spec = "torch==2.8.0", evidence = "TEST DOUBLE" }}
+torch."2.13" = {{ kind = "therock", spec = "torch==2.13.0", evidence = "TEST DOUBLE" }}
 
+# a release branch (default: its prerelease channel); its stable channel is the same index,
+# which holds only the pre-release 7.1.0a20260101: `--channel stable` finds no SDK there
 [releases."7.1"]
 gpus = "therock-7.15"
 hip = "7.1"
 default_family = "gfx94X-dcgpu"
+line = {{ status = "branch", ref = "release/therock-7.1", version = "7.1.0", evidence = "TEST DOUBLE" }}
 sdk.provider = "pip"
 sdk.layout = "multi-arch"
-sdk.index = "local-multi"
-sdk.spec = "rocm[libraries,devel]>1.0,>=7.1.0a0,<7.2"
 sdk.evidence = "TEST DOUBLE: the local index"
-torch."2.8" = {{ kind = "therock", index = "local-multi", spec = "torch==2.8.0", evidence = "TEST DOUBLE" }}
+channels = {{ stable = "{url}multi/", prerelease = "{url}multi/", evidence = "TEST DOUBLE" }}
+torch."2.8" = {{ kind = "therock", spec = "torch==2.8.0", evidence = "TEST DOUBLE" }}
 
 [releases."5.2"]
 gpus = "rocm-6"

@@ -26,7 +26,7 @@ SECRET = "S3cr3tT0k3n"
 def test_index_credentials_are_masked_everywhere(sandbox: dict[str, str]) -> None:  # noqa: F811
     url = next(line.split('"')[1] for line in
                Path(sandbox["TOOLKIT_DATA_DIR"], "rocm.toml").read_text().splitlines()
-               if line.startswith("local = "))
+               if line.startswith("channels = { nightly = "))  # 7.0's channel
     secret_url = url.replace("http://", f"http://builder:{SECRET}@")
     args = ["--rocm-from", "pip", "--index-url", secret_url, "--package", "sample",
             "--version", "1.0.0", "--gfx", "gfx942", "--workdir", sandbox["WORK"], "--no-smoke"]
@@ -141,7 +141,7 @@ def test_every_url_form_is_masked_in_every_file(sandbox: dict[str, str], form: s
     ``user:pass@host/simple`` is refused (exit 2) and named masked."""
     url = next(line.split('"')[1] for line in
                Path(sandbox["TOOLKIT_DATA_DIR"], "rocm.toml").read_text().splitlines()
-               if line.startswith("local = "))
+               if line.startswith("channels = { nightly = "))  # 7.0's channel
     host = url.split("://", 1)[1]
     args = ["--rocm-from", "pip", "--package", "sample", "--version", "1.0.0", "--gfx", "gfx942",
             "--workdir", sandbox["WORK"], "--no-smoke"]

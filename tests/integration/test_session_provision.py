@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_nox_build_session_provisions_from_local_index(sandbox: dict[str, str]) -> None:  # noqa: F811
     index = sandbox["TOOLKIT_DATA_DIR"]
     url = next(line.split('"')[1] for line in Path(index, "rocm.toml").read_text().splitlines()
-               if line.startswith("local = "))
+               if line.startswith("channels = { nightly = "))  # 7.0's channel
     res = subprocess.run(
         [sys.executable, "-m", "nox", "-s", "build-3.11-rocm7.0", "--", "--rocm-from", "pip",
          "--index-url", url, "--package", "sample", "--version", "1.0.0", "--gfx", "gfx942",

@@ -24,11 +24,15 @@ ROCM6_SORTED = ("gfx906", "gfx908", "gfx90a", "gfx940", "gfx941", "gfx942", "gfx
 
 
 def therock_torch_on_a_system_sdk(data: Path, index: str) -> None:
-    """ROCm 7.1 (a system SDK: no per-family index, so no SDK family) with torch 2.10 from a
-    TheRock-style per-family index (rocm.toml: `kind = "therock"`, `<index>/<family>/`)."""
-    edit(data / "rocm.toml",
-         'torch."2.10" = { kind = "pytorch", index_url = "https://download.pytorch.org/whl/rocm7.1/"',
-         f'torch."2.10" = {{ kind = "therock", index_url = "{index}"')
+    """ROCm 7.1 (a system SDK by default: no per-family SDK index, so no SDK family) with a
+    per-family pip channel ``index`` and torch 2.10 from it, TheRock-style (rocm.toml:
+    `kind = "therock"` installs from the release's channel, `<channel>/<family>/`)."""
+    rocm = data / "rocm.toml"
+    edit(rocm, 'provider = "system", version = "7.1.0",',
+         'provider = "system", version = "7.1.0", layout = "per-family", legacy = true,')
+    edit(rocm, 'torch."2.10" = { kind = "pytorch", index_url = "https://download.pytorch.org/whl/rocm7.1/", ',
+         f'channels = {{ nightly = "{index}", evidence = "x" }}\n'
+         'torch."2.10" = { kind = "therock", ')
 
 
 def get_apex_version(version_txt: str, env: dict[str, str], reads_build_version: bool) -> str:

@@ -27,8 +27,8 @@ def _check(build_id: str, host: HostFacts) -> tuple[str, ...]:
 
 
 def test_therock_sdk_lib_folder_is_a_declared_provider() -> None:
-    # ROCm 7.0 is TheRock's pip SDK (rocm.toml); `python -m rocm_sdk path --root` is learned
-    assert _check("apex-1.8.0-cp312-rocm7.0", HostFacts()) == ("{TORCH_LIB}", "{ROCM_ROOT}/lib")
+    # ROCm 7.13 is TheRock's pip SDK (rocm.toml); `python -m rocm_sdk path --root` is learned
+    assert _check("apex-1.11.0-cp312-rocm7.13", HostFacts()) == ("{TORCH_LIB}", "{ROCM_ROOT}/lib")
 
 
 @pytest.mark.parametrize(("root", "expected"), [

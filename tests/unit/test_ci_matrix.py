@@ -132,7 +132,7 @@ def test_entry_fields_drive_the_workflow(capsys: pytest.CaptureFixture[str]) -> 
         "package": "apex", "version": "1.8.0", "python": "3.12", "rocm": "7.0", "torch": "2.8",
         "session": "build-3.12-rocm7.0", "family": "gfx94X-dcgpu", "families": "gfx94X-dcgpu",
         "gfx": "gfx942", "runner": "linux-x86_64-cpu", "test_runner": "linux-mi300-gpu",
-        "test_gfx": "gfx942", "known_failure": "", "sdk_family": "gfx94X-dcgpu",
+        "test_gfx": "gfx942", "known_failure": "", "sdk_family": "",  # 7.0: a system ROCm
     }
 
 

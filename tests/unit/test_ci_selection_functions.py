@@ -200,13 +200,20 @@ def test_a_runners_gfx_outside_one_of_its_families_names_that_familys_targets(da
 
 # ----------------------------------------------------------------------------- entries as JSON
 def test_only_a_per_family_sdk_gets_a_family_argument(loaded: Loaded) -> None:
-    """rocm.toml: 7.0's SDK is TheRock's per-family index, 7.13's multi-arch, 6.4's a system
-    install: only the first takes --family."""
+    """rocm.toml: 7.0's default is a system install (TheRock's per-family index is only its
+    nightly channel), 7.13's SDK multi-arch, 6.4's a system install: none takes --family; a
+    release whose default is a per-family pip index does (7.0 made one here)."""
+    import dataclasses
+
     m, config = loaded
     builds = _builds(m, "apex-1.8.0-cp312-rocm7.0", "apex-1.9.0-cp312-rocm7.13", "apex-1.8.0-cp312-rocm6.4")
     got = [e.as_json() for e in github_matrix(m, config, "push", builds=builds)]
+    pip70 = dataclasses.replace(builds[0].rocm, sdk=dataclasses.replace(builds[0].rocm.sdk,
+                                                                        provider="pip"))
+    [pip] = github_matrix(m, config, "push", builds=[dataclasses.replace(builds[0], rocm=pip70)])
+    assert pip.as_json()["sdk_family"] == "gfx94X-dcgpu"
     assert [(e["artifact"], e["sdk_family"]) for e in got] == [
-        ("apex-1.8.0-cp312-rocm7.0-gfx94X-dcgpu", "gfx94X-dcgpu"),
+        ("apex-1.8.0-cp312-rocm7.0-gfx94X-dcgpu", ""),
         ("apex-1.9.0-cp312-rocm7.13-gfx94X-dcgpu", ""),
         ("apex-1.8.0-cp312-rocm6.4-gfx94X-dcgpu", "")]
     assert got[1] == {

@@ -22,19 +22,21 @@ def test_one_lock_per_pair_or_per_torch() -> None:
 
 def test_inputs_hash_follows_matrix_and_options() -> None:
     b = MATRIX.build("apex-1.8.0-cp312-rocm7.0")
-    base = inputs_hash(b, sources_for(MATRIX, b, Options()))
-    assert base == inputs_hash(b, sources_for(MATRIX, b, Options()))
+    base = inputs_hash(b, sources_for(MATRIX, b, Options(channel="nightly")))
+    assert base == inputs_hash(b, sources_for(MATRIX, b, Options(channel="nightly")))
     # another GPU family (gfx1100 is served by gfx110X-dgpu, not the default gfx94X-dcgpu)
-    assert base != inputs_hash(b, sources_for(MATRIX, b, Options(gfx=("gfx1100",))))
-    assert base != inputs_hash(b, sources_for(MATRIX, b, Options(index_url="https://mirror.example/v2/")))
+    assert base != inputs_hash(b, sources_for(MATRIX, b, Options(gfx=("gfx1100",), channel="nightly")))
+    mirror = Options(index_url="https://mirror.example/v2/", channel="nightly")
+    assert base != inputs_hash(b, sources_for(MATRIX, b, mirror))
     other = MATRIX.build("apex-1.8.0-cp311-rocm7.0")
-    assert base != inputs_hash(other, sources_for(MATRIX, other, Options()))
+    assert base != inputs_hash(other, sources_for(MATRIX, other, Options(channel="nightly")))
 
 
 def test_requirements_in_records_indexes() -> None:
     b = MATRIX.build("apex-1.8.0-cp312-rocm7.0")
-    text = requirements_in(sources_for(MATRIX, b, Options()))
-    # TheRock's per-family SDK index; torch 2.8 for ROCm 7.0 from AMD's rocm-rel-7.0 page
+    text = requirements_in(sources_for(MATRIX, b, Options(channel="nightly")))
+    # 7.0's nightly channel: TheRock's per-family SDK index; torch 2.8 for ROCm 7.0 from AMD's
+    # rocm-rel-7.0 page
     assert text.splitlines() == [
         "--index-url https://rocm.nightlies.amd.com/v2/gfx94X-dcgpu/",
         "--find-links https://repo.radeon.com/rocm/manylinux/rocm-rel-7.0/",
@@ -48,7 +50,8 @@ def test_requirements_in_records_indexes() -> None:
 
 def test_header_masks_credentials_and_is_read_back(tmp_path: Path) -> None:
     b = MATRIX.build("apex-1.8.0-cp312-rocm7.0")
-    src = sources_for(MATRIX, b, Options(index_url="https://user:s3cret@mirror.example/v2/"))
+    src = sources_for(MATRIX, b, Options(index_url="https://user:s3cret@mirror.example/v2/",
+                                       channel="nightly"))
     digest = inputs_hash(b, src)
     text = header(b, src, "3.12-rocm7.0.txt", digest)
     assert "s3cret" not in text and "https://***@mirror.example/v2/gfx94X-dcgpu/" in text

@@ -42,96 +42,133 @@ def _error(data: Path) -> str:
 
 
 # ----------------------------------------------------------------------------- rocm.toml
+# rocm.toml's header: a released line installs from its stable channel, a release or BKC
+# branch from its prerelease channel, a nightly-only line from its nightly channel
+DEFAULT_BY_STATUS = {"released": "stable", "branch": "prerelease", "bkc": "prerelease",
+                     "nightly-only": "nightly"}
+CHANNEL_ORDER = ["stable", "prerelease", "nightly", "dev"]
+
+
+def _next_minor(version: str) -> str:
+    major, minor = version.split(".")[:2]
+    return f"{major}.{int(minor) + 1}"
+
+
 def test_every_rocm_release_is_loaded_as_written(data_copy: Path) -> None:
     m = load_matrix(data_copy)
     raw = _raw(data_copy, "rocm.toml")
     gpus = _raw(data_copy, "gpus.toml")
-    indexes = raw["indexes"]
-    assert all(url.endswith("/") for url in indexes.values())  # as written: nothing to add
     assert list(m.rocm) == list(raw["releases"])  # every release, in the file's order
-    multi = 0
+    multi = lines = 0
     for version, r in raw["releases"].items():
         rel = m.rocm[version]
         assert (rel.version, rel.hip, rel.default_family) == (version, r["hip"], r["default_family"])
         assert rel.era is not None and rel.era is m.eras[r["gpus"]]
         assert (rel.era.name, rel.era.targets) == (r["gpus"], tuple(gpus["eras"][r["gpus"]]["targets"]))
         s, sdk = r["sdk"], rel.sdk
-        assert (sdk.provider, sdk.note, sdk.evidence) == (s["provider"], s.get("note"), s["evidence"])
-        if s["provider"] == "pip":
-            url = s["index_url"] if "index_url" in s else indexes[s["index"]]
-            assert (sdk.layout, sdk.legacy, sdk.index_url, sdk.spec, sdk.version) == (
-                s["layout"], s.get("legacy", False), url, s["spec"], None), version
+        assert (sdk.provider, sdk.note, sdk.evidence, sdk.layout, sdk.legacy, sdk.version) == (
+            s["provider"], s.get("note"), s["evidence"], s.get("layout"), s.get("legacy", False),
+            s.get("version")), version
+        line = r.get("line")
+        if line:
+            lines += 1
+            assert rel.line is not None
+            assert (rel.line.status, rel.line.ref, rel.line.version, rel.line.evidence) == (
+                line["status"], line["ref"], line["version"], line["evidence"])
         else:
-            assert (sdk.layout, sdk.legacy, sdk.index_url, sdk.spec, sdk.version) == (
-                None, False, None, None, s["version"]), version
+            assert rel.line is None
+        chans = {k: v for k, v in r.get("channels", {}).items() if k != "evidence"}
+        assert all(url.endswith("/") for url in chans.values())  # as written: nothing to add
+        assert dict(sdk.channels) == chans, version
+        assert sdk.channels_evidence == r.get("channels", {}).get("evidence", "")
+        default = (DEFAULT_BY_STATUS[line["status"]] if line
+                   else next((c for c in CHANNEL_ORDER if c in chans), None))
+        assert sdk.default_channel == default, version
+        if chans:
+            low = line["version"] if line else f"{version}.0"
+            pre = "" if default == "stable" else "a0"
+            assert (sdk.index_url, sdk.spec) == (
+                chans[default], f"rocm[libraries,devel]>1.0,>={low}{pre},<{_next_minor(version)}")
+        else:
+            assert (sdk.index_url, sdk.spec) == (None, None)
         assert list(rel.torch) == list(r["torch"])
         for tv, t in r["torch"].items():
             src = rel.torch[tv]
-            index = t["index_url"] if "index_url" in t else indexes.get(t.get("index", ""))
             # TheRock's torch on a multi-arch index comes as a host wheel plus device packages
-            # (rocm.toml's header); on a per-family index it lives under <index>/<family>/
+            # (rocm.toml's header), from the SDK's channel (no index of its own)
             therock_multi = t["kind"] == "therock" and s.get("layout") == "multi-arch"
             multi += therock_multi
             assert (src.torch, src.rocm, src.kind, src.spec, src.index_url, src.find_links,
                     src.note, src.evidence, src.python, src.device_extras, src.per_family) == (
-                tv, version, t["kind"], t["spec"], index, t.get("find_links"), t.get("note"),
-                t["evidence"], tuple(t.get("python", ())), therock_multi, False), (version, tv)
+                tv, version, t["kind"], t["spec"], t.get("index_url"), t.get("find_links"),
+                t.get("note"), t["evidence"], tuple(t.get("python", ())), therock_multi,
+                False), (version, tv)
         if "families" in r:
             assert {k: list(v) for k, v in rel.families.items()} == r["families"]["served"]
             assert rel.families_evidence == r["families"]["evidence"]
         else:
             assert (dict(rel.families), rel.families_evidence) == ({}, "")
-    assert multi  # TheRock's multi-arch torch is in the data
+    assert multi and lines  # TheRock's multi-arch torch and release lines are in the data
 
 
 def test_a_therock_torch_on_a_per_family_index_is_per_family(data_copy: Path) -> None:
     rocm = data_copy / "rocm.toml"
     edit(rocm, 'torch."2.10" = { kind = "pytorch", index_url = "https://download.pytorch.org/whl/rocm7.0/"',
-         'torch."2.9" = { kind = "therock", index = "therock-nightly", spec = "torch>=2.9,<2.10", '
+         'torch."2.9" = { kind = "therock", spec = "torch>=2.9,<2.10", '
          'evidence = "ROCm/TheRock@ce80990fd x" }\n'
          'torch."2.10" = { kind = "pytorch", index_url = "https://download.pytorch.org/whl/rocm7.0/"')
     src = load_matrix(data_copy).rocm["7.0"].torch["2.9"]
+    # no index of its own: the channel's (and <family>/ under it)
     assert (src.kind, src.index_url, src.per_family, src.device_extras, src.python, src.note) == (
-        "therock", "https://rocm.nightlies.amd.com/v2/", True, False, (), None)
+        "therock", None, True, False, (), None)
+
+
+def test_a_therock_torch_needs_the_releases_channels(data_copy: Path) -> None:
+    rocm = data_copy / "rocm.toml"
+    edit(rocm, 'torch."2.8" = { kind = "pytorch", '
+         'index_url = "https://download.pytorch.org/whl/rocm6.4/", spec',
+         'torch."2.8" = { kind = "therock", spec')
+    assert _error(data_copy) == (
+        f'{rocm}: releases."6.4".torch."2.8": TheRock\'s torch installs from the release\'s '
+        "channels, and this release has none (add channels and sdk.layout)")
+
+
+def test_a_pip_sdk_needs_channels_and_a_layout_needs_them_too(data_copy: Path) -> None:
+    rocm = data_copy / "rocm.toml"
+    text = rocm.read_text()
+    start = text.index('channels = { stable = "https://repo.amd.com/rocm/whl/", prerelease')
+    end = text.index("\n", start) + 1
+    rocm.write_text(text[:start] + text[end:])  # 7.14 without its channels
+    assert _error(data_copy) == (
+        f'{rocm}: releases."7.14".line: a TheRock release line needs its channels (channels = '
+        '{ stable | prerelease | nightly | dev = "https://...", evidence = ... })')
+    rocm.write_text(text)
+    edit(rocm, 'provider = "system", version = "6.4.3"',
+         'provider = "system", version = "6.4.3", layout = "multi-arch"')
+    forget_loaded()
+    assert _error(data_copy) == (
+        f'{rocm}: releases."6.4".channels: pip channels and the pip SDK\'s layout go together: '
+        "give both (a system release that TheRock also published) or neither")
 
 
 def test_urls_written_without_a_trailing_slash_get_one(data_copy: Path) -> None:
     rocm = data_copy / "rocm.toml"
-    edit(rocm, 'therock-multi-arch = "https://rocm.nightlies.amd.com/whl-multi-arch/"',
-         'therock-multi-arch = "https://rocm.nightlies.amd.com/whl-multi-arch"')
+    edit(rocm, 'channels = { stable = "https://repo.amd.com/rocm/whl/", prerelease',
+         'channels = { stable = "https://repo.amd.com/rocm/whl", prerelease')
     edit(rocm, '"https://repo.radeon.com/rocm/manylinux/rocm-rel-6.3/"',
          '"https://repo.radeon.com/rocm/manylinux/rocm-rel-6.3"')
     edit(rocm, '"https://download.pytorch.org/whl/rocm6.0/"', '"https://download.pytorch.org/whl/rocm6.0"')
     m = load_matrix(data_copy)
-    assert m.rocm["7.13"].sdk.index_url == "https://rocm.nightlies.amd.com/whl-multi-arch/"
-    assert m.rocm["7.13"].torch["2.9"].index_url == "https://rocm.nightlies.amd.com/whl-multi-arch/"
+    assert m.rocm["7.14"].sdk.channels["stable"] == "https://repo.amd.com/rocm/whl/"
+    assert m.rocm["7.14"].sdk.index_url == "https://repo.amd.com/rocm/whl/"
     assert m.rocm["6.3"].torch["2.6"].find_links == "https://repo.radeon.com/rocm/manylinux/rocm-rel-6.3/"
     assert m.rocm["6.3"].torch["2.6"].index_url is None
     assert m.rocm["6.0"].torch["2.4"].index_url == "https://download.pytorch.org/whl/rocm6.0/"
 
 
-def test_without_an_indexes_table_no_index_name_is_valid(data_copy: Path) -> None:
-    rocm = data_copy / "rocm.toml"
-    text = rocm.read_text()
-    start, end = text.index("[indexes]\n"), text.index('[releases."6.0"]')
-    rocm.write_text(text[:start] + text[end:])
-    # [indexes] is optional (specs.ROCM): without it the first `index = ` names nothing
-    assert _error(data_copy) == (f"{rocm}: releases.\"7.0\".sdk.index: 'therock-nightly' is not "
-                                 "allowed; valid: (none)")
-
-
-def test_an_indexes_value_that_is_not_a_table_is_named(data_copy: Path) -> None:
-    rocm = data_copy / "rocm.toml"
-    text = rocm.read_text()
-    start, end = text.index("[indexes]\n"), text.index('[releases."6.0"]')
-    rocm.write_text(text[:start] + "indexes = 5\n" + text[end:])
-    assert _error(data_copy) == f"{rocm}: indexes: must be a table, got integer 5"
-
-
 def test_a_multi_arch_sdk_takes_no_legacy_but_may_say_false(data_copy: Path) -> None:
     rocm = data_copy / "rocm.toml"
-    sdk = ('provider = "pip", layout = "multi-arch", index = "therock-multi-arch", '
-           'spec = "rocm[libraries,devel]>1.0,>=7.13.0a0')
+    sdk = 'provider = "pip", layout = "multi-arch", evidence = "ROCm/TheRock@6d2136cd1'
     edit(rocm, sdk, sdk.replace('layout = "multi-arch",', 'layout = "multi-arch", legacy = false,'))
     sdk_13 = load_matrix(data_copy).rocm["7.13"].sdk
     assert (sdk_13.layout, sdk_13.legacy) == ("multi-arch", False)

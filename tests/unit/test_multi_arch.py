@@ -29,7 +29,6 @@ from toolkit.plan.recipes import load_matrix
 HOST = HostFacts(cores=8, mem_available_gib=32.0)
 LAYOUT = Layout(Path("/w"), Path("/c"))
 MULTI_ARCH_INDEX = "https://rocm.nightlies.amd.com/whl-multi-arch/"
-NEXT_INDEX = "https://nightly.repo.amd.com/rocm/whl-next/"
 
 
 def _with_builds(data: Path) -> Path:
@@ -52,7 +51,7 @@ def _plan(data: Path, build_id: str, **opts: object) -> Plan:
 
 def test_sdk_has_one_device_extra_per_target_features_stripped(data_copy: Path) -> None:
     p = _plan(_with_builds(data_copy), "demo-1.8.0-cp313-rocm7.14",
-              gfx=("gfx942", "gfx90a:xnack+", "gfx90a:xnack-"))
+              gfx=("gfx942", "gfx90a:xnack+", "gfx90a:xnack-"), channel="nightly")
     sdk = p.step("install-rocm-sdk")
     assert sdk.argv[-1] == "rocm[libraries,devel,device-gfx942,device-gfx90a]>1.0,>=7.14.0a0,<7.15"
     assert sdk.argv[sdk.argv.index("--index-url") + 1] == MULTI_ARCH_INDEX
@@ -63,7 +62,8 @@ def test_sdk_has_one_device_extra_per_target_features_stripped(data_copy: Path) 
 
 
 def test_split_torch_with_the_device_packages_and_the_sdk_pinned(data_copy: Path) -> None:
-    p = _plan(_with_builds(data_copy), "demo-1.8.0-cp312-rocm10.0", gfx=("gfx950",))
+    p = _plan(_with_builds(data_copy), "demo-1.8.0-cp312-rocm10.0", gfx=("gfx950",),
+              channel="nightly")
     torch = p.step("install-torch")
     assert "torch[device-gfx950]>=2.12,<2.13" in torch.argv
     # the device package named too: an extra torch lacks is only a warning to pip and uv
@@ -91,12 +91,14 @@ def test_family_on_a_multi_arch_release_is_refused_with_a_hint(data_copy: Path) 
 
 def test_targets_the_compilers_cannot_build_are_refused(data_copy: Path) -> None:
     data = _with_builds(data_copy)
-    # gfx1250: added to TheRock's targets by 1cc8ec570 (2026-06-16), after 7.13.0's list
-    with pytest.raises(UsageError) as err:
-        _plan(data, "demo-1.8.0-cp312-rocm7.14", gfx=("gfx1250",))
-    assert err.value.exit_code == 2
-    assert "do not build gfx1250" in str(err.value) and "valid: gfx900," in str(err.value)
+    # gfx1250: added to TheRock's targets by 1cc8ec570 (2026-06-16), in tag therock-7.14's list
+    # (7.13's tag lacks it: tests/unit/test_channels.py)
+    assert _plan(data, "demo-1.8.0-cp312-rocm7.14", gfx=("gfx1250",)).targets == ("gfx1250",)
     assert _plan(data, "demo-1.8.0-cp312-rocm10.0", gfx=("gfx1250",)).targets == ("gfx1250",)
+    with pytest.raises(UsageError) as err:
+        _plan(data, "demo-1.8.0-cp312-rocm7.14", gfx=("gfx1300",))
+    assert err.value.exit_code == 2
+    assert "do not build gfx1300" in str(err.value) and "valid: gfx900," in str(err.value)
     # gfx940: removed from LLVM (TheRock 1a8660424, llvm-project#126763); ROCm 6 still has it
     assert _plan(data, "demo-1.7.0-cp312-rocm6.4", gfx=("gfx940",)).targets == ("gfx940",)
     with pytest.raises(UsageError, match="do not build gfx940"):
@@ -135,8 +137,8 @@ def test_multi_arch_releases_are_theirs_and_per_family_ones_legacy() -> None:
         if rel.sdk.provider == "pip":
             assert rel.sdk.legacy == (rel.sdk.layout == "per-family")
             if rel.sdk.layout == "multi-arch":
-                # RELEASES.md's index; the repo.amd.com aggregate one since 4d76ea1a1
-                assert rel.sdk.index_url in (MULTI_ARCH_INDEX, NEXT_INDEX)
+                # RELEASES.md's unified index is each multi-arch release's nightly channel
+                assert rel.sdk.channels["nightly"] == MULTI_ARCH_INDEX, rel.version
                 assert all(t.kind != "therock" or t.device_extras for t in rel.torch.values())
     # version.json: 10.1.0 at 89553ce37, TheRock's newest SDK
     assert m.rocm["10.1"].sdk.layout == "multi-arch"

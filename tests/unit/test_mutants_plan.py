@@ -394,7 +394,7 @@ def test_provisioning_runs_in_the_env_with_the_tools_on_path() -> None:
     from toolkit.core.steps import InstallSdk, InstallTorch
 
     m = load_matrix()
-    p = plan(m, m.build("apex-1.8.0-cp312-rocm7.0"), Options(gfx=("gfx942",)),
+    p = plan(m, m.build("apex-1.8.0-cp312-rocm7.0"), Options(gfx=("gfx942",), channel="nightly"),
              HostFacts(cores=16, mem_available_gib=64.0), LAYOUT)
     env_python = str(LAYOUT.env_dir(p.build) / "bin" / "python")
     sdk, torch = p.step("install-rocm-sdk").action, p.step("install-torch").action

@@ -17,6 +17,10 @@ HOST = HostFacts(cores=16, mem_available_gib=64.0)
 
 def make(build_id: str, **opts: object) -> Plan:
     m = load_matrix()
+    if build_id.endswith("-rocm7.0") and "rocm_from" not in opts:
+        # ROCm 7.0's pip SDK: TheRock's legacy per-family nightlies (rocm.toml: its nightly
+        # channel; the release's default is a system ROCm 7.0)
+        opts.setdefault("channel", "nightly")
     options = Options(**opts)  # type: ignore[arg-type]
     return plan(m, m.build(build_id), options, HOST, LAYOUT)
 

@@ -27,6 +27,9 @@ def test_every_plans_json_is_what_a_manifest_may_record() -> None:
                      system_rocm=SystemRocm("/opt/rocm", "5.2"))
     builds = {(b.package.name, b.rocm.version): b for b in m.builds if b.python == "3.12"}
     plans = [plan(m, b, Options(), host, LAYOUT) for b in builds.values()]
+    # 7.0's pip SDK: TheRock's legacy per-family nightlies (its default is a system ROCm)
+    plans += [plan(m, b, Options(channel="nightly"), host, LAYOUT)
+              for b in builds.values() if b.rocm.sdk.layout == "per-family"]
     plans += [plan(m, demo_build("3.12", hip), Options(rocm_from="system", gfx=("gfx90a",)), host, LAYOUT)
               for hip in (("/opt/rocm", "5.2"), None)]
     families = set()

@@ -109,7 +109,8 @@ def test_a_built_wheel_is_checked_smoke_tested_and_published_from_the_work_folde
 def test_a_wheel_without_gpu_code_is_not_asked_for_targets() -> None:
     m = load_matrix()
     jit = plan(m, m.build("apex-1.8.0-cp312-rocm7.0"),
-               Options(gfx=("gfx942",), recipe_options=("apex-ops=jit",)), HOST, LAYOUT)
+               Options(gfx=("gfx942",), recipe_options=("apex-ops=jit",), channel="nightly"),
+               HOST, LAYOUT)
     check = jit.step("check").action
     assert check.gfx == () and check.with_libs == ("{TORCH_LIB}", "{ROCM_ROOT}/lib")  # type: ignore[union-attr]
     cpu = plan(m, demo_build("3.12", None), Options(gfx=("gfx90a",), rocm_from="system"), HOST, LAYOUT)

@@ -225,7 +225,9 @@ def test_each_provisioning_step_acts_on_the_builds_environment(build_id: str, hi
     b = m.build(build_id)
     assert raw[b.rocm.version]["hip"] == hip
     host = dataclasses.replace(HOST, uv="/opt/uv/bin/uv", interpreters={"3.12": "/usr/bin/python3.12"})
-    steps, _, _ = provision_steps(m, b, Options(gfx=("gfx942",)), host, LAYOUT)
+    # 7.0 from its pip channel (TheRock's per-family nightlies), 7.13 from its default (stable)
+    opts = Options(gfx=("gfx942",), channel="nightly" if hip == "7.0" else None)
+    steps, _, _ = provision_steps(m, b, opts, host, LAYOUT)
     by = {s.name: s for s in steps}
     env_dir, env_python = str(LAYOUT.env_dir(b)), str(LAYOUT.env_python(b))
     check = by["check-env"].action
@@ -242,13 +244,16 @@ def test_each_provisioning_step_acts_on_the_builds_environment(build_id: str, hi
     torch = by["install-torch"].action
     assert isinstance(torch, InstallTorch)
     assert (torch.python, torch.hip, torch.rocm) == (env_python, hip, b.rocm.version)
-    assert torch.install.argv[:6] == ("/opt/uv/bin/uv", "pip", "install", "--python", env_python,
-                                      "--prerelease=allow")
+    # a stable channel (7.13, released) resolves releases only; the others allow pre-releases
+    pre = () if "line" in raw[b.rocm.version] else ("--prerelease=allow",)
+    assert torch.install.argv[:5 + len(pre)] == ("/opt/uv/bin/uv", "pip", "install", "--python",
+                                                 env_python, *pre)
     sdk = by["install-rocm-sdk"].action
-    if raw[b.rocm.version]["sdk"]["provider"] == "pip":
+    if raw[b.rocm.version]["sdk"]["provider"] == "pip" or opts.channel:
         assert isinstance(sdk, InstallSdk) and (sdk.python, sdk.rocm) == (env_python, b.rocm.version)
-        assert sdk.install.argv[:8] == ("/opt/uv/bin/uv", "pip", "install", "--python", env_python,
-                                        "--prerelease=allow", "--refresh-package", "rocm")
+        assert sdk.install.argv[:7 + len(pre)] == (
+            "/opt/uv/bin/uv", "pip", "install", "--python", env_python, *pre,
+            "--refresh-package", "rocm")
     else:
         want = raw[b.rocm.version]["sdk"]["version"]
         assert sdk == UseSystemRocm("/opt/rocm", want, False)
@@ -275,23 +280,28 @@ def test_the_sources_of_a_per_family_sdk_and_amds_torch() -> None:
     from toolkit.plan.sources import Sources
 
     m = load_matrix()
-    src = sources_for(m, m.build("apex-1.8.0-cp312-rocm7.0"), Options(gfx=GFX, find_links=LINKS))
-    # rocm.toml 7.0: TheRock's legacy per-family nightly index; torch 2.8 from AMD's
-    # manylinux page; none of the served families covers gfx90a: the default serves gfx942
+    src = sources_for(m, m.build("apex-1.8.0-cp312-rocm7.0"),
+                      Options(gfx=GFX, find_links=LINKS, channel="nightly"))
+    # rocm.toml 7.0's nightly channel: TheRock's legacy per-family nightly index; torch 2.8
+    # from AMD's manylinux page; none of the served families covers gfx90a: the default
+    # serves gfx942. AMD's torch is no TheRock torch: only the SDK is from the channel
     assert src == Sources(
         "pip", "per-family", "gfx94X-dcgpu", "https://rocm.nightlies.amd.com/v2/gfx94X-dcgpu/",
         "rocm[libraries,devel]>1.0,>=7.0.0a0,<7.1", LINKS, "torch>=2.8,<2.9",
-        ("--find-links", "https://repo.radeon.com/rocm/manylinux/rocm-rel-7.0/"))
+        ("--find-links", "https://repo.radeon.com/rocm/manylinux/rocm-rel-7.0/"),
+        channel="nightly")
 
 
-@pytest.mark.parametrize(("build_id", "index", "sdk", "torch"), [
-    ("apex-1.9.0-cp312-rocm7.13", "https://rocm.nightlies.amd.com/whl-multi-arch/",
-     ">1.0,>=7.13.0a0,<7.14", ">=2.9,<2.10"),
-    ("apex-1.13.0-cp312-rocm10.1", "https://nightly.repo.amd.com/rocm/whl-next/",
-     ">1.0,>=10.1.0a0,<10.2", ">=2.13,<2.14"),
+# rocm.toml: 7.13 is released (tag therock-7.13: its stable channel, releases only); 10.1 is a
+# BKC branch (its prerelease channel, pre-releases of 10.1.0 and up)
+@pytest.mark.parametrize(("build_id", "index", "sdk", "torch", "channel"), [
+    ("apex-1.9.0-cp312-rocm7.13", "https://repo.amd.com/rocm/whl/",
+     ">1.0,>=7.13.0,<7.14", ">=2.9,<2.10", "stable"),
+    ("apex-1.13.0-cp312-rocm10.1", "https://rocm.prereleases.amd.com/whl-multi-arch/",
+     ">1.0,>=10.1.0a0,<10.2", ">=2.13,<2.14", "prerelease"),
 ])
 def test_the_sources_of_a_multi_arch_sdk_and_its_split_torch(
-        build_id: str, index: str, sdk: str, torch: str) -> None:
+        build_id: str, index: str, sdk: str, torch: str, channel: str) -> None:
     """RELEASES.md (TheRock@89553ce37): one index, `rocm[libraries,devel,device-<gfx>]`;
     torch split into a host wheel and amd-torch-device-<gfx> at torch's version."""
     from toolkit.plan.sources import Sources
@@ -302,7 +312,8 @@ def test_the_sources_of_a_multi_arch_sdk_and_its_split_torch(
     assert src == Sources(
         "pip", "multi-arch", None, index, spec, (), f"torch[device-gfx942,device-gfx90a]{torch}",
         ("--index-url", index, "--extra-index-url", "https://pypi.org/simple/"),
-        None, (spec, f"amd-torch-device-gfx942{torch}", f"amd-torch-device-gfx90a{torch}"))
+        None, (spec, f"amd-torch-device-gfx942{torch}", f"amd-torch-device-gfx90a{torch}"),
+        channel)
     # an index given replaces the data's, a trailing slash added
     other = sources_for(m, m.build(build_id), Options(gfx=("gfx942",), index_url="https://sdk.example/x"))
     assert other.sdk_index == "https://sdk.example/x/"
@@ -321,7 +332,7 @@ def test_the_sources_of_a_system_sdk_and_upstream_pytorch() -> None:
 def test_the_sdk_and_torch_installs_name_their_indexes_and_requirements() -> None:
     m = load_matrix()
     b = m.build("apex-1.8.0-cp312-rocm7.0")
-    opts = Options(gfx=("gfx942",), find_links=LINKS)
+    opts = Options(gfx=("gfx942",), find_links=LINKS, channel="nightly")
     steps = {s.name: s for s in plan(m, b, opts, HOST, LAYOUT).steps}
     sdk_opts, sdk_reqs = pip_install_reads(steps["install-rocm-sdk"].argv)
     assert sdk_opts.index_url == "https://rocm.nightlies.amd.com/v2/gfx94X-dcgpu/"
@@ -404,6 +415,6 @@ def test_a_project_without_torch_still_installs_the_sdk_from_its_family_index() 
 
     m = load_matrix()
     own = generic_build("demo", "demo", "1.0", "/src", "3.12", m.rocm["7.0"])
-    src = sources_for(m, own, Options(gfx=("gfx942",)))
+    src = sources_for(m, own, Options(gfx=("gfx942",), channel="nightly"))
     assert src.sdk_index == "https://rocm.nightlies.amd.com/v2/gfx94X-dcgpu/"
     assert src.torch_args == () and src.torch_spec == ""

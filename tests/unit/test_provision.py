@@ -40,6 +40,10 @@ def _build(bid: str = "apex-1.8.0-cp312-rocm7.0") -> Build:
 
 def _steps(opts: Options = DEFAULT, bid: str = "apex-1.8.0-cp312-rocm7.0",
            host: HostFacts = HOST) -> tuple[dict[str, Step], RocmPaths, str | None]:
+    if opts.rocm_from is None and opts.channel is None:
+        # ROCm 7.0's pip SDK: TheRock's legacy per-family nightlies (rocm.toml: its nightly
+        # channel; the release's default is a system ROCm 7.0)
+        opts = dataclasses.replace(opts, channel="nightly")
     steps, paths, family = provision_steps(MATRIX, _build(bid), opts, host, LAYOUT)
     return {s.name: s for s in steps}, paths, family
 
@@ -79,13 +83,15 @@ def test_family_from_gfx_prefers_narrowest() -> None:
     _, _, family = _steps(Options(gfx=("gfx1101",)))  # the 7.0-era families (rocm.toml)
     assert family == "gfx110X-dgpu"
     b = dataclasses.replace(_build(), rocm=dataclasses.replace(_build().rocm, families={}))
-    _, _, family = provision_steps(MATRIX, b, Options(gfx=("gfx90a",)), HOST, LAYOUT)
+    _, _, family = provision_steps(MATRIX, b, Options(gfx=("gfx90a",), channel="nightly"), HOST,
+                                   LAYOUT)
     assert family == "gfx90a"  # gpus.toml's families when a release lists none
 
 
 def test_multi_arch_extras() -> None:
-    m = dataclasses.replace(MATRIX.rocm["7.0"].sdk, layout="multi-arch",
-                            index_url="https://rocm.nightlies.amd.com/whl-multi-arch/")
+    m = dataclasses.replace(MATRIX.rocm["7.0"].sdk, provider="pip", layout="multi-arch",
+                            legacy=False,
+                            channels={"nightly": "https://rocm.nightlies.amd.com/whl-multi-arch/"})
     b = _build()
     torch = {k: dataclasses.replace(v, per_family=False) for k, v in b.rocm.torch.items()}
     b2 = dataclasses.replace(b, rocm=dataclasses.replace(b.rocm, sdk=m, torch=torch))
@@ -98,9 +104,11 @@ def test_multi_arch_extras() -> None:
 def test_torch_index_keeps_therock_before_pypi() -> None:
     b = _build()
     therock = dataclasses.replace(b.rocm.torch["2.8"], kind="therock", find_links=None,
-                                  index_url="https://rocm.nightlies.amd.com/v2/", per_family=True)
+                                  index_url=None, per_family=True)
     b = dataclasses.replace(b, rocm=dataclasses.replace(b.rocm, torch={"2.8": therock}))
-    steps = {s.name: s for s in provision_steps(MATRIX, b, Options(), HOST, LAYOUT)[0]}
+    # TheRock's torch installs from the SDK's channel (7.0: its nightly channel, per family)
+    steps = {s.name: s for s in provision_steps(MATRIX, b, Options(channel="nightly"), HOST,
+                                                LAYOUT)[0]}
     argv = steps["install-torch"].argv
     assert argv[argv.index("--index") + 1] == "https://rocm.nightlies.amd.com/v2/gfx94X-dcgpu/"
     assert argv[argv.index("--default-index") + 1] == "https://pypi.org/simple/"
@@ -142,7 +150,7 @@ def test_rocm_sdk_test_step() -> None:
 def test_lock_current_stale_and_opt_out() -> None:
     b = _build()
     name = lock_name(MATRIX, b)
-    good = inputs_hash(b, sources_for(MATRIX, b, Options()))
+    good = inputs_hash(b, sources_for(MATRIX, b, Options(channel="nightly")))
     ref = LockRef(name, f"/work/locks/{name}", good)
     steps, _, _ = _steps(Options(locks=(ref,)))
     for step in ("install-rocm-sdk", "install-torch"):
@@ -159,7 +167,8 @@ def test_lock_current_stale_and_opt_out() -> None:
 def test_plan_renders_credentials_masked() -> None:
     from toolkit.plan.model import render
 
-    p1 = plan(MATRIX, _build(), Options(index_url="https://tok:secret@idx.example/v2/"), HOST, LAYOUT)
+    p1 = plan(MATRIX, _build(), Options(index_url="https://tok:secret@idx.example/v2/",
+                                        channel="nightly"), HOST, LAYOUT)
     shown = render(p1)
     assert "secret" not in shown and "secret" not in p1.to_json()
     assert "https://***@idx.example/v2/" in shown

@@ -55,7 +55,10 @@ def test_a_system_install_expects_the_version_rocm_toml_names() -> None:
 
 def test_a_multi_arch_sdk_says_so() -> None:
     step = _steps("apex-1.9.0-cp312-rocm7.13", Options(gfx=("gfx942",)))["install-rocm-sdk"]
-    assert step.description == "install the ROCm 7.13 SDK from TheRock's index (multi-arch)"  # type: ignore[attr-defined]
+    # tag therock-7.13: released, so its stable channel (setup_venv.py), releases only
+    assert step.description == (  # type: ignore[attr-defined]
+        "install the ROCm 7.13 SDK from TheRock's stable channel https://repo.amd.com/rocm/whl/ "
+        "(rocm[libraries,devel,device-gfx942]>1.0,>=7.13.0,<7.14; releases only) (multi-arch)")
 
 
 def test_torch_pinned_from_a_find_links_page_says_why() -> None:
@@ -80,8 +83,9 @@ def test_the_environment_check_reads_the_lock_the_installs_read() -> None:
     m = load_matrix()
     b = m.build("apex-1.8.0-cp312-rocm7.0")
     name = lock_name(m, b)
-    ref = LockRef(name, f"/w/locks/{name}", inputs_hash(b, sources_for(m, b, Options())))
-    steps = _steps(b.id, Options(locks=(ref,)))
+    nightly = Options(channel="nightly")  # 7.0's pip SDK (its default is a system ROCm)
+    ref = LockRef(name, f"/w/locks/{name}", inputs_hash(b, sources_for(m, b, nightly)))
+    steps = _steps(b.id, dataclasses.replace(nightly, locks=(ref,)))
     check = steps["check-env"].action  # type: ignore[attr-defined]
     assert isinstance(check, CheckEnv)
     for name in ("install-rocm-sdk", "install-torch"):
@@ -89,7 +93,7 @@ def test_the_environment_check_reads_the_lock_the_installs_read() -> None:
         assert argv[argv.index("-r") + 1] == check.lock == ref.path
     # so a lock compiled again (new pins, same inputs) is a new environment
     assert f", lock {ref.path})" in check.explain()[1]
-    assert _steps(b.id, Options())["check-env"].action.lock is None  # type: ignore[attr-defined]
+    assert _steps(b.id, nightly)["check-env"].action.lock is None  # type: ignore[attr-defined]
 
 
 # ROCm/apex@215398d00 (release/1.7.0) setup.py defines check_rocm_torch_binary_vs_bare_metal
@@ -201,21 +205,25 @@ def test_each_provisioning_step_says_what_it_installs_from_where() -> None:
     notes = _notes()
     b = m.build("apex-1.8.0-cp312-rocm7.0")
     name = lock_name(m, b)
-    opts = Options(gfx=("gfx942", "gfx1100"), rocm_sdk_test=True)
+    opts = Options(gfx=("gfx942", "gfx1100"), rocm_sdk_test=True, channel="nightly")
     ref = LockRef(name, f"/w/locks/{name}", inputs_hash(b, sources_for(m, b, opts)))
     sdk_note = notes["7.0"]["sdk"]["note"]  # type: ignore[index]
     torch_note = notes["7.0"]["torch"]["2.8"]["note"]  # type: ignore[index]
     steps = _steps(b.id, dataclasses.replace(opts, locks=(ref,)))
     assert steps["install-rocm-sdk"].description == (  # type: ignore[attr-defined]
-        "install the ROCm 7.0 SDK from TheRock's index (family gfx94X-dcgpu; its libraries do not "
+        "install the ROCm 7.0 SDK from TheRock's nightly channel "
+        "https://rocm.nightlies.amd.com/v2/gfx94X-dcgpu/ (rocm[libraries,devel]>1.0,>=7.0.0a0,<7.1; "
+        "pre-releases allowed) (family gfx94X-dcgpu; its libraries do not "
         f"serve gfx1100, its compiler builds for them); {sdk_note}, locked by {ref.path}")
     assert steps["install-torch"].description == (  # type: ignore[attr-defined]
         f"install torch 2.8 for ROCm 7.0 (amd build; {torch_note})")
     assert steps["rocm-sdk-test"].description == "TheRock's own SDK self-test (`rocm-sdk test`)"  # type: ignore[attr-defined]
     # another index given: the matrix's note about TheRock's index no longer applies
-    other = _steps(b.id, Options(gfx=("gfx942",), index_url="https://sdk.example/v2/"))
+    other = _steps(b.id, Options(gfx=("gfx942",), index_url="https://sdk.example/v2/",
+                                 channel="nightly"))
     assert other["install-rocm-sdk"].description == (  # type: ignore[attr-defined]
-        "install the ROCm 7.0 SDK from TheRock's index (family gfx94X-dcgpu)")
+        "install the ROCm 7.0 SDK from the index https://sdk.example/v2/gfx94X-dcgpu/ "
+        "(rocm[libraries,devel]>1.0,>=7.0.0a0,<7.1) (family gfx94X-dcgpu)")
     split = _steps("apex-1.9.0-cp312-rocm7.13", Options(gfx=("gfx942", "gfx90a")))
     assert split["install-torch"].description == (  # type: ignore[attr-defined]
         "install torch 2.9 for ROCm 7.13 (therock build; split: a host wheel plus the device "

@@ -73,7 +73,7 @@ def test_allow_rocm_mismatch_reaches_the_sdk_and_torch_install_checks() -> None:
     from toolkit.plan.provision import provision_steps
 
     matrix = load_matrix()
-    build = matrix.build("apex-1.8.0-cp312-rocm7.0")  # a TheRock pip SDK and torch
+    build = matrix.build("apex-1.11.0-cp312-rocm7.14")  # a TheRock pip SDK and torch
     for allow in (True, False):
         steps, _, _ = provision_steps(matrix, build, dataclasses.replace(
             Options(), allow_rocm_mismatch=allow), HostFacts(), Layout(Path("/w"), Path("/c")))

@@ -253,7 +253,8 @@ def test_a_release_the_ref_changed_is_drift_with_its_edits(rock: FakeRepo, tmp_p
     """The data's 7.0 builds torch 2.5 only (3.11, 3.12), citing a commit TheRock lacks; main's
     last 7.0 commit builds 2.5 and 2.6: 2.6 is added, 2.5's evidence is rewritten to it."""
     last70 = rock.git("rev-parse", "HEAD~1")[:9]
-    facts = {f.what: f for f in _facts(rock, _data(tmp_path)) if f.what.startswith("ROCm 7.0")}
+    facts = {f.what: f for f in _facts(rock, _data(tmp_path))
+             if f.what.startswith("ROCm 7.0 torch")}
     assert sorted(facts) == ["ROCm 7.0 torch 2.5 evidence", "ROCm 7.0 torch 2.6"]
     assert facts["ROCm 7.0 torch 2.6"].line() == (
         f"drift: ROCm 7.0 torch 2.6: data none; upstream built for 3.11, 3.12 "

@@ -157,7 +157,8 @@ def test_therock_sdk_versions_and_family_members(world: World,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     rocm, gpus = world.data / "rocm.toml", world.data / "gpus.toml"
     rocm.write_text(rocm.read_text().replace('[releases."7.0"]', '[releases."7.5"]')
-                    .replace('hip = "7.0"', 'hip = "7.5"'))
+                    .replace('hip = "7.0"', 'hip = "7.5"')
+                    .replace('version = "7.0.0"', 'version = "7.5.0"'))
     gpus.write_text(gpus.read_text().replace('targets = ["gfx942"]',
                                              'targets = ["gfx942", "gfx90a"]'))
     code, lines, _ = run(capsys, str(world.root))

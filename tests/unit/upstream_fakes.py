@@ -137,8 +137,6 @@ targets = ["gfx90a", "gfx942"]
              'evidence = "pytorch/test-infra@{c} {ti}" }}\n')
     (folder / "rocm.toml").write_text(f"""\
 # a comment --write keeps
-[indexes]
-multi = "https://rocm.example.amd.com/whl-multi-arch/"
 
 [releases."6.0"]
 gpus = "fake"
@@ -157,9 +155,14 @@ sdk = {{ provider = "system", version = "6.1.3", evidence = "ROCm/TheRock@{ev['r
 gpus = "fake"
 hip = "7.0"
 default_family = "gfx94X-dcgpu"
-sdk = {{ provider = "pip", layout = "multi-arch", index = "multi", \
-spec = "rocm[libraries,devel]>1.0,<7.1", evidence = "ROCm/TheRock@{ev['rock70']} version.json" }}
-torch."2.5" = {{ kind = "therock", index = "multi", spec = "torch>=2.5,<2.6", \
+line = {{ status = "nightly-only", ref = "{ev['rock70']}", version = "7.0.0", \
+evidence = "ROCm/TheRock@{ev['rock70']} version.json" }}
+sdk = {{ provider = "pip", layout = "multi-arch", \
+evidence = "ROCm/TheRock@{ev['rock70']} version.json" }}
+channels = {{ stable = "https://rocm.example.amd.com/whl-multi-arch/", \
+nightly = "https://nightly.example.amd.com/whl-multi-arch/", \
+evidence = "ROCm/TheRock@{ev['rock70']} build_tools/setup_venv.py" }}
+torch."2.5" = {{ kind = "therock", spec = "torch>=2.5,<2.6", \
 python = ["3.11", "3.12"], evidence = "ROCm/TheRock@{ev['rock70']} {ROCK_MATRIX}" }}
 """)
     (folder / "apex.toml").write_text(package_toml(

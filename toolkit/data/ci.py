@@ -95,8 +95,10 @@ class CiEntry:
             "session": b.session,
             "family": self.family,
             "families": self.family,
-            # --family for the SDK: a legacy per-family index only (multi-arch refuses it)
-            "sdk_family": self.family if b.rocm.sdk.layout == "per-family" else "",
+            # --family for the SDK: a legacy per-family pip index only (multi-arch refuses it;
+            # a system release's per-family channel is not its default)
+            "sdk_family": self.family if b.rocm.sdk.provider == "pip"
+            and b.rocm.sdk.layout == "per-family" else "",
             "gfx": ",".join(self.gfx),
             "runner": self.runner,
             "test_runner": self.test_runner.label,

@@ -19,68 +19,28 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from toolkit.core.errors import DataError, UsageError, unknown
 from toolkit.core.versions import rocm_label, version_sort_key
 from toolkit.data import waiting as awaiting
 from toolkit.data.gpus import GpuEra, GpuFamily, family_names, load_gpus
+from toolkit.data.releases import ReleaseLine as ReleaseLine
+from toolkit.data.releases import RocmRelease as RocmRelease
+from toolkit.data.releases import SdkSource as SdkSource
+from toolkit.data.releases import TorchSource as TorchSource
+from toolkit.data.releases import load_rocm
 from toolkit.data.schema import check, fail, read_toml
-from toolkit.data.specs import CI, PACKAGE, RESERVED_FILES, ROCM
+from toolkit.data.specs import CI, PACKAGE, RESERVED_FILES
 
 if TYPE_CHECKING:
     from toolkit.data.known import KnownFailure
 
 DATA_DIR = Path(__file__).parent
+# ReleaseLine, RocmRelease, SdkSource, TorchSource: re-exported from toolkit.data.releases
 
 
 # ----------------------------------------------------------------------------- data classes
-@dataclass(frozen=True)
-class SdkSource:
-    provider: str  # "pip" | "system"
-    layout: str | None = None  # pip only: "per-family" | "multi-arch"
-    legacy: bool = False  # pip only: TheRock's legacy per-family releases (may be deleted)
-    index_url: str | None = None  # pip only
-    spec: str | None = None  # pip only: requirement, e.g. rocm[libraries,devel]>1.0,<7.1
-    version: str | None = None  # system only: the install expected, e.g. 6.4.3
-    note: str | None = None  # why this source (e.g. why a system install), for `invoke matrix`
-    evidence: str = ""  # where upstream says so: "<owner>/<repo>@<commit> <file>"
-
-
-@dataclass(frozen=True)
-class TorchSource:
-    torch: str  # "2.8"
-    rocm: str
-    kind: str  # "pytorch" | "amd" | "therock"
-    spec: str
-    index_url: str | None = None
-    find_links: str | None = None
-    per_family: bool = False  # index_url gets "<family>/" appended (TheRock layout)
-    # TheRock's multi-arch index: a host wheel plus device packages chosen by torch's
-    # device-<gfx> extras; it pins the SDK it was built with
-    device_extras: bool = False
-    note: str | None = None
-    evidence: str = ""
-    python: tuple[str, ...] = ()  # the Pythons this source publishes torch for; () = any
-
-    def serves(self, python: str) -> bool:
-        return not self.python or python in self.python
-
-
-@dataclass(frozen=True)
-class RocmRelease:
-    version: str
-    hip: str  # major.minor that torch.version.hip and hipcc report
-    default_family: str
-    sdk: SdkSource
-    torch: Mapping[str, TorchSource]
-    # the GPU families this release's per-family SDK index served (name -> targets), when they
-    # differ from today's names in gpus.toml; empty: gpus.toml's families
-    families: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
-    families_evidence: str = ""
-    era: GpuEra | None = None  # the gfx ids its compilers build (None: not recorded)
-
-
 @dataclass(frozen=True)
 class PackageVersion:
     package: str
@@ -321,75 +281,7 @@ def _split(values: Iterable[str] | str) -> list[str]:
 
 # ----------------------------------------------------------------------------- loading
 # The schemas (toolkit.data.specs) check each file's shape, types and closed sets; what is
-# left here are the rules across entries and files.
-def _url(table: Mapping[str, Any], key: str, indexes: Mapping[str, str]) -> str | None:
-    """``table[key]`` (a checked URL) with a trailing slash; ``index`` names one of ``indexes``."""
-    if key in table:
-        url = str(table[key])
-        return url if url.endswith("/") else url + "/"
-    if key == "index_url" and "index" in table:
-        return indexes[table["index"]]
-    return None
-
-
-def _load_rocm(file: Path, families: Mapping[str, GpuFamily],
-               eras: Mapping[str, GpuEra]) -> dict[str, RocmRelease]:
-    doc = read_toml(file)
-    indexes = doc.get("indexes")
-    names = sorted(indexes) if isinstance(indexes, dict) else []
-    check(ROCM, doc, file, {"families": family_names(families), "indexes": names,
-                            "eras": sorted(eras)})
-    urls = {k: str(_url(doc["indexes"], k, {})) for k in names}
-    releases: dict[str, RocmRelease] = {}
-    for version, rel in doc["releases"].items():
-        where = f'releases."{version}"'
-        s = rel["sdk"]
-        if s["provider"] == "pip":
-            sdk = SdkSource("pip", layout=s["layout"], legacy=bool(s.get("legacy", False)),
-                            index_url=_url(s, "index_url", urls),
-                            spec=s["spec"], note=s.get("note"), evidence=s["evidence"])
-            if sdk.legacy != (sdk.layout == "per-family"):
-                fail(file, f"{where}.sdk.legacy", "TheRock's per-family releases are legacy and "
-                     "its multi-arch ones are not: per-family needs legacy = true, multi-arch "
-                     "takes no legacy (ROCm/TheRock docs/packaging/legacy_per_family_releases.md)")
-        else:
-            sdk = SdkSource("system", version=s["version"], note=s.get("note"),
-                            evidence=s["evidence"])
-        served: dict[str, tuple[str, ...]] = {}
-        if "families" in rel:
-            if sdk.provider != "pip" or sdk.layout != "per-family":
-                fail(file, f"{where}.families", "lists the families of a per-family SDK index; "
-                     "valid only with sdk.provider = \"pip\" and sdk.layout = \"per-family\"")
-            served = {k: tuple(v) for k, v in rel["families"]["served"].items()}
-            if rel["default_family"] not in served:
-                fail(file, f"{where}.default_family", f"{rel['default_family']!r} is not one of "
-                     f"the families this release's index served; valid: {', '.join(served)}")
-        torches: dict[str, TorchSource] = {}
-        for tv, t in rel["torch"].items():
-            idx = _url(t, "index_url", urls)
-            if t["kind"] == "pytorch" and idx and "download.pytorch.org" in idx \
-                    and not idx.endswith(f"/rocm{version}/"):
-                fail(file, f'{where}.torch."{tv}".index_url', f"{idx} is not PyTorch's index "
-                     f"for ROCm {version} (expected .../rocm{version}/)")
-            torches[tv] = TorchSource(
-                tv, version, t["kind"], t["spec"], idx, _url(t, "find_links", urls),
-                per_family=(t["kind"] == "therock" and sdk.layout != "multi-arch"),
-                device_extras=(t["kind"] == "therock" and sdk.layout == "multi-arch"),
-                note=t.get("note"), evidence=t["evidence"], python=tuple(t.get("python", ())),
-            )
-        releases[version] = RocmRelease(
-            version, rel["hip"], rel["default_family"], sdk, MappingProxyType(torches),
-            MappingProxyType(served), rel["families"]["evidence"] if served else "",
-            eras[rel["gpus"]])
-        era = eras[rel["gpus"]]
-        fam = families.get(rel["default_family"]) or next(
-            f for f in families.values() if rel["default_family"] in f.aliases)
-        if not served and not set(fam.targets) & set(era.targets):
-            fail(file, f"{where}.default_family", f"{rel['default_family']!r} has no member "
-                 f"in the {era.name} era's targets ({', '.join(era.targets)})")
-    return releases
-
-
+# left here (and in toolkit.data.releases, for rocm.toml) are the rules across entries and files.
 Recipes = tuple[tuple[str, tuple[str, ...]], ...]  # (recipe, its build styles), hashable
 
 
@@ -441,7 +333,7 @@ def _load_package(file: Path, rocm: Mapping[str, RocmRelease], recipes: Recipes 
 @cache
 def _load(data_dir: Path, recipes: Recipes | None) -> Matrix:
     families, eras = load_gpus(data_dir / "gpus.toml")
-    rocm = _load_rocm(data_dir / "rocm.toml", families, eras)
+    rocm = load_rocm(data_dir / "rocm.toml", families, eras)
     packages: dict[str, Package] = {}
     for path in sorted(data_dir.glob("*.toml")):
         if path.name not in RESERVED_FILES:  # every other file is one package (name = stem)

@@ -5,7 +5,7 @@ rules and runners) and every other ``*.toml``: one package (``[package]`` and ``
 named after its file (``apex.toml`` holds ``package.name = "apex"``).
 
 Refs resolved per file: ``families`` (names and aliases from gpus.toml), ``eras`` (its
-release eras), ``indexes`` (rocm.toml's ``[indexes]``), ``rocm`` (releases), ``name`` (the
+release eras), ``rocm`` (releases), ``name`` (the
 package file's stem); given by the caller (the plan layer's recipe registry,
 ``toolkit.plan.recipes.load_matrix``): ``recipes`` (their names) and ``build_styles`` (those
 of the package's recipe).
@@ -17,6 +17,10 @@ from toolkit.data.schema import Array, Flag, Map, Ref, Table, Tagged, Text, Text
 
 PYTHONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.13t", "3.14", "3.14t")
 SDK_LAYOUTS = ("per-family", "multi-arch")
+# TheRock's package channels (build_tools/setup_venv.py ROCM_INDEX_URLS_MAP) and the states of
+# a release line (toolkit.data.releases: where ROCm/TheRock states the release)
+CHANNELS = ("stable", "prerelease", "nightly", "dev")
+LINE_STATUSES = ("released", "branch", "bkc", "nightly-only")
 # GitHub events a CI rule may be written for (the workflow passes ${{ github.event_name }}).
 EVENTS = ("pull_request", "push", "schedule", "workflow_dispatch", "merge_group", "release")
 PYTHON_RULES = ("newest", "all")
@@ -67,17 +71,25 @@ GPUS = Table({
                 non_empty=True, what="release era ([eras.<name>])"),
 })
 
-_INDEX = Text(choices=Ref("indexes"))
 # `evidence`: where upstream says so ("<owner>/<repo>@<commit> <file>"); `note`: what a user
 # should know (why a system install, why AMD's own torch build), shown by `invoke matrix`.
 _EVIDENCE = Text()
+# `layout`: the pip SDK's index layout; legacy: TheRock's per-family releases (no new ones; old
+# ones may be deleted). A system release that TheRock also published has a layout (and channels).
 _SDK = Tagged("provider", {
-    # legacy: TheRock's per-family releases (no new ones; old ones may be deleted)
-    "pip": Table({"layout": Text(choices=SDK_LAYOUTS), "legacy": Flag(), "index": _INDEX,
-                  "index_url": _URL, "spec": _TEXT, "note": _TEXT, "evidence": _EVIDENCE},
-                 optional=("note", "legacy"), one_of=(("index", "index_url"),)),
-    "system": Table({"version": _VER, "note": _TEXT, "evidence": _EVIDENCE}, optional=("note",)),
+    "pip": Table({"layout": Text(choices=SDK_LAYOUTS), "legacy": Flag(), "note": _TEXT,
+                  "evidence": _EVIDENCE}, optional=("note", "legacy")),
+    "system": Table({"version": _VER, "layout": Text(choices=SDK_LAYOUTS), "legacy": Flag(),
+                     "note": _TEXT, "evidence": _EVIDENCE},
+                    optional=("note", "layout", "legacy")),
 })
+# where ROCm/TheRock states the release: a tag, a release or BKC branch, or main's history
+_LINE = Table({"status": Text(choices=LINE_STATUSES), "ref": _TEXT,
+               "version": Text(pattern=r"[0-9]+\.[0-9]+\.[0-9]+", like="X.Y.Z"),
+               "evidence": _EVIDENCE})
+# TheRock's channels of the release: name -> index URL (the SDK and TheRock's torch)
+_CHANNELS = Table({**{c: _URL for c in CHANNELS}, "evidence": _EVIDENCE},
+                  optional=CHANNELS)
 _TORCH = Tagged("kind", {
     # upstream download.pytorch.org
     "pytorch": Table({"index_url": _URL, "spec": _TEXT, "note": _TEXT, "evidence": _EVIDENCE},
@@ -86,12 +98,12 @@ _TORCH = Tagged("kind", {
     "amd": Table({"find_links": _URL, "index_url": _URL, "spec": _TEXT, "note": _TEXT,
                   "evidence": _EVIDENCE},
                  optional=("note",), any_of=(("find_links", "index_url"),)),
-    # TheRock's index (torch built against the pip SDK)
+    # TheRock's torch, built against the pip SDK: from the release's channel (no index of its own)
     # `python`: the Pythons TheRock builds this torch for (its release workflow's list); a
     # package version builds on this release only for those of its Pythons
-    "therock": Table({"index": _INDEX, "index_url": _URL, "spec": _TEXT, "note": _TEXT,
+    "therock": Table({"spec": _TEXT, "note": _TEXT,
                       "python": Texts(Text(choices=PYTHONS)), "evidence": _EVIDENCE},
-                     optional=("note", "python"), one_of=(("index", "index_url"),)),
+                     optional=("note", "python")),
 })
 FAMILY_NAME = r"gfx[0-9A-Za-z]+(-[a-z]+)?"
 # the GPU families a release's per-family SDK index served (TheRock renamed families over time)
@@ -102,21 +114,21 @@ _SERVED = Table({
 })
 ROCM = Table(
     {
-        "indexes": Map(_URL, key=Text(pattern=r"[A-Za-z0-9][A-Za-z0-9_.-]*", like="a name")),
         "releases": Map(
             Table({
                 "gpus": Text(choices=Ref("eras"), note="the release eras of gpus.toml"),
                 "hip": Text(pattern=MINOR, like="X.Y"),
                 "default_family": Text(choices=Ref("families")),
+                "line": _LINE,
                 "sdk": _SDK,
+                "channels": _CHANNELS,
                 "families": _SERVED,
                 "torch": Map(_TORCH, key=Text(pattern=MINOR, like="a torch release like 2.8")),
-            }, optional=("families",)),
+            }, optional=("line", "channels", "families")),
             key=Text(pattern=VERSION, like="a ROCm version like 6.4 or 6.2.4"),
             non_empty=True, what="ROCm release ([releases.\"X.Y\"])",
         ),
     },
-    optional=("indexes",),
 )
 
 PACKAGE = Table({

@@ -25,6 +25,8 @@ class Options:
     gfx: tuple[str, ...] = ()  # expanded gfx ids; empty = the ROCm release's default family
     rocm_from: str | None = None  # "pip" | "system"; None = the matrix default
     index_url: str | None = None  # override the SDK index (tests: http://127.0.0.1:PORT/)
+    # TheRock's channel to install from (stable|prerelease|nightly|dev); None = the release's
+    channel: str | None = None
     find_links: tuple[str, ...] = ()
     family: str | None = None  # SDK family for a per-family index
     source: str | None = None  # a contributor's checkout, used instead of the mirror
@@ -82,6 +84,7 @@ class Plan:
     steps: tuple[Step, ...]
     source: str | None = None  # a contributor's checkout (copied, never modified)
     options: Options | None = None  # what the plan was made from (recorded in manifests)
+    channel: str | None = None  # TheRock's channel the SDK / torch install from (manifest: sdk)
 
     def step(self, name: str) -> Step:
         for s in self.steps:

@@ -31,7 +31,7 @@ from toolkit.env.buildenv import RocmPaths, build_env
 from toolkit.env.host import HostFacts
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Context, Options, Plan
-from toolkit.plan.provision import default_targets, provision_steps
+from toolkit.plan.provision import default_targets, provision_steps, sources_for
 from toolkit.plan.recipes import recipe_for
 
 
@@ -156,4 +156,5 @@ def plan(
         ))
     steps.append(Step("publish", f"publish the checked wheel into {dest}",
                       Publish("{WHEEL}", dest)))
-    return Plan(build, tuple(targets), family, tuple(steps), options.source, options)
+    return Plan(build, tuple(targets), family, tuple(steps), options.source, options,
+                sources_for(matrix, build, options).channel)

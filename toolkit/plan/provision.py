@@ -54,10 +54,20 @@ def sort_targets(targets: Sequence[str]) -> list[str]:
 
 
 def sdk_provider(build: Build, options: Options) -> str:
-    provider = options.rocm_from or build.rocm.sdk.provider
+    """``--rocm-from``, else pip when ``--channel`` names a channel of the release (a system
+    release TheRock also published), else the release's own provider."""
+    chosen = "pip" if options.channel and build.rocm.sdk.channels else None
+    provider = options.rocm_from or chosen or build.rocm.sdk.provider
     if provider not in ("pip", "system"):
         raise UsageError(f"unknown ROCm SDK provider {provider!r}; valid: pip, system")
     return provider
+
+
+def channel_for(build: Build, options: Options) -> str | None:
+    """The TheRock channel the build installs from: ``--channel`` (one the release has, else a
+    ``UsageError`` naming its channels), else the release's default (rocm.toml: by its line's
+    status); None when the release has no channel."""
+    return build.rocm.sdk.channel(options.channel, build.rocm.version)
 
 
 def served_families(matrix: Matrix, build: Build) -> dict[str, tuple[str, ...]]:
@@ -165,9 +175,14 @@ def sources_for(matrix: Matrix, build: Build, options: Options) -> Sources:
     sdk_index: str | None = None
     spec: str | None = None
     layout: str | None = None
+    channel = channel_for(build, options)
+    therock_torch = bool(build.pkg_version.torch) and build.torch_source.kind == "therock"
+    if provider != "pip" and not therock_torch:
+        channel = None  # nothing installs from TheRock: a system SDK and another torch
+    channel_url = options.index_url or sdk.url_for(channel)  # the SDK's and TheRock's torch
     if provider == "pip":
-        index = options.index_url or sdk.index_url
-        spec = sdk.spec or "rocm[libraries,devel]>1.0"
+        index = channel_url
+        spec = sdk.spec_for(channel) or "rocm[libraries,devel]>1.0"
         if not index:
             why = f" ({sdk.note})" if sdk.note else ""
             raise UsageError(f"ROCm {build.rocm.version} has no pip SDK index in the matrix{why}; "
@@ -186,11 +201,12 @@ def sources_for(matrix: Matrix, build: Build, options: Options) -> Sources:
             sdk_index = f"{index.rstrip('/')}/{family}/"
     if not build.pkg_version.torch:  # a package that needs no torch (the bundled sample)
         return Sources(provider, layout, family, sdk_index, spec, tuple(options.find_links),
-                       "", (), sdk.version if provider == "system" else None)
+                       "", (), sdk.version if provider == "system" else None, channel=channel)
     src = build.torch_source
     torch_args: list[str] = []
-    if src.index_url:
-        url = src.index_url
+    torch_url = channel_url if src.kind == "therock" else src.index_url
+    if torch_url:
+        url = torch_url
         if src.per_family:
             torch_family = family or choose_family(matrix, build, targets, options.family)
             url = f"{url.rstrip('/')}/{torch_family}/"
@@ -211,7 +227,7 @@ def sources_for(matrix: Matrix, build: Build, options: Options) -> Sources:
             + tuple(TORCH_DEVICE_PREFIX + e.removeprefix("device-") + versions for e in extras)
     return Sources(provider, layout, family, sdk_index, spec, tuple(options.find_links),
                    torch_spec, tuple(torch_args),
-                   sdk.version if provider == "system" else None, pins)
+                   sdk.version if provider == "system" else None, pins, channel)
 
 
 def uv_index_args(pip_args: Sequence[str]) -> tuple[str, ...]:
@@ -248,6 +264,14 @@ def _lock_for(matrix: Matrix, build: Build, options: Options, sources: Sources) 
     return ref.path
 
 
+def _origin(src: Sources, options: Options) -> str:
+    """Where the SDK comes from, for the plan: "TheRock's stable channel <url> (rocm...)"."""
+    if options.index_url or src.channel is None:
+        return f"the index {src.sdk_index} ({src.sdk_spec})"
+    return (f"TheRock's {src.channel} channel {src.sdk_index} ({src.sdk_spec}"
+            + ("; pre-releases allowed" if src.allows_prereleases else "; releases only") + ")")
+
+
 def provision_steps(
     matrix: Matrix, build: Build, options: Options, host: HostFacts, layout: Layout
 ) -> tuple[list[Step], RocmPaths, str | None]:
@@ -262,7 +286,9 @@ def provision_steps(
                    else f"; {interp} is looked up at execution (PATH, pyenv, /opt/python, uv)")
 
     steps: list[Step] = []
-    uv_install = (host.uv, "pip", "install", "--python", env_python, "--prerelease=allow")
+    # a stable channel holds releases only: resolved without pre-releases (uv's default)
+    uv_install = (host.uv, "pip", "install", "--python", env_python,
+                  *(("--prerelease=allow",) if src.allows_prereleases else ()))
     locked = ("--require-hashes", "--index-strategy", "unsafe-best-match",
               *src.index_args(), "-r", lock) if lock else ()
     family_env = {"ROCM_SDK_TARGET_FAMILY": src.family} if src.family else {}
@@ -275,7 +301,7 @@ def provision_steps(
                 *(locked or ("--index-url", src.sdk_index, *links, src.sdk_spec)))
         steps.append(Step(
             "install-rocm-sdk",
-            f"install the ROCm {build.rocm.version} SDK from TheRock's index"
+            f"install the ROCm {build.rocm.version} SDK from {_origin(src, options)}"
             + (f" (family {src.family}{_partial(matrix, build, options, src.family)})"
                if src.family else " (multi-arch)")
             + (f"; {build.rocm.sdk.note}" if build.rocm.sdk.note and not options.index_url else "")

@@ -23,6 +23,15 @@ class Sources:
     # installed with torch: the SDK requirement when torch pins the SDK it was built with
     # (TheRock's multi-arch torch), so the resolver keeps the release's SDK
     torch_pins: tuple[str, ...] = ()
+    # TheRock's channel the SDK (and TheRock's torch) install from: stable, prerelease,
+    # nightly, dev (rocm.toml); None: the release has none
+    channel: str | None = None
+
+    @property
+    def allows_prereleases(self) -> bool:
+        """A stable channel holds releases only; every other source keeps today's
+        ``--prerelease=allow`` (nightlies and release candidates are pre-releases)."""
+        return self.channel != "stable"
 
     def __post_init__(self) -> None:
         if len(self.torch_args) % 2:
@@ -36,6 +45,7 @@ class Sources:
             "torch_args": list(self.torch_args), "system_version": self.system_version,
             # only when there are some: locks compiled before torch pins existed stay current
             **({"torch_pins": list(self.torch_pins)} if self.torch_pins else {}),
+            **({"channel": self.channel} if self.channel else {}),
         }
 
     def index_args(self) -> tuple[str, ...]:

@@ -220,7 +220,7 @@ def write_manifest(run: Run, outcome: Outcome | None, name: str = "manifest.json
     env_python = str(run.layout.env_python(b))
     plan_json = p.as_json()
     finished = outcome is not None and not interrupted
-    sdk = manifest.sdk_facts(plan_json, run.values)
+    sdk = manifest.sdk_facts(plan_json, run.values, p.channel)
     installed = manifest.installed(env_python) if finished else []
     data = {
         "schema_version": SCHEMA_VERSION,

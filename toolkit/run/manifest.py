@@ -140,7 +140,10 @@ def file_sha256(path: str | Path) -> str | None:
         return None
 
 
-def sdk_facts(plan_json: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
+def sdk_facts(plan_json: dict[str, Any], values: dict[str, str],
+              channel: str | None = None) -> dict[str, Any]:
+    """Where the SDK came from: its provider, the indexes the installs read, TheRock's channel
+    they are (``channel``; None: no channel), the version installed, its root and the lock."""
     urls: list[str] = []
     lock: str | None = None
     provider = "pip"
@@ -158,6 +161,7 @@ def sdk_facts(plan_json: dict[str, Any], values: dict[str, str]) -> dict[str, An
     return {
         "provider": provider,
         "index_urls": urls,
+        "channel": channel,
         "version": values.get("ROCM_SDK_VERSION"),
         "root": values.get("ROCM_ROOT"),
         "lock": {"path": lock, "sha256": file_sha256(lock)} if lock else None,

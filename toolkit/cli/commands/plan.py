@@ -20,6 +20,9 @@ def add_build_options(p: argparse.ArgumentParser) -> None:
                    help="gfx ids or family names (comma list); default: the ROCm release's family")
     p.add_argument("--rocm-from", choices=None, default=None, help="ROCm SDK provider: pip|system")
     p.add_argument("--index-url", default=None, help="ROCm SDK package index")
+    p.add_argument("--channel", default=None,
+                   help="TheRock channel of the SDK and its torch: stable|prerelease|nightly|dev "
+                        "(default: the release's, rocm.toml: stable once released)")
     p.add_argument("--find-links", action="append", default=[], help="extra find-links for the SDK")
     p.add_argument("--family", default=None, help="GPU family for a per-family SDK index")
     p.add_argument("--source", default=None, help="build from this checkout (never modified)")
@@ -61,14 +64,20 @@ def options_from(args: argparse.Namespace) -> tuple[object, object]:
     from toolkit.plan.recipes import load_matrix
 
     matrix = load_matrix()
-    # CI overrides (flags win): TOOLKIT_ROCM_FROM, TOOLKIT_ROCM_INDEX_URL, TOOLKIT_ROCM_FAMILY
+    # CI overrides (flags win): TOOLKIT_ROCM_FROM, TOOLKIT_ROCM_INDEX_URL, TOOLKIT_ROCM_FAMILY,
+    # TOOLKIT_ROCM_CHANNEL
     args.rocm_from = args.rocm_from or os.environ.get("TOOLKIT_ROCM_FROM") or None
+    args.channel = args.channel or os.environ.get("TOOLKIT_ROCM_CHANNEL") or None
     args.index_url = args.index_url or os.environ.get("TOOLKIT_ROCM_INDEX_URL") or None
     args.family = args.family or os.environ.get("TOOLKIT_ROCM_FAMILY") or None
     if args.naming not in ("toolkit", "upstream"):
         raise UsageError(f"unknown naming {args.naming!r}; valid: toolkit, upstream")
     if args.rocm_from not in (None, "pip", "system"):
         raise UsageError(f"unknown ROCm SDK provider {args.rocm_from!r}; valid: pip, system")
+    from toolkit.data.specs import CHANNELS
+
+    if args.channel is not None and args.channel not in CHANNELS:
+        raise UsageError(f"unknown channel {args.channel!r}; valid: {', '.join(CHANNELS)}")
     from toolkit.core.urls import check_location
 
     if args.index_url is not None:
@@ -77,6 +86,7 @@ def options_from(args: argparse.Namespace) -> tuple[object, object]:
         check_location(url, allow_insecure=args.allow_insecure_index, what="find-links value")
     gfx = matrix.expand_gfx(args.gfx) if args.gfx else ()
     opts = Options(gfx=gfx, rocm_from=args.rocm_from, index_url=args.index_url,
+                   channel=args.channel,
                    find_links=tuple(args.find_links), family=args.family, source=args.source,
                    naming=args.naming, smoke=not args.no_smoke, no_lock=args.no_lock,
                    allow_insecure_index=args.allow_insecure_index,

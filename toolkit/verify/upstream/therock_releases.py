@@ -139,7 +139,11 @@ def _line_fact(repo: Repo, xy: str, rel: RocmRelease, line: Line) -> list[Fact]:
     have = getattr(rel, "line", None)
     now = (line.status, line.ref, line.version or "")
     was = (have.status, have.ref, have.version) if have is not None else None
-    if was == now and have is not None and _on_line(repo, have.evidence, VERSION_FILE, line):
+    if have is not None and _on_line(repo, have.evidence, VERSION_FILE, line) and (
+            was == now or (line.status == have.status == "nightly-only"
+                           and line.version == have.version)):
+        # a nightly-only line's ref is main's last commit at its version: while main is at
+        # that version it moves with every commit, and the data's commit still states it
         return []
     return [Fact("drift", f"ROCm {xy} release line", " ".join(was) if was else "none",
                  " ".join(now), line.evidence,
