@@ -65,10 +65,12 @@ def _sdk_facts(ctx: Context, repo: Repo) -> list[Fact]:
                               f"{SLUG} {VERSION_FILE} history",
                               review="the data names an SDK TheRock never published"))
             continue
-        commit = _cited(rel.sdk.evidence, VERSION_FILE)
+        # the version.json the release line cites (its tag or branch), else the SDK's own
+        cites = rel.line.evidence if rel.line is not None else rel.sdk.evidence
+        commit = _cited(cites, VERSION_FILE)
         said = _version(repo.show(commit, VERSION_FILE)) if commit else None
         if said is None or minor(said) != want:
-            facts.append(Fact("drift", f"ROCm {rel.version} SDK evidence", rel.sdk.evidence,
+            facts.append(Fact("drift", f"ROCm {rel.version} SDK evidence", cites,
                               f"version.json {want} from {repo.short(stream[want])}",
                               repo.evidence(stream[want], VERSION_FILE)))
     return facts
