@@ -14,11 +14,12 @@ import pytest
 import tomllib
 
 from toolkit.data.ci import github_matrix, load_ci
-from toolkit.data.matrix import DATA_DIR, load_matrix
+from toolkit.data.matrix import data_dir, load_matrix
 
 
-def _raw(name: str, folder: Path = DATA_DIR) -> dict:  # type: ignore[type-arg]
-    with (folder / name).open("rb") as fh:
+def _raw(name: str, folder: Path | None = None) -> dict:  # type: ignore[type-arg]
+    """A data file read raw, from the folder the loader reads (TOOLKIT_DATA_DIR honoured)."""
+    with ((folder or data_dir()) / name).open("rb") as fh:
         return tomllib.load(fh)
 
 

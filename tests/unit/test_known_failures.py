@@ -40,7 +40,9 @@ SELECTED = "apex-1.8.0-cp312-rocm7.0"  # the one build ENTRY selects (by hand, f
 
 def data_with(tmp_path: Path, text: str, monkeypatch: pytest.MonkeyPatch) -> Path:
     data = tmp_path / "data"
-    shutil.copytree(ROOT / "toolkit" / "data", data,
+    from toolkit.data.matrix import data_dir
+
+    shutil.copytree(data_dir(), data,  # the data the loader reads (TOOLKIT_DATA_DIR honoured)
                     ignore=shutil.ignore_patterns("*.py", "__pycache__"))
     with (data / "known_failures.toml").open("a") as fh:
         fh.write(text)

@@ -9,6 +9,7 @@ changes nothing here.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -159,3 +160,63 @@ def test_a_new_apex_release_branch_settles_after_its_review(
     assert code == 0, lines + [err]
     forget_loaded()
     assert any(v.version == new for v in load_matrix(data_copy).packages["apex"].versions)
+
+
+# the unit tests that read the real data files: they must pass on the data `--write` made
+DATA_READERS = ("test_matrix.py", "test_channels.py", "test_known_failures_real.py",
+                "test_ci_matrix.py", "test_ci_families.py", "test_data_schema.py",
+                "test_data_loaded_as_written.py", "test_multi_arch.py", "test_known_failures.py")
+
+
+def test_a_new_therock_release_is_written_whole_and_the_tests_still_pass(
+        mirrors: Path, data_copy: Path, tmp_path: Path) -> None:
+    """A copy of TheRock's history gains the next version on main, its release branch and its
+    tag (``therock-X.Y``): `upstream` reports it (exit 1), `--write` settles it (the release
+    with its torch, channels and era, then the package versions TheRock builds there), then
+    exit 0; its builds plan, and the unit tests that read the data pass on the written data.
+    Catches: a release read only on main, a new tag unnoticed, a written table the loader
+    refuses, a cascade --write leaves for another run, tests that enumerate releases."""
+    rock = _own_copy(mirrors, "ROCm/TheRock")
+    head = _git(rock, "rev-parse", "HEAD")
+    now = Version(json.loads(_git(rock, "show", "HEAD:version.json"))["rocm-version"])
+    new = f"{now.major}.{now.minor + 1}"
+    assert new not in load_matrix(data_copy).rocm
+    version_json = json.dumps({"rocm-version": f"{new}.0"}, indent=2) + "\n"
+    cut = _commit(rock, head, {"version.json": version_json}, tmp_path / "index")
+    branch = _git(rock, "symbolic-ref", "HEAD")
+    _git(rock, "update-ref", branch, cut)
+    _git(rock, "update-ref", f"refs/heads/release/therock-{new}", cut)
+    _git(rock, "tag", f"therock-{new}", cut)
+
+    code, lines, _ = _toolkit(data_copy, "upstream", str(mirrors))
+    assert code == 1
+    assert any(x.startswith(f"drift: new ROCm release {new}:") for x in lines), lines
+
+    code, lines, err = _toolkit(data_copy, "upstream", str(mirrors), "--write")
+    assert code == 0, lines + [err]
+    code, lines, err = _toolkit(data_copy, "upstream", str(mirrors))
+    assert code == 0, lines + [err]
+
+    forget_loaded()
+    rel = load_matrix(data_copy).rocm[new]
+    assert rel.line is not None
+    assert (rel.line.status, rel.line.ref) == ("released", f"therock-{new}")
+    # the torch it builds: what the matrix script at the tag (main's, unchanged) lists
+    script = _git(rock, "show", f"{cut}:build_tools/github_actions/configure_pytorch_release_matrix.py")
+    stated = re.search(r'RELEASE_STABLE_PYTORCH_REFS\s*=\s*\{[^}]*?"linux":\s*\[([^\]]*)\]', script)
+    assert stated is not None
+    assert sorted(rel.torch, key=Version) == re.findall(r'"release/([0-9.]+)"', stated.group(1))
+    assert rel.sdk.default_channel == "stable"
+    apex_here = [v for v in load_matrix(data_copy).packages["apex"].versions if new in v.rocm]
+    assert apex_here, "TheRock builds apex with the torch of its new release: --write paired it"
+    build = f"apex-{apex_here[-1].version}-cp312-rocm{new}"
+    code, out, err = _toolkit(data_copy, "plan", build)
+    assert code == 0, err
+    assert f"ROCm {new} SDK from TheRock's stable channel" in "\n".join(out)
+
+    unit = Path(__file__).parents[1] / "unit"
+    res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          *(str(unit / name) for name in DATA_READERS)],
+                         capture_output=True, text=True, cwd=Path(__file__).parents[2],
+                         env={**os.environ, "TOOLKIT_DATA_DIR": str(data_copy)}, check=False)
+    assert res.returncode == 0, res.stdout[-3000:]
