@@ -173,3 +173,20 @@ def test_the_hand_read_values_are_the_tags() -> None:
     for version, ref in (("7.13", "therock-7.13"), ("7.14", "therock-7.14")):
         era = m.rocm[version].era
         assert era is not None and set(era.targets) == targets[ref], version
+
+
+def test_explain_names_the_channel_torch_and_the_sdk_come_from() -> None:
+    """`matrix --explain`: a TheRock torch has no index of its own, it comes from the SDK's
+    default channel; the URL is rocm.toml's, read raw (not through the loader)."""
+    import tomllib
+
+    from toolkit.cli.commands.matrix import explain
+    from toolkit.data.matrix import data_dir
+
+    raw = tomllib.loads((data_dir() / "rocm.toml").read_text())["releases"]["7.14"]
+    stable = raw["channels"]["stable"]
+    rows = {fact: value for fact, value, _ in explain("apex-1.11.0-cp312-rocm7.14") if fact}
+    assert rows["torch"].endswith(f"from the SDK's stable channel {stable}")
+    assert f"from its stable channel {stable}" in rows["rocm sdk"]
+    system = {fact: value for fact, value, _ in explain("apex-1.8.0-cp312-rocm7.0") if fact}
+    assert system["rocm sdk"].startswith("system install of ROCm 7.0 (pip SDK with --channel: ")

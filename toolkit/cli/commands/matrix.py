@@ -106,14 +106,19 @@ def explain(build_id: str) -> list[tuple[str, str, str]]:
     pv, rel, sdk, torch = b.pkg_version, b.rocm, b.rocm.sdk, b.torch_source
     rows = [("package", f"{b.package.name} {pv.version} ({b.package.dist}) from {b.package.repo} "
              f"at {pv.ref}, build style {pv.build_style}", f"evidence: {pv.evidence}")]
+    channels = ", ".join(f"{name} {url}" for name, url in sdk.channels.items())
     if sdk.provider == "pip":
-        where = f"TheRock pip SDK {sdk.spec} from {sdk.index_url} ({sdk.layout})"
+        where = (f"TheRock pip SDK {sdk.spec} from its {sdk.default_channel} channel "
+                 f"{sdk.index_url} ({sdk.layout}; channels: {channels})")
     else:
-        where = f"system install of ROCm {sdk.version} (no pip SDK)"
+        where = f"system install of ROCm {sdk.version}" + (
+            f" (pip SDK with --channel: {channels})" if channels else " (no pip SDK)")
     rows.append(("rocm sdk", where, f"evidence: {sdk.evidence}"))
     if sdk.note:
         rows.append(("", "", f"note: {sdk.note}"))
-    source = torch.index_url or torch.find_links or ""
+    # TheRock's torch comes from the SDK's channel (the default one without --channel)
+    source = torch.index_url or torch.find_links or (
+        f"the SDK's {sdk.default_channel} channel {sdk.index_url}" if torch.kind == "therock" else "")
     rows.append(("torch", f"{torch.spec} ({torch.kind} build) from {source}",
                  f"evidence: {torch.evidence}"))
     if torch.note:
