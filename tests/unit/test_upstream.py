@@ -13,23 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.upstream_fakes import ROCK_MATRIX, SCRIPT, FakeRepo, _matrix_script, make_data, make_upstream
+from tests.unit.upstream_fakes import ROCK_MATRIX, SCRIPT, World, _matrix_script
 from toolkit.cli.main import main
 from toolkit.data.matrix import forget_loaded
 
 TI = "tools/scripts/generate_binary_build_matrix.py"
-
-
-class World:
-    def __init__(self, tmp: Path) -> None:
-        self.root = tmp / "mirrors"
-        self.c = make_upstream(self.root)
-        self.data = make_data(tmp / "data", self.c)
-
-    def repo(self, slug: str) -> FakeRepo:
-        r = FakeRepo.__new__(FakeRepo)
-        r.dir = self.root / slug.replace("/", "+") / "repo"
-        return r
 
 
 @pytest.fixture

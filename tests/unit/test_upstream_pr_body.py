@@ -10,33 +10,21 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.upstream_fakes import SCRIPT, FakeRepo, _matrix_script, make_data, make_upstream
+from tests.unit.upstream_fakes import SCRIPT, World, _matrix_script
 from toolkit.cli.main import main
 
 WRITTEN = "### Written by `--write` (this pull request's change)"
 LEFT = "### Needs a maintainer (`review:` and unsettled `drift:`)"
 
 
-class Upstream:
-    def __init__(self, tmp: Path) -> None:
-        self.root = tmp / "mirrors"
-        self.c = make_upstream(self.root)
-        self.data = make_data(tmp / "data", self.c)
-
-    def repo(self, slug: str) -> FakeRepo:
-        r = FakeRepo.__new__(FakeRepo)
-        r.dir = self.root / slug.replace("/", "+") / "repo"
-        return r
-
-
 @pytest.fixture
-def up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Upstream:
-    u = Upstream(tmp_path)
+def up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
+    u = World(tmp_path)
     monkeypatch.setenv("TOOLKIT_DATA_DIR", str(u.data))
     return u
 
 
-def _body(up: Upstream, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+def _body(up: World, tmp_path: Path, capsys: pytest.CaptureFixture[str],
           *flags: str) -> tuple[int, str]:
     body = tmp_path / "body.md"
     code = main(["upstream", str(up.root), *flags, "--pr-body", str(body)])
@@ -55,7 +43,7 @@ def _section(body: str, heading: str) -> list[str]:
 
 
 def test_body_lists_what_write_changed_and_what_needs_a_maintainer(
-        up: Upstream, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        up: World, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # upstream PyTorch makes 2.6.0 stable on ROCm 6.1 (the data lacks that pair: --write adds
     # it), and ROCm/apex cuts release/1.2.0 (a new version: its build flags need a review)
     c26 = up.repo("pytorch/test-infra").commit({SCRIPT: _matrix_script("2.6.0", ["6.1"])})[:9]
@@ -84,7 +72,7 @@ def test_body_lists_what_write_changed_and_what_needs_a_maintainer(
     assert body.startswith("<!-- toolkit upstream --pr-body -->\n")
 
 
-def test_no_drift_body_says_none(up: Upstream, tmp_path: Path,
+def test_no_drift_body_says_none(up: World, tmp_path: Path,
                                  capsys: pytest.CaptureFixture[str]) -> None:
     before = {p.name: p.read_text() for p in up.data.iterdir()}
     code, body = _body(up, tmp_path, capsys, "--write")
@@ -95,7 +83,7 @@ def test_no_drift_body_says_none(up: Upstream, tmp_path: Path,
 
 
 def test_upstream_text_is_escaped_masked_and_cannot_close_the_fence(
-        up: Upstream, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        up: World, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     hostile = "\x1b[2J1.1.0 ```\n## forged https://bot:s3cret@evil.example/x @everyone"
     up.repo("ROCm/apex").commit({"version.txt": hostile + "\n"}, branch="release/1.1.0")
     code, body = _body(up, tmp_path, capsys)
@@ -109,7 +97,7 @@ def test_upstream_text_is_escaped_masked_and_cannot_close_the_fence(
 
 
 def test_an_unwritable_body_is_refused_before_anything_is_written(
-        up: Upstream, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        up: World, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     up.repo("pytorch/test-infra").commit({SCRIPT: _matrix_script("2.6.0", ["6.1"])})
     before = (up.data / "rocm.toml").read_text()
     code = main(["upstream", str(up.root), "--write", "--pr-body",

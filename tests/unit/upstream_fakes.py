@@ -180,3 +180,18 @@ python = ["3.11", "3.12"], evidence = "ROCm/TheRock@{ev['rock70']} {ROCK_MATRIX}
                     build_style="build-variant", evidence=f"pytorch/FBGEMM@{ev['fb10']} (v1.0.0) "
                     ".github/workflows/fbgemm_gpu_ci_rocm.yml")]))
     return folder
+
+
+class World:
+    """A hand-made upstream (``make_upstream``: the four repositories as OWNER+NAME/repo under
+    ``root``) and the data folder that agrees with it (``make_data``)."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.root = tmp / "mirrors"
+        self.c = make_upstream(self.root)
+        self.data = make_data(tmp / "data", self.c)
+
+    def repo(self, slug: str) -> FakeRepo:
+        r = FakeRepo.__new__(FakeRepo)
+        r.dir = self.root / slug.replace("/", "+") / "repo"
+        return r

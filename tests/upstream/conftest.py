@@ -106,3 +106,17 @@ def upstream() -> dict[str, Upstream]:
         if path is not None:
             repos[name] = Upstream(path)
     return repos
+
+
+@pytest.fixture
+def mirrors(upstream: dict[str, Upstream], tmp_path: Path) -> Path:
+    """The four repositories as OWNER+NAME/repo (symlinks: never written)."""
+    missing = [slug for name, slug in OPTIONAL.items() if name not in upstream]
+    if missing:
+        pytest.skip(f"TOOLKIT_UPSTREAM_DIR lacks {', '.join(missing)}")
+    root = tmp_path / "mirrors"
+    for name, slug in {**REPOS, **OPTIONAL}.items():
+        link = root / slug.replace("/", "+") / "repo"
+        link.parent.mkdir(parents=True)
+        link.symlink_to(upstream[name].git_dir.resolve())
+    return root

@@ -16,29 +16,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from packaging.version import Version
 
-from tests.upstream.conftest import OPTIONAL, REPOS, Upstream
 from toolkit.data.matrix import forget_loaded, load_matrix
 
-SLUGS = {**REPOS, **OPTIONAL}
 _GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
             "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_GLOBAL": os.devnull,
             "GIT_CONFIG_NOSYSTEM": "1"}
-
-
-@pytest.fixture
-def mirrors(upstream: dict[str, Upstream], tmp_path: Path) -> Path:
-    missing = [slug for name, slug in OPTIONAL.items() if name not in upstream]
-    if missing:
-        pytest.skip(f"TOOLKIT_UPSTREAM_DIR lacks {', '.join(missing)}")
-    root = tmp_path / "mirrors"
-    for name, slug in SLUGS.items():
-        link = root / slug.replace("/", "+") / "repo"
-        link.parent.mkdir(parents=True)
-        link.symlink_to(upstream[name].git_dir.resolve())
-    return root
 
 
 def _own_copy(mirrors: Path, slug: str) -> Path:

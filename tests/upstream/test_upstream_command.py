@@ -12,25 +12,9 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from tests.upstream.conftest import OPTIONAL, REPOS, Upstream
+from tests.upstream.conftest import Upstream
 from toolkit.cli.main import main
 from toolkit.data.matrix import load_matrix
-
-SLUGS = {**REPOS, **OPTIONAL}
-
-
-@pytest.fixture
-def mirrors(upstream: dict[str, Upstream], tmp_path: Path) -> Path:
-    """The four repositories as OWNER+NAME/repo (symlinks: never written)."""
-    missing = [slug for name, slug in OPTIONAL.items() if name not in upstream]
-    if missing:
-        pytest.skip(f"TOOLKIT_UPSTREAM_DIR lacks {', '.join(missing)}")
-    root = tmp_path / "mirrors"
-    for name, slug in SLUGS.items():
-        link = root / slug.replace("/", "+") / "repo"
-        link.parent.mkdir(parents=True)
-        link.symlink_to(upstream[name].git_dir.resolve())
-    return root
 
 
 def _copy_refs(src: Path, dest: Path) -> Path:

@@ -85,7 +85,7 @@ def open_regular(path: str | os.PathLike[str], what: str, error: type[ToolkitErr
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise error(f"{what} {shown}: not a regular file ({_kind(st.st_mode)})")
+            raise error(f"{what} {shown}: not a regular file ({file_kind(st.st_mode)})")
         if st.st_size > limit:
             raise error(f"{what} {shown}: larger than {_mib(limit)} MiB ({st.st_size} bytes)")
         return os.fdopen(fd, "rb")
@@ -143,7 +143,8 @@ def _mib(n: int) -> str:
     return f"{n / MiB:g}"
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What ``mode`` (``os.stat().st_mode``) is, in words for a message."""
     if stat.S_ISDIR(mode):
         return "a folder"
     if stat.S_ISFIFO(mode):
@@ -152,7 +153,7 @@ def _kind(mode: int) -> str:
         return "a device"
     if stat.S_ISSOCK(mode):
         return "a socket"
-    return "not a file"
+    return "a file" if stat.S_ISREG(mode) else "not a file"
 
 
 def usable_folder(path: str | os.PathLike[str], what: str) -> Path:

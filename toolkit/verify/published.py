@@ -34,7 +34,7 @@ from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
 
 from toolkit.core.errors import SourceUnreachable, UsageError
-from toolkit.core.files import CAPS
+from toolkit.core.files import CAPS, file_kind
 from toolkit.core.text import escape
 from toolkit.core.urls import check_index_url, mask
 from toolkit.run.identity import identity_digest, plan_sha256
@@ -130,7 +130,7 @@ def _folder_manifests(root: Path) -> Iterator[tuple[str, Any]]:
     except (OSError, ValueError) as exc:
         raise UsageError(f"{WHAT} {shown}: cannot be read ({exc})") from None
     if not stat.S_ISDIR(mode):
-        raise UsageError(f"{WHAT} {shown}: {_kind(mode)}, not a folder; valid: a "
+        raise UsageError(f"{WHAT} {shown}: {file_kind(mode)}, not a folder; valid: a "
                          "folder of manifests or an index URL")
 
     def failed(err: OSError) -> None:
@@ -142,16 +142,6 @@ def _folder_manifests(root: Path) -> Iterator[tuple[str, Any]]:
             if _is_manifest(name):
                 path = Path(folder) / name
                 yield escape(os.fspath(path)), read(path)
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "a file"
 
 
 # ----------------------------------------------------------------------------- an index

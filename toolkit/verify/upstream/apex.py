@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 
 from toolkit.data.matrix import Package, PackageVersion
-from toolkit.verify.upstream.model import Context, Edit, Fact, minor, versions_key
+from toolkit.verify.upstream.model import Context, Edit, Fact, minor, source_review, versions_key
 from toolkit.verify.upstream.repos import Repo
 
 SLUG = "ROCm/apex"
@@ -175,10 +175,9 @@ def check(ctx: Context) -> list[Fact]:
             facts.append(Fact("drift", f"apex {version} version.txt", version, stated or "none", ev))
         seen = _reviewed_commit(v)
         if seen is None or not head.startswith(seen):
-            facts.append(Fact("note" if v.waiting else "review", f"apex {version} source",
-                              f"@{seen}", f"@{repo.short(head)}" + (
-                                  " (due before it builds: it waits)" if v.waiting else ""), ev,
-                              review=f"{SLUG}@{seen}..{repo.short(head)} setup.py op_builder"))
+            facts.append(source_review(f"apex {version} source", seen, repo.short(head), ev,
+                                       bool(v.waiting),
+                                       f"{SLUG}@{seen}..{repo.short(head)} setup.py op_builder"))
         if version in pairs and pairs[version][0] != v.torch_minor:
             torch, tev = pairs[version]
             facts.append(Fact("drift", f"apex {version} torch", v.torch, torch, tev,

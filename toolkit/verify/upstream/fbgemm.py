@@ -29,7 +29,7 @@ from typing import Any
 
 from toolkit.data.matrix import Package, PackageVersion
 from toolkit.data.waiting import reason
-from toolkit.verify.upstream.model import Context, Edit, Fact, minor, versions_key
+from toolkit.verify.upstream.model import Context, Edit, Fact, minor, source_review, versions_key
 from toolkit.verify.upstream.repos import Repo
 
 SLUG = "pytorch/FBGEMM"
@@ -141,10 +141,9 @@ def _listed(rule: _Rule, i: int, v: PackageVersion) -> list[Fact]:
     ci_ev = repo.evidence(commit, CI)
     seen = _reviewed_commit(v)
     if seen is None or not commit.startswith(seen):
-        facts.append(Fact("note" if v.waiting else "review", f"fbgemm_gpu {version} source",
-                          f"@{seen}", f"@{repo.short(commit)}" + (
-                              " (due before it builds: it waits)" if v.waiting else ""), ci_ev,
-                          review=f"{SLUG}@{seen}..{repo.short(commit)} fbgemm_gpu/"))
+        facts.append(source_review(f"fbgemm_gpu {version} source", seen, repo.short(commit),
+                                   ci_ev, bool(v.waiting),
+                                   f"{SLUG}@{seen}..{repo.short(commit)} fbgemm_gpu/"))
     torch, pythons, rocms, unusable = rule.derive(version)
     if torch and torch != v.torch_minor:
         edits = (Edit(FILE, ("versions", i, "torch"), torch),) + (

@@ -74,3 +74,13 @@ def versions_key(version: str) -> tuple[int, ...]:
 
 def minor(version: str) -> str:
     return ".".join(version.split(".")[:2])
+
+
+def source_review(what: str, seen: str | None, head: str, evidence: str, waiting: bool,
+                  commits: str) -> Fact:
+    """The data read ``what``'s source at ``seen``, upstream's head is ``head`` (short): the
+    range needs a recipe review (``commits``: ``owner/repo@seen..head paths``); a version
+    that waits for its torch owes it before it builds, so it is a note until then."""
+    return Fact("note" if waiting else "review", what, f"@{seen}",
+                f"@{head}" + (" (due before it builds: it waits)" if waiting else ""), evidence,
+                review=commits)
