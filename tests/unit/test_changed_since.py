@@ -94,6 +94,31 @@ def test_another_tbb_pin_rebuilds_its_builds_only(last_night: Path, data_copy: P
     assert expected and {e.build.id for e in got} == expected
 
 
+def test_a_moved_channel_rebuilds_that_releases_builds_only(last_night: Path,
+                                                           data_copy: Path) -> None:
+    """A ROCm-side change (the newest released TheRock line's default channel moves, as
+    `upstream --write` writes it): every build on that release, and no other, is rebuilt."""
+    import tomllib
+
+    raw = tomllib.loads((data_copy / "rocm.toml").read_text())["releases"]
+    released = [v for v, r in raw.items() if r.get("line", {}).get("status") == "released"]
+    if not released:
+        pytest.skip("no released TheRock line in rocm.toml")
+    rocm = max(released, key=lambda v: tuple(int(x) for x in v.split(".")))
+    old = raw[rocm]["channels"]["stable"]
+    toml = data_copy / "rocm.toml"
+    text = toml.read_text()
+    assert text.count(f'stable = "{old}"') >= 1
+    head, sep, rest = text.partition(f'[releases."{rocm}"]')
+    body, nxt, tail = rest.partition("\n[releases.")
+    toml.write_text(head + sep + body.replace(old, "https://moved.example.amd.com/whl/", 1)
+                    + nxt + tail)
+    m = load_matrix(data_copy)
+    expected = {b.id for b in m.select(rocm=[rocm])}
+    got = changed(m, entries(m), read_published(str(last_night)).digests)
+    assert expected and {e.build.id for e in got} == expected
+
+
 DIGESTS = """
 import hashlib, json, os, sys, dataclasses
 from pathlib import Path
