@@ -51,7 +51,10 @@ line = {{ status = "branch", ref = "release/therock-7.1", version = "7.1.0", evi
 sdk.provider = "pip"
 sdk.layout = "multi-arch"
 sdk.evidence = "TEST DOUBLE: the local index"
-channels = {{ stable = "{url}multi/", prerelease = "{url}multi/", nightly = "{url}multi/", evidence = "TEST DOUBLE" }}
+channels.stable = "{url}multi/"
+channels.prerelease = "{url}multi/"
+channels.nightly = "{url}multi/"
+channels.evidence = "TEST DOUBLE"
 torch."2.8" = {{ kind = "therock", spec = "torch==2.8.0", evidence = "TEST DOUBLE" }}
 
 [releases."5.2"]
