@@ -5,8 +5,8 @@ local index: package ``sample`` for Python 3.11/3.12 with
 
 - ROCm 7.0 (pip SDK, per-family index): torch 2.8 (double, hip 7.0), 2.7 (double, hip 6.4:
   a HIP mismatch), 2.13 (the real CPU torch wheel, hip None);
-- ROCm 7.1 (pip SDK, multi-arch index, a release branch: prerelease channel by default, a
-  stable channel on the same index): torch 2.8 (split double, hip 7.1);
+- ROCm 7.1 (pip SDK, multi-arch index, a release branch: prerelease channel by default, its
+  stable and nightly channels on the same index): torch 2.8 (split double, hip 7.1);
 - ROCm 5.2 (system SDK: Debian's hipcc): torch 2.8 (double 2.8.0+rocm5.2, hip 5.2).
 """
 
@@ -40,8 +40,9 @@ torch."2.7" = {{ kind = "therock", spec = "torch==2.7.0", evidence = "TEST DOUBL
 torch."2.8" = {{ kind = "therock", spec = "torch==2.8.0", evidence = "TEST DOUBLE" }}
 torch."2.13" = {{ kind = "therock", spec = "torch==2.13.0", evidence = "TEST DOUBLE" }}
 
-# a release branch (default: its prerelease channel); its stable channel is the same index,
-# which holds only the pre-release 7.1.0a20260101: `--channel stable` finds no SDK there
+# a release branch (default: its prerelease channel); its stable and nightly channels are the
+# same index, which holds only the pre-release 7.1.0a20260101: `--channel stable` finds no SDK
+# there, `--channel nightly` installs it
 [releases."7.1"]
 gpus = "therock-7.15"
 hip = "7.1"
@@ -50,7 +51,10 @@ line = {{ status = "branch", ref = "release/therock-7.1", version = "7.1.0", evi
 sdk.provider = "pip"
 sdk.layout = "multi-arch"
 sdk.evidence = "TEST DOUBLE: the local index"
-channels = {{ stable = "{url}multi/", prerelease = "{url}multi/", evidence = "TEST DOUBLE" }}
+channels.stable = "{url}multi/"
+channels.prerelease = "{url}multi/"
+channels.nightly = "{url}multi/"
+channels.evidence = "TEST DOUBLE"
 torch."2.8" = {{ kind = "therock", spec = "torch==2.8.0", evidence = "TEST DOUBLE" }}
 
 [releases."5.2"]

@@ -34,7 +34,7 @@ from toolkit.env import venvs
 from toolkit.env.interpreters import find, find_uv, probe
 from toolkit.env.rocm import check_version, describe_pip_sdk, find_system, major_minor
 from toolkit.env.torchprobe import check_torch_hip, torch_info
-from toolkit.run.context import Run, StepResult, run_command
+from toolkit.run.context import CommandStepFailed, Run, StepResult, run_command
 
 # values that are bookkeeping, never stored in the environment's stamp
 _NOT_STORED = {"TOOLS_PATH", "INTERPRETER", "SHA", "SHA8", "WHEEL", "LDSHARED",
@@ -221,10 +221,29 @@ def create_env(step: Step, run: Run) -> StepResult | str:
 
 
 # ----------------------------------------------------------------------------- the SDK
+def on_stable(err: CommandStepFailed, run: Run) -> CommandStepFailed:
+    """A pip install from TheRock's stable channel that failed: the error says so (the stable
+    channel is resolved without pre-releases, so a line that published only nightlies or
+    release candidates has nothing there) and names the channels that take pre-releases."""
+    if run.plan.channel != "stable":
+        return err
+    rocm = run.plan.build.rocm
+    others = [c for c in rocm.sdk.channels if c != "stable"]
+    failed = CommandStepFailed(
+        f"ROCm {rocm.version} from TheRock's stable channel, which takes releases only "
+        f"(pre-releases are not taken on stable): {err.message}", err.returncode, err.tail)
+    failed.hint = (f"--channel {' or '.join(others)} takes pre-releases" if others else
+                   f"ROCm {rocm.version} has no other channel; --index-url names another index")
+    return failed
+
+
 def install_sdk(step: Step, run: Run) -> StepResult | str:
     action = step.action
     assert isinstance(action, InstallSdk)
-    result = run_command(step, action.install, run)
+    try:
+        result = run_command(step, action.install, run)
+    except CommandStepFailed as err:
+        raise on_stable(err, run) from None
     info = describe_pip_sdk(action.python)
     run.values.update({"ROCM_ROOT": info.root, "ROCM_BIN": info.bin, "ROCM_CMAKE": info.cmake,
                        "ROCM_SDK_VERSION": info.version,
@@ -255,7 +274,10 @@ def use_system_rocm(step: Step, run: Run) -> StepResult | str:
 def install_torch(step: Step, run: Run) -> StepResult | str:
     action = step.action
     assert isinstance(action, InstallTorch)
-    result = run_command(step, action.install, run)
+    try:
+        result = run_command(step, action.install, run)
+    except CommandStepFailed as err:  # TheRock's torch comes from the SDK's channel
+        raise on_stable(err, run) from None
     info = torch_info(action.python)
     warning = check_torch_hip(str(info["version"]), info.get("hip"), action.hip, action.rocm,
                               action.allow_mismatch)

@@ -67,7 +67,7 @@ def prepare(data: dict[str, Any], manifest_path: Path, layout: Layout,
     reporter.info(f"smoke: no environment for {plan.build.id} here: provisioning it from "
                   f"{manifest_path} (its inputs, not its commands)")
     provision = Plan(plan.build, plan.targets, plan.family, tuple(steps), plan.source,
-                     plan.options)
+                     plan.options, plan.channel)
     with jobs.build_locks(provision, layout, reporter):
         executor.execute(provision, layout, reporter=reporter, log_name="smoke-provision.log")
     return layout.env_dir(plan.build)

@@ -61,7 +61,8 @@ def provisioning_plan(matrix: Matrix, build: Build, options: Options, layout: La
                 raise
     full = plan(matrix, build, options, host, layout, toolkit_python=sys.executable)
     steps = tuple(s for s in full.steps if s.provisions)
-    return Plan(full.build, full.targets, full.family, steps, options=full.options)
+    return Plan(full.build, full.targets, full.family, steps, options=full.options,
+                channel=full.channel)
 
 
 def provision(matrix: Matrix, build: Build, options: Options, layout: Layout) -> Run:
