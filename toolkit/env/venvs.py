@@ -86,6 +86,33 @@ def remove(env_dir: Path) -> None:
         shutil.rmtree(env_dir)
 
 
+def previous(env_dir: Path) -> Path:
+    """Where a ready environment waits while its folder is re-created for another definition."""
+    return env_dir.with_name(env_dir.name + ".previous")
+
+
+def set_aside(env_dir: Path) -> None:
+    """Before ``env_dir`` is re-created: a ready environment (a stamp) is kept as
+    ``<env>.previous`` (the one kept before it goes), anything else is removed. A build that
+    then fails leaves the earlier environment, which ``take_back`` restores."""
+    if env_dir.is_dir() and not env_dir.is_symlink() and read_stamp(env_dir) is not None:
+        remove(previous(env_dir))
+        os.replace(env_dir, previous(env_dir))
+    else:
+        remove(env_dir)
+
+
+def take_back(env_dir: Path, wanted: str) -> bool:
+    """The environment set aside is ready for ``wanted``: it becomes ``env_dir`` again (the
+    one there, not ready for ``wanted``, is removed). False when there is none to take."""
+    prev = previous(env_dir)
+    if prev.is_symlink() or is_ready(prev, wanted) is None:
+        return False
+    remove(env_dir)
+    os.replace(prev, env_dir)
+    return is_ready(env_dir, wanted) is not None
+
+
 def mark_ready(env_dir: Path, wanted: str, *, values: Mapping[str, str],
                described: Mapping[str, Any]) -> Path:
     """Write the stamp atomically; ``values`` are what provisioning learned (masked on disk)."""

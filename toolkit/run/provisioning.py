@@ -193,6 +193,9 @@ def check_env(step: Step, run: Run) -> StepResult | str:
                           lock_text=_lock_text(action.lock))
     run.env_digest = digest
     stamp = venvs.is_ready(env_dir, digest)
+    if stamp is None and venvs.take_back(env_dir, digest):
+        run.note(f"# {env_dir}: the environment set aside for this definition is back")
+        stamp = venvs.is_ready(env_dir, digest)
     if stamp is not None:
         values = {k: str(v) for k, v in dict(stamp.get("values", {})).items()
                   if k not in _NOT_STORED}  # a run's own: never another build's
@@ -209,7 +212,7 @@ def check_env(step: Step, run: Run) -> StepResult | str:
 def create_env(step: Step, run: Run) -> StepResult | str:
     action = step.action
     assert isinstance(action, CreateEnv)
-    venvs.remove(Path(action.env_dir))
+    venvs.set_aside(Path(action.env_dir))  # a ready one waits as <env>.previous
     cmd = action.command()
     if not os.path.isabs(action.uv):  # planned without a located uv: look again now
         uv = find_uv()
