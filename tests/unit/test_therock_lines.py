@@ -301,3 +301,25 @@ def test_a_torch_the_release_no_longer_builds_is_removed_with_its_pairs(
     assert [(e.file, e.path, e.value) for e in fact.edits] == [
         ("rocm.toml", ("releases", "7.0", "torch", "2.5"), None),
         ("apex.toml", ("versions", 1, "rocm"), ["6.1"])]
+
+
+@pytest.mark.parametrize(("urls", "says"), [
+    ('"stable": "http://stable.example.amd.com/whl/"', "[stable] is not an https index URL"),
+    ('"stable": "https://user:s3cret@stable.example.amd.com/whl/"',
+     "[stable] is not an https index URL"),
+    ('"stable": "https://stable.example.amd.com/whl/?token=s3cret"',
+     "[stable] is not an https index URL"),
+    ('"nightly-bkc": "https://bkc.example.amd.com/whl/"',
+     "names channel(s) the toolkit does not know: nightly-bkc; known: stable, prerelease"),
+])
+def test_a_channel_map_the_data_must_not_hold_is_a_review_never_written(
+        rock: FakeRepo, tmp_path: Path, urls: str, says: str) -> None:
+    """An upstream channel map with a plain http URL, credentials or a query, or a channel
+    name no --channel takes: a review naming it (credentials masked), no edit written."""
+    _tag72(rock, {VENV: 'ROCM_INDEX_URLS_MAP = {\n    "nightly": '
+                        '"https://nightly.example.amd.com/whl-multi-arch/",\n'
+                        f'    {urls},\n}}\n'})
+    new = [f for f in _facts(rock, _data(tmp_path)) if "7.2" in f.what]
+    assert [(f.kind, f.what, f.edits) for f in new] == [("review", "ROCm 7.2 channels", ())]
+    assert says in new[0].upstream
+    assert "s3cret" not in new[0].line()

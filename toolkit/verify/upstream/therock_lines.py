@@ -36,9 +36,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 
+from toolkit.core.text import escape
+from toolkit.core.urls import mask
 from toolkit.verify.upstream.model import minor, versions_key
 from toolkit.verify.upstream.repos import Repo
 
@@ -307,11 +310,31 @@ def gpu_targets(repo: Repo, commit: str) -> Stated:
 
 
 # ---------------------------------------------------------------------------------- channels
+def _index_url(url: str) -> bool:
+    """An https index URL with a host and nothing a data file must not hold (credentials,
+    a query, a fragment)."""
+    parts = urlsplit(url)
+    return (parts.scheme == "https" and bool(parts.hostname) and "@" not in parts.netloc
+            and not parts.query and not parts.fragment and url.isprintable())
+
+
 def _url_map(text: str | None, path: str, name: str) -> dict[str, str]:
+    """``name`` (a dict of channel -> index URL) in ``path``: only channels the toolkit knows
+    (a ``--channel`` choice) and https URLs without credentials; anything else fails closed."""
+    from toolkit.data.specs import CHANNELS
+
     value = _assigned(text or "", path).get(name)
     if not isinstance(value, dict) or not value or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
         raise Unreadable(f"{path}: {name} is not a mapping of channel names to URLs")
+    unknown = [k for k in value if k not in CHANNELS]
+    if unknown:
+        raise Unreadable(f"{path}: {name} names channel(s) the toolkit does not know: "
+                         f"{', '.join(escape(k) for k in unknown)}; known: {', '.join(CHANNELS)}")
+    bad = [k for k, v in value.items() if not _index_url(v)]
+    if bad:
+        raise Unreadable(f"{path}: {name}[{escape(bad[0])}] is not an https index URL without "
+                         f"credentials, query or fragment: {escape(mask(value[bad[0]]))}")
     return dict(value)
 
 
