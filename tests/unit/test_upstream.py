@@ -20,13 +20,6 @@ from toolkit.data.matrix import forget_loaded
 TI = "tools/scripts/generate_binary_build_matrix.py"
 
 
-@pytest.fixture
-def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
-    w = World(tmp_path)
-    monkeypatch.setenv("TOOLKIT_DATA_DIR", str(w.data))
-    return w
-
-
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str], str]:
     code = main(["upstream", *argv])
     out = capsys.readouterr()

@@ -18,10 +18,8 @@ LEFT = "### Needs a maintainer (`review:` and unsettled `drift:`)"
 
 
 @pytest.fixture
-def up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
-    u = World(tmp_path)
-    monkeypatch.setenv("TOOLKIT_DATA_DIR", str(u.data))
-    return u
+def up(world: World) -> World:
+    return world
 
 
 def _body(up: World, tmp_path: Path, capsys: pytest.CaptureFixture[str],

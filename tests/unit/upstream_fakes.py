@@ -195,3 +195,4 @@ class World:
         r = FakeRepo.__new__(FakeRepo)
         r.dir = self.root / slug.replace("/", "+") / "repo"
         return r
+
