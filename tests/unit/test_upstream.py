@@ -337,3 +337,38 @@ def test_settling_stops_after_its_rounds(world: World, tmp_path: Path) -> None:
     done = write.settle(world.data, find)
     assert len(calls) == write.ROUNDS + 1 and len(done.settled) == write.ROUNDS
     assert done.facts and done.facts[0].kind == "drift"
+
+
+def test_the_therock_commits_an_apex_version_cites_follow_its_releases(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    """apex 1.1.0 built by TheRock's 7.0 (its torch 2.5 cited at a commit whose workflow checks
+    apex out): --write pairs it and its evidence names that commit. When 7.0 is read at a later
+    commit (the same workflow), the releases still agree but the evidence is drift, rewritten
+    to the commit the release is read at; the same commits in other words are kept."""
+    rock = world.repo("ROCm/TheRock")
+    wf = ".github/workflows/multi_arch_build_portable_linux_pytorch_wheels.yml"
+    first = rock.commit({wf: "run: ./external-builds/pytorch/pytorch_apex_repo.py checkout\n"})
+    rocm = world.data / "rocm.toml"
+    at_rock70 = f'evidence = "ROCm/TheRock@{world.c["rock70"][:9]} {ROCK_MATRIX}" }}'
+    rocm.write_text(rocm.read_text().replace(
+        at_rock70, f'evidence = "ROCm/TheRock@{first[:9]} {ROCK_MATRIX}" }}'))
+    assert run(capsys, str(world.root), "--write")[0] == 0
+    apex = world.data / "apex.toml"
+    assert f"; TheRock: ROCm/TheRock@{first[:9]} (7.0)" in apex.read_text()
+
+    later = rock.commit({"README.md": "later\n"})
+    rocm.write_text(rocm.read_text().replace(first[:9], later[:9]))
+    forget_loaded()
+    code, lines, _ = run(capsys, str(world.root))
+    assert code == 1
+    (line,) = failing(lines)
+    assert line.startswith(f"drift: apex 1.1.0 TheRock evidence: data ROCm/TheRock@{first[:9]}")
+    assert f"upstream ROCm/TheRock@{later[:9]} (7.0)" in line
+    forget_loaded()
+    assert run(capsys, str(world.root), "--write")[0] == 0
+    text = apex.read_text()
+    assert f"; TheRock: ROCm/TheRock@{later[:9]} (7.0)" in text and first[:9] not in text
+    # the version's own part of the evidence is kept as it was
+    assert f"ROCm/apex@{world.c['apex11'][:9]} (release/1.1.0) version.txt; TheRock: " in text
+    forget_loaded()
+    assert run(capsys, str(world.root))[0] == 0

@@ -123,6 +123,23 @@ def _python_for(ctx: Context, torch: str) -> tuple[str, ...]:
     return tuple(p for p in rel.python if p in PYTHONS) if rel is not None else ()
 
 
+_THEROCK_PART = "; TheRock: "
+
+
+def _therock_part(evidence: str) -> str:
+    """What an apex version's evidence says of the TheRock releases that build it."""
+    return evidence.split(_THEROCK_PART, 1)[1] if _THEROCK_PART in evidence else ""
+
+
+def _with_therock(evidence: str, rock_ev: str) -> str:
+    """``evidence`` citing ``rock_ev`` (the commits each TheRock release is read at) for the
+    TheRock releases; unchanged when no TheRock release builds the version."""
+    sha = re.compile(r"@([0-9a-f]{7,40})")
+    if not rock_ev or set(sha.findall(_therock_part(evidence))) == set(sha.findall(rock_ev)):
+        return evidence  # the same commits, in other words: kept
+    return evidence.split(_THEROCK_PART, 1)[0] + _THEROCK_PART + rock_ev
+
+
 def _pair_facts(ctx: Context, i: int, v: PackageVersion, torch: str) -> list[Fact]:
     """The ROCm releases and Pythons of ``v`` (``versions[i]``) from the torch it pairs with;
     a waiting version (``rocm = []``) gets them once a ROCm release of the matrix has it."""
@@ -131,12 +148,19 @@ def _pair_facts(ctx: Context, i: int, v: PackageVersion, torch: str) -> list[Fac
     rock, rock_ev = therock_releases(ctx, version, torch)
     wanted = (derived[0] if derived else ()) + tuple(
         r for r in rock if r not in (derived[0] if derived else ()))
+    cited = _with_therock(v.evidence, rock_ev)
     if (derived and derived[0] or v.waiting and wanted) and set(wanted) != set(v.rocm):
         facts.append(Fact("drift", f"apex {version} ROCm releases",
                           ", ".join(v.rocm) or f"none ({v.waiting})", ", ".join(wanted),
                           "; ".join(e for e in (derived[1] if derived else "", rock_ev) if e),
                           (Edit(file, ("versions", i, "rocm"), list(wanted)),) + (
-                              (Edit(file, ("versions", i, "waiting")),) if v.waiting else ())))
+                              (Edit(file, ("versions", i, "waiting")),) if v.waiting else ())
+                          + ((Edit(file, ("versions", i, "evidence"), cited),)
+                             if cited != v.evidence else ())))
+    elif cited != v.evidence:  # the releases agree; the commits the evidence names moved
+        facts.append(Fact("drift", f"apex {version} TheRock evidence",
+                          _therock_part(v.evidence) or "none", rock_ev, rock_ev,
+                          (Edit(file, ("versions", i, "evidence"), cited),)))
     elif v.waiting and not wanted:
         facts.append(Fact("note", f"apex {version}", f"waiting ({v.waiting})",
                           f"no ROCm release of the matrix has torch {torch} for it",
