@@ -25,7 +25,7 @@ def _invoke(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_without_a_folder_it_fetches_into_the_cache(tmp_path: Path) -> None:
     run = _invoke(tmp_path)
     assert "did not receive required positional" not in run.stdout + run.stderr
-    assert run.returncode == 2, run.stdout + run.stderr
+    assert run.returncode == 8, run.stdout + run.stderr  # a source that cannot be reached
     assert "cannot fetch" in run.stderr and "github.com" in run.stderr
     assert "Traceback" not in run.stderr
     assert (tmp_path / "cache").is_dir()

@@ -7,10 +7,11 @@ without it, bare partial clones in the cache, fetched again on each run. One lin
 ``<kind>: <what>: data <value>; upstream <value> [<owner/repo@commit path>]``.
 
 Exit 0: no drift; 1: drift (or something that needs a recipe review); 2: DIR lacks a
-repository or is not one; 3: malformed data; 4: git is missing. ``--write`` settles what
-upstream states outright, in place (comments and evidence kept), and lists what still needs a
-review; it reads upstream again after writing, and writes again, until nothing more is written
-(a new torch pair, then the version waiting for it), and exits 0 only when nothing is left.
+repository or is not one; 3: malformed data; 4: git is missing; 8: a repository cannot be
+fetched (no DIR). ``--write`` settles what upstream states outright, in place (comments and
+evidence kept), and lists what still needs a review; it reads upstream again after writing,
+and writes again, until nothing more is written (a new torch pair, then the version waiting
+for it), and exits 0 only when nothing is left.
 ``--pr-body FILE`` also writes the markdown body of the pull request CI opens for the drift
 (``toolkit.cli.pr_body``).
 """

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from toolkit.core.errors import EnvironmentProblem, UsageError
+from toolkit.core.errors import EnvironmentProblem, SourceUnreachable, UsageError
 from toolkit.core.proc import CommandFailed, run
 
 DEFAULT_REMOTE = "https://github.com/"
@@ -211,7 +211,8 @@ def from_cache(cache: Path, slugs: Sequence[str]) -> dict[str, Repo]:
                      "--filter=blob:none", url, "+refs/heads/*:refs/heads/*",
                      "+refs/tags/*:refs/tags/*"], timeout=GIT_TIMEOUT_S)
         except CommandFailed as exc:
-            raise UsageError(f"cannot fetch {slug} from {url}: {exc.message.splitlines()[0]}",
-                             hint="give a folder of mirrors: invoke upstream --dir DIR") from None
+            raise SourceUnreachable(
+                f"cannot fetch {slug} from {url}: {exc.message.splitlines()[0]}",
+                hint="give a folder of mirrors: invoke upstream --dir DIR") from None
         repos[slug] = Repo(slug, dest, partial=True)
     return repos
