@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import re
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from toolkit.core.errors import UsageError
 from toolkit.core.text import escape
@@ -128,3 +128,14 @@ def check_location(value: str, *, allow_insecure: bool = False,
     raise UsageError(f"{what} {escape(mask(value))} is neither a URL nor an existing path; "
                      "valid: an absolute https:// URL (http:// only on loopback), file://, "
                      "or a local folder or file")
+
+
+def join_path(url: str, *segments: str) -> str:
+    """``url`` with ``segments`` appended to its path as folders (``.../simple/`` +
+    ``gfx942`` -> ``.../simple/gfx942/``); its query and fragment stay where they are (a
+    ``?token=`` never ends up inside the path)."""
+    parts = urlsplit(url)
+    path = parts.path.rstrip("/")
+    for seg in segments:
+        path += "/" + quote(seg.strip("/"), safe="")
+    return urlunsplit(parts._replace(path=path + "/"))

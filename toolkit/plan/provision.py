@@ -33,7 +33,7 @@ from toolkit.core.steps import (
     Step,
     UseSystemRocm,
 )
-from toolkit.core.urls import check_location
+from toolkit.core.urls import check_location, join_path
 from toolkit.data.matrix import Build, Matrix
 from toolkit.env.buildenv import RocmPaths
 from toolkit.env.host import HostFacts
@@ -198,7 +198,7 @@ def sources_for(matrix: Matrix, build: Build, options: Options) -> Sources:
             sdk_index = index if index.endswith("/") else index + "/"
         else:
             family = choose_family(matrix, build, targets, options.family)
-            sdk_index = f"{index.rstrip('/')}/{family}/"
+            sdk_index = join_path(index, family)
     if not build.pkg_version.torch:  # a package that needs no torch (the bundled sample)
         return Sources(provider, layout, family, sdk_index, spec, tuple(options.find_links),
                        "", (), sdk.version if provider == "system" else None, channel=channel)
@@ -209,7 +209,7 @@ def sources_for(matrix: Matrix, build: Build, options: Options) -> Sources:
         url = torch_url
         if src.per_family:
             torch_family = family or choose_family(matrix, build, targets, options.family)
-            url = f"{url.rstrip('/')}/{torch_family}/"
+            url = join_path(url, torch_family)
         torch_args += ["--index-url", url]
         if src.kind != "pytorch":
             torch_args += ["--extra-index-url", PYPI]
