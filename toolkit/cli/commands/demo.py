@@ -8,20 +8,22 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from toolkit.cli.commands.plan import path_value
+
 DESCRIPTION = ("Build, check and smoke-test the bundled sample HIP extension, or your own "
                "project (--source PATH), with this machine's Python and ROCm.")
 
 
 def add_demo_arguments(p: argparse.ArgumentParser) -> None:
     """The demo's options: one definition for ``python -m toolkit demo`` and ``nox -s demo``."""
-    p.add_argument("--source", default=None, metavar="PATH",
+    p.add_argument("--source", default=None, type=path_value, metavar="PATH",
                    help="build the setuptools/pyproject project at PATH instead of the bundled "
                         "sample (copied, never modified)")
     p.add_argument("--gfx", action="append", default=[], metavar="TARGETS",
                    help="gfx ids or family names, comma list (default: gfx90a,gfx908)")
     p.add_argument("--dry-run", action="store_true", help="print the plan, run nothing")
     p.add_argument("--json", action="store_true", help="with --dry-run: the plan as JSON")
-    p.add_argument("--workdir", default=None, metavar="DIR",
+    p.add_argument("--workdir", default=None, type=path_value, metavar="DIR",
                    help="where dist/, artifacts/, build/ go (default: the current folder)")
     p.add_argument("--cpu", action="store_true",
                    help="build the CPU variant (no GPU code), even where hipcc is installed")

@@ -15,6 +15,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
+def path_value(value: str) -> str:
+    """An argparse ``type`` for a path option: an empty value is refused (it would silently
+    mean "not given": ``--source ''`` built the bundled sample)."""
+    if value == "":
+        raise argparse.ArgumentTypeError("an empty path; give a folder, or leave the option out")
+    return value
+
+
 def add_build_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gfx", action="append", default=[],
                    help="gfx ids or family names (comma list); default: the ROCm release's family")
@@ -25,10 +33,12 @@ def add_build_options(p: argparse.ArgumentParser) -> None:
                         "(default: the release's, rocm.toml: stable once released)")
     p.add_argument("--find-links", action="append", default=[], help="extra find-links for the SDK")
     p.add_argument("--family", default=None, help="GPU family for a per-family SDK index")
-    p.add_argument("--source", default=None, help="build from this checkout (never modified)")
+    p.add_argument("--source", default=None, type=path_value,
+                   help="build from this checkout (never modified)")
     p.add_argument("--naming", default="toolkit", help="toolkit|upstream wheel naming")
     p.add_argument("--no-smoke", action="store_true", help="skip the smoke step")
-    p.add_argument("--workdir", default=None, help="where dist/, artifacts/, build/ go")
+    p.add_argument("--workdir", default=None, type=path_value,
+                   help="where dist/, artifacts/, build/ go")
     p.add_argument("--no-lock", action="store_true", help="ignore locks/<py>-rocm<rocm>.txt")
     p.add_argument("--allow-insecure-index", action="store_true",
                    help="allow a plain http:// index that is not on loopback")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from toolkit.cli.commands.plan import path_value
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("repro", help="re-run a build from its manifest.json")
@@ -13,9 +15,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--dry-run", action="store_true", help="print the steps, run nothing")
     p.add_argument("--force", action="store_true",
                    help="run even where a host difference makes the comparison meaningless")
-    p.add_argument("--workdir", default=None,
+    p.add_argument("--workdir", default=None, type=path_value,
                    help="where build/, artifacts/ go (default: the current folder)")
-    p.add_argument("--source", default=None,
+    p.add_argument("--source", default=None, type=path_value,
                    help="a checkout of the recorded source, when the recorded path is not here")
     p.set_defaults(func=run)
 

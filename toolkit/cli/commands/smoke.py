@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from toolkit.cli.commands.plan import path_value
 from toolkit.core.errors import CheckFailed
 from toolkit.verify import smoke_limits as limits
 from toolkit.verify.smoke import SmokeOutcome, SmokeTarget
@@ -44,7 +45,7 @@ def add_smoke_options(p: argparse.ArgumentParser) -> None:
     """Options shared with `nox -s smoke-<py>-rocm<rocm> --`."""
     p.add_argument("--gfx", action="append", default=[], metavar="TARGETS",
                    help="gfx ids or family names, comma list (default: the build's targets)")
-    p.add_argument("--workdir", default=None, metavar="DIR",
+    p.add_argument("--workdir", default=None, type=path_value, metavar="DIR",
                    help="work folder holding artifacts/ (default: the current folder)")
     p.add_argument("-n", "--numprocesses", dest="workers", default=None, metavar="N",
                    help="run tests in N processes (pytest-xdist; 'auto' = one per CPU)")
