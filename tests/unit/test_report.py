@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -259,8 +260,38 @@ def test_unwritable_markdown_exits_2_before_any_output(
     target = tmp_path / "no" / "such" / "folder" / "summary.md"
     assert main(["report", "--junit", str(junit), "--markdown", str(target)]) == 2
     out, err = capsys.readouterr()
-    assert out == "" and f"{target}: cannot write the markdown summary" in err
+    assert out == "" and f"markdown summary {target}: cannot be written (" in err
     assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo"])
+def test_markdown_is_never_written_through_a_symlink_or_into_a_fifo(
+        junit: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str) -> None:
+    """Issue 29: `report --markdown OUT` wrote through a symlink and overwrote its target."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    target = tmp_path / "summary.md"
+    if kind == "symlink":
+        target.symlink_to(victim)
+    else:
+        os.mkfifo(target)
+    assert main(["report", "--junit", str(junit), "--markdown", str(target)]) == 2
+    out, err = capsys.readouterr()
+    said = "a symlink" if kind == "symlink" else "a FIFO"
+    assert out == "" and err.strip() == (f"error: markdown summary {target}: {said}, not "
+                                         "written through; valid: a regular file or a new name")
+    assert victim.read_text() == "precious\n"
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_markdown_replaces_a_regular_file_whole(junit: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "summary.md"
+    target.write_text("old summary, longer than nothing\n" * 100)
+    assert main(["report", "--junit", str(junit), "--markdown", str(target)]) == 0
+    capsys.readouterr()
+    text = target.read_text()
+    assert "old summary" not in text and text.strip()
 
 
 def test_unwritable_step_summary_is_a_warning(

@@ -8,6 +8,7 @@ import errno
 import hashlib
 import os
 import stat
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -174,3 +175,38 @@ def usable_folder(path: str | os.PathLike[str], what: str) -> Path:
     except OSError as err:
         raise UsageError(f"{what}: {describe_os_error(err)}") from None
     return p
+
+
+def write_atomic(path: str | os.PathLike[str], text: str, what: str) -> Path:
+    """Write ``text`` to ``path`` whole or not at all (a temporary file beside it, then
+    ``os.replace``). A symlink, or anything there that is not a regular file (a FIFO, a
+    folder), is never written through: a one-line ``UsageError`` naming it and what it is."""
+    target = Path(path)
+    shown = escape(os.fspath(target))
+    try:
+        st = os.lstat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise UsageError(f"{what} {shown}: cannot be written ({_cause(exc)})") from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        kind = "a symlink" if stat.S_ISLNK(st.st_mode) else file_kind(st.st_mode)
+        raise UsageError(f"{what} {shown}: {kind}, not written through; valid: a regular "
+                         "file or a new name")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
+                                   dir=target.parent if str(target.parent) else ".")
+    except OSError as exc:
+        raise UsageError(f"{what} {shown}: cannot be written ({_cause(exc)})") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException as exc:
+        Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise UsageError(f"{what} {shown}: cannot be written ({_cause(exc)})") from None
+        raise
+    return target

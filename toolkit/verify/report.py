@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.core.errors import UsageError
+from toolkit.core.files import write_atomic
 from toolkit.verify import junit
 from toolkit.verify.junit import JUnitSuite
 
@@ -379,13 +380,7 @@ def _signatures(summary: Summary) -> list[str]:
 
 def write_markdown(path: str | os.PathLike[str], text: str) -> Path:
     """Write the markdown summary to ``path``; a one-line ``UsageError`` when it cannot."""
-    target = Path(path)
-    try:
-        target.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"{target}: cannot write the markdown summary "
-                         f"({exc.strerror or exc})") from None
-    return target
+    return write_atomic(path, text, "markdown summary")
 
 
 def append_step_summary(text: str, env: Mapping[str, str] | None = None) -> Path | None:

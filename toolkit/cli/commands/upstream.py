@@ -86,11 +86,9 @@ def run(args: argparse.Namespace) -> int:
 def _write_body(path: Path, facts: list[Fact], settled: set[int], written: list[str],
                 where: str) -> None:
     from toolkit.cli.pr_body import render
+    from toolkit.core.files import write_atomic
 
-    try:
-        path.write_text(render(facts, settled, written, where), encoding="utf-8")
-    except OSError as err:
-        _unwritable(path, err.strerror or "cannot write it")
+    write_atomic(path, render(facts, settled, written, where), "--pr-body")
 
 
 def _unwritable(path: Path, why: str) -> NoReturn:
