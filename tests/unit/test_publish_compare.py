@@ -46,6 +46,25 @@ def test_publish_moves_the_staged_wheel_and_drops_earlier_ones(tmp_path: Path) -
     assert run.values["WHEEL"] == str(dest / "x-1.0-py3-none-any.whl")
 
 
+def test_a_killed_publish_leftover_is_removed_by_the_next(tmp_path: Path) -> None:
+    """Issue 29: a SIGKILL during the copy into dist/ left `.<wheel>.<pid>.tmp` there for
+    ever. The next publish of that build removes it and says so; other files stay."""
+    dest = tmp_path / "dist" / "b"
+    dest.mkdir(parents=True)
+    left = dest / ".x-1.0-py3-none-any.whl.4242.tmp"
+    left.write_bytes(b"half a wheel")
+    keep = dest / ".notes.txt"
+    keep.write_text("mine")
+    staged = tmp_path / "staged" / "x-1.0-py3-none-any.whl"
+    staged.parent.mkdir()
+    staged.write_bytes(b"new wheel")
+    run = a_run(tmp_path)
+    run.values["WHEEL"] = str(staged)
+    publish(Step("publish", "", Publish("{WHEEL}", str(dest))), run)
+    assert sorted(p.name for p in dest.iterdir()) == [".notes.txt", "x-1.0-py3-none-any.whl"]
+    assert f"# removed {left}: a half copy a killed earlier publish left" in run.log.getvalue()
+
+
 def test_a_failed_publish_leaves_the_earlier_wheel(tmp_path: Path) -> None:
     dest = tmp_path / "dist"
     dest.mkdir()

@@ -141,6 +141,12 @@ def publish(step: Step, run: Run) -> StepResult | str:
     dest = Path(action.dest)
     final = dest / staged.name
     tmp = dest / f".{staged.name}.{os.getpid()}.tmp"
+    # one run per build and work folder at a time (its lock): a half copy here is a killed
+    # earlier publish's, never another run's
+    for left in sorted(dest.glob(".*.whl.*.tmp")):
+        if left.is_file() and not left.is_symlink():
+            left.unlink()
+            run.note(f"# removed {left}: a half copy a killed earlier publish left")
     try:
         dest.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(staged, tmp)
