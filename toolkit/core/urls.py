@@ -96,7 +96,11 @@ def mask(text: str) -> str:
 
 
 def check_index_url(url: str, *, allow_insecure: bool = False, what: str = "index URL") -> str:
-    """https, file://, or http on loopback; plain http elsewhere only with allow_insecure."""
+    """https, file://, or http on loopback; plain http elsewhere only with allow_insecure.
+    A URL holding a control character (a newline could forge an output line) is refused."""
+    if any(ord(c) < 32 or ord(c) == 127 for c in url):
+        raise UsageError(f"refusing {what} {escape(mask(url))}: it holds a control character; "
+                         "valid: an absolute https:// URL, file://, http:// on loopback")
     parts = urlsplit(url)
     if parts.scheme in {"https", "file"} and (parts.netloc or parts.scheme == "file"):
         return url
@@ -117,7 +121,7 @@ def check_location(value: str, *, allow_insecure: bool = False,
     """An index or find-links value: a URL ``check_index_url`` accepts, or an existing local
     path. Anything else (``user:pass@host/simple`` without a scheme, a path that does not
     exist) is a ``UsageError`` naming it masked."""
-    if "://" in value:
+    if "://" in value or any(ord(c) < 32 or ord(c) == 127 for c in value):
         return check_index_url(value, allow_insecure=allow_insecure, what=what)
     try:
         exists = bool(value) and "\0" not in value and os.path.exists(value)
