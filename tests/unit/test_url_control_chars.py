@@ -22,7 +22,7 @@ CONTROL = st.sampled_from([chr(c) for c in (*range(32), 127)])
 def test_a_control_character_anywhere_is_refused_in_one_escaped_line(at: int, c: str) -> None:
     url = "https://idx.example.com/simple/"
     bad = url[:at] + c + url[at:]
-    for check in (check_index_url, check_location):
+    for check in (check_index_url, check_location):  # check_location: "://" makes it a URL
         with pytest.raises(UsageError) as err:
             check(bad)
         text = str(err.value)

@@ -121,7 +121,7 @@ def check_location(value: str, *, allow_insecure: bool = False,
     """An index or find-links value: a URL ``check_index_url`` accepts, or an existing local
     path. Anything else (``user:pass@host/simple`` without a scheme, a path that does not
     exist) is a ``UsageError`` naming it masked."""
-    if "://" in value or any(ord(c) < 32 or ord(c) == 127 for c in value):
+    if "://" in value:  # a URL (a local path may hold any byte: it is an argv element)
         return check_index_url(value, allow_insecure=allow_insecure, what=what)
     try:
         exists = bool(value) and "\0" not in value and os.path.exists(value)
