@@ -30,15 +30,21 @@ def a_run(tmp: Path) -> Run:
     return Run(p, layout, io.StringIO())
 
 
+def staged_run(tmp: Path) -> tuple[Run, Path]:
+    """A run whose WHEEL is a staged wheel ``x-1.0`` holding b"new wheel"."""
+    staged = tmp / "staged" / "x-1.0-py3-none-any.whl"
+    staged.parent.mkdir()
+    staged.write_bytes(b"new wheel")
+    run = a_run(tmp)
+    run.values["WHEEL"] = str(staged)
+    return run, staged
+
+
 def test_publish_moves_the_staged_wheel_and_drops_earlier_ones(tmp_path: Path) -> None:
     dest = tmp_path / "dist" / "b"
     dest.mkdir(parents=True)
     (dest / "x-0.9-py3-none-any.whl").write_bytes(b"old")
-    staged = tmp_path / "staged" / "x-1.0-py3-none-any.whl"
-    staged.parent.mkdir()
-    staged.write_bytes(b"new wheel")
-    run = a_run(tmp_path)
-    run.values["WHEEL"] = str(staged)
+    run, staged = staged_run(tmp_path)
     publish(Step("publish", "", Publish("{WHEEL}", str(dest))), run)
     assert sorted(p.name for p in dest.iterdir()) == ["x-1.0-py3-none-any.whl"]
     assert (dest / "x-1.0-py3-none-any.whl").read_bytes() == b"new wheel"
@@ -55,11 +61,7 @@ def test_a_killed_publish_leftover_is_removed_by_the_next(tmp_path: Path) -> Non
     left.write_bytes(b"half a wheel")
     keep = dest / ".notes.txt"
     keep.write_text("mine")
-    staged = tmp_path / "staged" / "x-1.0-py3-none-any.whl"
-    staged.parent.mkdir()
-    staged.write_bytes(b"new wheel")
-    run = a_run(tmp_path)
-    run.values["WHEEL"] = str(staged)
+    run, _ = staged_run(tmp_path)
     publish(Step("publish", "", Publish("{WHEEL}", str(dest))), run)
     assert sorted(p.name for p in dest.iterdir()) == [".notes.txt", "x-1.0-py3-none-any.whl"]
     assert f"# removed {left}: a half copy a killed earlier publish left" in run.log.getvalue()
