@@ -32,6 +32,11 @@ def _parts(value: object, limit: int) -> tuple[str, str]:
     return (shown + "…", f" ({len(text)} chars)") if cut else (shown, "")
 
 
+def unsafe(value: str) -> bool:
+    """Does ``value`` hold a character ``escape`` would escape (controls, bidi overrides)?"""
+    return _UNSAFE.search(value) is not None
+
+
 def escape(value: object, limit: int = LIMIT) -> str:
     """``value`` as one safe line: control characters escaped (``\\x1b``, ``\\n``), cut after
     ``limit`` characters with ``…`` and the full length (``gfxxxx… (10003 chars)``)."""

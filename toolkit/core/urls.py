@@ -22,7 +22,7 @@ import re
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from toolkit.core.errors import UsageError
-from toolkit.core.text import escape
+from toolkit.core.text import escape, unsafe
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 # what ends a URL inside a line of text (a log line, a JSON string, a quoted argv)
@@ -98,7 +98,7 @@ def mask(text: str) -> str:
 def check_index_url(url: str, *, allow_insecure: bool = False, what: str = "index URL") -> str:
     """https, file://, or http on loopback; plain http elsewhere only with allow_insecure.
     A URL holding a control character (a newline could forge an output line) is refused."""
-    if any(ord(c) < 32 or ord(c) == 127 for c in url):
+    if unsafe(url):
         raise UsageError(f"refusing {what} {escape(mask(url))}: it holds a control character; "
                          "valid: an absolute https:// URL, file://, http:// on loopback")
     parts = urlsplit(url)

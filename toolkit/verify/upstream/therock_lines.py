@@ -40,7 +40,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from toolkit.core.text import escape
+from toolkit.core.text import escape, unsafe
 from toolkit.core.urls import mask
 from toolkit.verify.upstream.model import minor, versions_key
 from toolkit.verify.upstream.repos import Repo
@@ -315,7 +315,7 @@ def _index_url(url: str) -> bool:
     a query, a fragment)."""
     parts = urlsplit(url)
     return (parts.scheme == "https" and bool(parts.hostname) and "@" not in parts.netloc
-            and not parts.query and not parts.fragment and url.isprintable())
+            and not parts.query and not parts.fragment and not unsafe(url))
 
 
 def _url_map(text: str | None, path: str, name: str) -> dict[str, str]:

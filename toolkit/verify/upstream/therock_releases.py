@@ -134,9 +134,7 @@ def _on_line(repo: Repo, evidence: str, path: str, line: Line) -> bool:
 
 
 def _line_fact(repo: Repo, xy: str, rel: RocmRelease, line: Line) -> list[Fact]:
-    if not hasattr(rel, "line"):  # a data format that records no release lines
-        return []
-    have = getattr(rel, "line", None)
+    have = rel.line
     now = (line.status, line.ref, line.version or "")
     was = (have.status, have.ref, have.version) if have is not None else None
     if have is not None and _on_line(repo, have.evidence, VERSION_FILE, line) and (
@@ -207,9 +205,7 @@ def _urls(urls: dict[str, str]) -> str:
 
 
 def _channel_fact(xy: str, rel: RocmRelease, chans: Stated) -> list[Fact]:
-    if not hasattr(rel.sdk, "channels"):  # a data format that records no channels
-        return []
-    have: dict[str, str] = dict(getattr(rel.sdk, "channels", None) or {})
+    have = dict(rel.sdk.channels)
     if ({k: v.rstrip("/") for k, v in have.items()}
             == {k: v.rstrip("/") for k, v in chans.value.items()}):
         return []
