@@ -96,6 +96,14 @@ class AwaitsUpstream(ToolkitError):
     exit_code = 10
 
 
+class DirtySource(ToolkitError):
+    """A source checkout has uncommitted changes (tracked modifications, or untracked files
+    git does not ignore) and ``--allow-dirty`` was not given (exit 12): its wheel would carry
+    the clean commit's name."""
+
+    exit_code = 12
+
+
 def describe_os_error(err: OSError) -> str:
     """An ``OSError`` as one line naming the path and the cause, e.g. ``dist/x.whl: No space
     left on device (ENOSPC)``."""

@@ -213,7 +213,10 @@ class CopySources:
         return [f"rm -rf {self.worktree}; copy {self.source} there (without .git, build, dist, "
                 "*.egg-info, __pycache__, .nox)",
                 f"learn SHA and SOURCE_DATE_EPOCH from git -C {self.source} (0 outside git) "
-                "and TREE, the hash of the copied files"]
+                "and TREE, the hash of the copied files",
+                "uncommitted changes there (git diff HEAD, untracked files not ignored): "
+                "refused (exit 12) unless --allow-dirty, then learn DIFF, their sha256 (the "
+                "wheel is named +...dirty)"]
 
 
 @dataclass(frozen=True)
@@ -331,7 +334,7 @@ class Publish:
 
     def explain(self) -> list[str]:
         return [f"rename {self.wheel} into {self.dest}/ (atomic), then remove the other wheels "
-                f"of {self.dest}/; learn WHEEL"]
+                f"of {self.dest}/ (a +...dirty wheel: only the earlier dirty ones); learn WHEEL"]
 
 
 Action = (Command | CheckEnv | ProbeIndexes | CreateEnv | InstallSdk | UseSystemRocm | InstallTorch

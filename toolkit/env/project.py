@@ -8,6 +8,15 @@ backend's requirements and calls ``get_requires_for_build_wheel`` and
 hook: pypa/build's fallback). When that fails (a setup.py importing a module that is not
 declared, e.g. torch), the hooks run once more without isolation, in the toolkit's own
 interpreter. Every hook's output goes to ``log``; a failure is a ``StepFailed`` naming it.
+
+``source_changes(path)`` says whether a checkout holds uncommitted changes under ``path``:
+tracked files that differ from ``HEAD`` (staged or not, deleted ones too) and untracked files
+git does not ignore (the build copies them, so they may change the wheel; files ``.gitignore``
+names are not counted: they are no part of the source, and the copy's ``TREE`` hash covers
+them). Its ``diff_sha256`` is one sha256 over ``git diff HEAD --binary`` and each untracked
+file's path and bytes: two builds from the same commit agree on it exactly when their
+changes agree. ``refuse_dirty`` is the one refusal (``DirtySource``, exit 12) every entry
+point uses unless ``--allow-dirty``.
 """
 
 from __future__ import annotations
@@ -23,11 +32,12 @@ import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, TextIO
+from typing import Any, Literal, TextIO
 
-from toolkit.core.errors import StepFailed, UsageError
+from toolkit.core.errors import DirtySource, StepFailed, UsageError
 from toolkit.core.proc import CommandFailed
 from toolkit.core.proc import run as run_proc
+from toolkit.core.text import escape
 
 MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
 _IGNORED = shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__pycache__", ".nox",
@@ -169,3 +179,105 @@ def read_project(path: str, log_path: Path) -> ProjectInfo:
                 log.write(f"# failed: {exc}\n")
     raise StepFailed(f"cannot read the metadata of the project at {path} "
                      f"({'; '.join(errors)}); its log: {log_path}")
+
+
+# ----------------------------------------------------------------------- uncommitted changes
+DIRTY_LABEL = "dirty"  # the local-version segment a wheel of uncommitted changes carries
+_SHOWN = 3  # changed files a refusal names
+
+
+def dirty_version(version: str) -> str:
+    """``version`` with the local segment ``dirty`` last: ``1.8.0+rocm7.0git8d873bb6`` ->
+    ``1.8.0+rocm7.0git8d873bb6.dirty``, ``1.0`` -> ``1.0+dirty`` (PEP 440 local labels)."""
+    return f"{version}{'.' if '+' in version else '+'}{DIRTY_LABEL}"
+
+
+@dataclass(frozen=True)
+class SourceChanges:
+    """A checkout's uncommitted changes under one folder (see the module's text)."""
+
+    files: tuple[str, ...]  # changed tracked files, then untracked ones; relative to the folder
+    diff_sha256: str
+
+    def summary(self) -> str:
+        shown = ", ".join(escape(f, 200) for f in self.files[:_SHOWN])
+        more = len(self.files) - _SHOWN
+        return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _git(args: Sequence[str], cwd: Path) -> str | None:
+    """git's output in ``cwd``; None when git is missing, fails or times out."""
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
+    try:
+        res = run_proc(["git", *args], cwd=cwd, env=env, timeout=600, check=False)
+    except CommandFailed:
+        return None
+    return res.stdout if res.ok else None
+
+
+def _untracked_digest(h: Any, folder: Path, names: Sequence[str]) -> None:
+    import stat
+
+    for name in sorted(names):
+        h.update(b"\0untracked\0" + name.encode("utf-8", "surrogateescape") + b"\0")
+        path = folder / name
+        try:
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode):
+                h.update(b"->" + os.fsencode(os.readlink(path)))
+            elif stat.S_ISREG(mode):
+                from toolkit.core.files import sha256_file
+
+                h.update(sha256_file(path).encode())
+            else:
+                h.update(f"<special {stat.S_IFMT(mode):o}>".encode())
+        except OSError:
+            h.update(b"<unreadable>")
+
+
+def source_changes(path: str | os.PathLike[str]) -> SourceChanges | None:
+    """The uncommitted changes of the git checkout holding ``path``, under ``path``; None when
+    there are none, or ``path`` is in no git checkout with a commit (it is then named by its
+    tree hash, never by a commit)."""
+    import hashlib
+
+    folder = Path(path).expanduser()
+    if not folder.is_dir() or _git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"],
+                                   folder) is None:
+        return None
+    scope = ["--", "."]
+    tracked = _git(["diff", "HEAD", "--name-only", "-z", "--relative", "--no-renames",
+                    *scope], folder)
+    untracked = _git(["ls-files", "--others", "--exclude-standard", "-z", *scope], folder)
+    if tracked is None or untracked is None:
+        raise StepFailed(f"git cannot list the changes of {escape(os.fspath(folder))} "
+                         "(git status fails there)")
+    changed = [n for n in tracked.split("\0") if n]
+    new = [n for n in untracked.split("\0") if n]
+    if not changed and not new:
+        return None
+    h = hashlib.sha256()
+    with tempfile.TemporaryDirectory(prefix="toolkit-diff-") as tmp:
+        out = Path(tmp) / "diff"
+        if _git(["diff", "HEAD", "--binary", "--relative", "--no-renames", "--no-ext-diff",
+                 "--no-textconv", "--no-color", "--full-index", "--src-prefix=a/",
+                 "--dst-prefix=b/", f"--output={out}", *scope], folder) is None:
+            raise StepFailed(f"git diff HEAD fails in {escape(os.fspath(folder))}")
+        with out.open("rb") as fh:  # the diff's own bytes: without untracked files, the
+            while block := fh.read(1 << 20):  # digest is sha256 of `git diff HEAD --binary`
+                h.update(block)
+    _untracked_digest(h, folder, new)
+    return SourceChanges((*changed, *new), h.hexdigest())
+
+
+def refuse_dirty(path: str | os.PathLike[str], allow: bool) -> SourceChanges | None:
+    """``source_changes(path)``; with changes and not ``allow``: ``DirtySource`` (exit 12), one
+    line naming the first changed files."""
+    changes = source_changes(path)
+    if changes is not None and not allow:
+        raise DirtySource(f"the source {escape(os.fspath(path))} has uncommitted changes "
+                          f"({len(changes.files)} file{'s' if len(changes.files) != 1 else ''}: "
+                          f"{changes.summary()}); its wheel would carry the clean commit's name",
+                          hint="commit or stash them, or pass --allow-dirty to build it named "
+                               f"+...{DIRTY_LABEL}")
+    return changes

@@ -18,6 +18,37 @@ def default_cache() -> Path:
     return Path(base) / "rocm-wheel-toolkit"
 
 
+OUTPUT_FOLDERS = ("dist", "artifacts")  # what a work folder publishes and records
+
+
+def is_work_folder(path: Path) -> bool:
+    """A folder a build has used as its work folder (a build's manifest in
+    ``artifacts/<id>/``, or a build lock in ``build/``), or the current folder: the work
+    folder of every run without ``--workdir``."""
+    try:
+        return (path == Path.cwd().resolve() or any(path.glob("artifacts/*/manifest.json"))
+                or any(path.glob("build/*.lock")))
+    except OSError:  # an unreadable folder (or no current folder) says nothing
+        return False
+
+
+def check_not_nested(folder: Path) -> None:
+    """``UsageError`` (exit 2) when ``folder`` (resolved) lies inside the ``dist/`` or
+    ``artifacts/`` of a work folder (``is_work_folder``): another one's, or the current
+    folder's."""
+    from toolkit.core.errors import UsageError
+    from toolkit.core.text import escape
+
+    parts = folder.parts
+    for i in range(len(parts) - 1):
+        outer, inner = Path(*parts[: i + 1]), parts[i + 1]
+        if inner in OUTPUT_FOLDERS and is_work_folder(outer):
+            raise UsageError(
+                f"work folder {escape(folder)}: it lies inside {escape(outer / inner)}/, the "
+                f"{inner}/ of the work folder {escape(outer)}; give a work folder outside "
+                "every work folder's dist/ and artifacts/")
+
+
 @dataclass(frozen=True)
 class Layout:
     root: Path  # the work folder (the repo root, or --workdir)
@@ -25,7 +56,12 @@ class Layout:
 
     @classmethod
     def default(cls, root: str | os.PathLike[str] | None = None) -> Layout:
-        return cls(Path(root or os.getcwd()).resolve(), default_cache().resolve())
+        """The work folder ``root`` (default: the current folder) and this machine's cache; a
+        work folder inside another's ``dist/`` or ``artifacts/`` is a one-line ``UsageError``
+        (``index dist`` would list its unnamed intermediate wheels, a clean-up its builds)."""
+        folder = Path(root or os.getcwd()).resolve()
+        check_not_nested(folder)
+        return cls(folder, default_cache().resolve())
 
     def env_name(self, build: Build) -> str:
         torch = build.pkg_version.torch_minor

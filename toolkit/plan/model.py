@@ -40,19 +40,27 @@ class Options:
     recipe_options: tuple[str, ...] = ()
     rebuild: bool = False  # build the wheel even when its build key is unchanged
     locks: tuple[LockRef, ...] = ()  # lock files found by the caller (toolkit.plan.locks.read_locks)
+    # build a --source checkout with uncommitted changes (named +...dirty); else exit 12
+    allow_dirty: bool = False
+    # the caller found uncommitted changes in ``source`` (toolkit.env.project.source_changes):
+    # the plan's text names the wheel +...dirty; never recorded (get-sources learns them again)
+    dirty: bool = False
+
+
+_NOT_RECORDED = ("locks", "dirty")  # found by the caller, not given by the user
 
 
 def options_json(options: Options) -> dict[str, Any]:
     """The options as recorded in a manifest (lock files are recorded on their own)."""
     return {f.name: list(v) if isinstance(v := getattr(options, f.name), tuple) else v
-            for f in dataclasses.fields(options) if f.name != "locks"}
+            for f in dataclasses.fields(options) if f.name not in _NOT_RECORDED}
 
 
 def options_from_json(data: Any) -> Options:
     """``options_json`` read back; unknown or ill-typed fields are a ``UsageError``."""
     if not isinstance(data, dict):
         raise UsageError("recorded options: expected a JSON object")
-    known = {f.name: f for f in dataclasses.fields(Options) if f.name != "locks"}
+    known = {f.name: f for f in dataclasses.fields(Options) if f.name not in _NOT_RECORDED}
     values: dict[str, Any] = {}
     data = dict(data)
     if "apex_ops" in data:  # recorded before recipe options existed

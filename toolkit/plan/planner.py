@@ -29,6 +29,7 @@ from toolkit.core.steps_more import mirror_name
 from toolkit.data.matrix import Build, Matrix
 from toolkit.env.buildenv import RocmPaths, build_env
 from toolkit.env.host import HostFacts
+from toolkit.env.project import dirty_version
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Context, Options, Plan
 from toolkit.plan.provision import default_targets, provision_steps, sources_for
@@ -127,10 +128,13 @@ def plan(
     ))
     final = (version if options.naming == "upstream"
              else f"{version.split('+')[0]}+{ctx.local_version}")
+    if options.dirty:  # uncommitted changes (--allow-dirty): never the clean commit's name
+        final = dirty_version(final)
     steps.append(Step(
         "name-wheel",
         f"name the wheel {dist}-{final}-... in the build's staging folder"
-        + (" (the upstream name kept)" if options.naming == "upstream" else ""),
+        + (" (the upstream name kept)" if options.naming == "upstream" else "")
+        + (" (the source has uncommitted changes: --allow-dirty)" if options.dirty else ""),
         NameWheel(ctx.wheelhouse, staging, build.rocm.version, options.naming),
     ))
     steps.append(Step(

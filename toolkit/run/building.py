@@ -22,7 +22,7 @@ from toolkit.core.files import hash_tree, read_bytes
 from toolkit.core.proc import run as run_proc
 from toolkit.core.steps import BuildWheel, NameWheel, Publish, Step
 from toolkit.run.context import Run, StepResult, command_environment, run_command
-from toolkit.run.wheels import local_label, name_wheel
+from toolkit.run.wheels import is_dirty, local_label, name_wheel
 
 KEY_FILE = ".build-key"
 _RPATH_FLAG = re.compile(r"^-Wl,(-rpath[,=]|-R)(/.*)$")
@@ -126,7 +126,8 @@ def name_wheel_step(step: Step, run: Run) -> StepResult | str:
     label = local_label(action.rocm, sha or "") if action.naming == "toolkit" else None
     epoch = run.values.get("SOURCE_DATE_EPOCH", "")
     wheel = name_wheel(Path(action.wheelhouse), staging, label=label,
-                       epoch=int(epoch) if epoch.isdigit() else None)
+                       epoch=int(epoch) if epoch.isdigit() else None,
+                       dirty=bool(run.values.get("DIFF")))
     run.values["WHEEL"] = str(wheel)
     run.note(f"# named {wheel}")
     return StepResult(step.name, step.kind, [], {}, returncode=0)
@@ -134,7 +135,8 @@ def name_wheel_step(step: Step, run: Run) -> StepResult | str:
 
 def publish(step: Step, run: Run) -> StepResult | str:
     """Rename the staged wheel into ``dest`` (same file system: atomic), then drop the
-    earlier wheels of ``dest``. Until this step, ``dest`` is untouched."""
+    earlier wheels of ``dest`` (a +...dirty wheel: only the earlier dirty ones). Until this
+    step, ``dest`` is untouched."""
     action = step.action
     assert isinstance(action, Publish)
     staged = Path(run.resolve(action.wheel))
@@ -154,8 +156,11 @@ def publish(step: Step, run: Run) -> StepResult | str:
     except OSError:  # a full or read-only disk: the earlier wheel stays, no half copy left
         tmp.unlink(missing_ok=True)
         raise
+    # a wheel of uncommitted changes (+...dirty) replaces only earlier such wheels: the
+    # clean commit's wheel stays beside it
+    dirty = is_dirty(final)
     for other in dest.glob("*.whl"):
-        if other.name != final.name:
+        if other.name != final.name and (is_dirty(other) or not dirty):
             other.unlink()
     staged.unlink(missing_ok=True)
     run.values["WHEEL"] = str(final)

@@ -170,10 +170,12 @@ def identity(plan: Plan, layout: Layout, values: Mapping[str, str],
              learned: Mapping[str, Any]) -> dict[str, Any]:
     """The manifest's ``identity``: the planned identity plus what the run learned (the
     source commit or tree, the interpreter's implementation and ABI, the SDK and torch
-    versions installed, the lock's hash), the upstream commit and the ``digest``."""
+    versions installed, the lock's hash; ``source.diff``: the sha256 of uncommitted changes
+    built with --allow-dirty), the upstream commit and the ``digest``."""
     planned = {**planned_identity(plan, layout), "upstream": upstream_commit(plan.build)}
     return {**planned,
-            "source": {"sha": values.get("SHA"), "tree": values.get("TREE")},
+            "source": {"sha": values.get("SHA"), "tree": values.get("TREE"),
+                       **({"diff": values["DIFF"]} if values.get("DIFF") else {})},
             **learned,
             "digest": identity_digest(planned)}
 

@@ -168,6 +168,14 @@ def sdk_facts(plan_json: dict[str, Any], values: dict[str, str],
     }
 
 
+def dirty_fields(values: dict[str, str]) -> dict[str, str]:
+    """``{"diff": sha256}`` for a build of uncommitted changes (``DIFF``, --allow-dirty: see
+    ``toolkit.env.project.source_changes``), the manifest's ``source`` and identity's
+    ``source`` both; nothing for a clean one (its manifest stays as before)."""
+    diff = values.get("DIFF")
+    return {"diff": diff} if diff else {}
+
+
 def recipe_facts(build: Build, targets: Sequence[str] = (),
                  options: Options | None = None) -> dict[str, Any]:
     """The manifest fields that follow from the build and its recipe (and the gfx targets):

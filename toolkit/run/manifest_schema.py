@@ -54,7 +54,10 @@ SCHEMA: dict[str, Any] = _obj({
     "family": _OPT_STR,
     "source": _obj({"repo": _STR, "ref": _STR, "path": _OPT_STR,
                     "sha": {"type": ["string", "null"], "pattern": "^[0-9a-f]{40}$"},
-                    "tree": {"type": ["string", "null"], "pattern": "^[0-9a-f]{64}$"}}),
+                    "tree": {"type": ["string", "null"], "pattern": "^[0-9a-f]{64}$"},
+                    # a build of uncommitted changes (--allow-dirty): their sha256; only then
+                    "diff": {"type": "string", "pattern": "^[0-9a-f]{64}$"}},
+                   required=["repo", "ref", "path", "sha", "tree"]),
     "workdir": _STR,
     "env_dir": _STR,
     "wheel": _OPT_STR,

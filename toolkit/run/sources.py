@@ -80,6 +80,19 @@ def _learn_sha(run: Run, where: Path) -> None:
     run.values["SOURCE_DATE_EPOCH"] = epoch if epoch.isdigit() else "0"
 
 
+def _learn_changes(run: Run, src: Path) -> None:
+    """DIFF: the sha256 of the checkout's uncommitted changes (``toolkit.env.project``), when
+    it has some and the plan allows them (--allow-dirty); else ``DirtySource`` (exit 12)."""
+    from toolkit.env.project import refuse_dirty
+
+    options = run.plan.options
+    changes = refuse_dirty(src, options is not None and options.allow_dirty)
+    if changes is not None:
+        run.values["DIFF"] = changes.diff_sha256
+        run.warn(f"building uncommitted changes of {src} (--allow-dirty; {len(changes.files)} "
+                 f"files: {changes.summary()}): the wheel is named +...dirty")
+
+
 def tree_hash(root: Path, ignore: Ignore | None = None) -> str:
     """sha256 over the relative paths and bytes of every file under ``root`` (sorted),
     leaving out what ``ignore`` (a ``shutil.ignore_patterns``) names."""
@@ -117,6 +130,7 @@ def copy_sources(step: Step, run: Run) -> StepResult | str:
         raise StepFailed(f"cannot copy {src} to {worktree}: {exc}") from None
     run.note(f"# copied {src} to {worktree}")
     _learn_sha(run, src)
+    _learn_changes(run, src)
     run.values["TREE"] = tree_hash(worktree)
     if run.values["SHA"] == NO_COMMIT:  # not a git checkout: the tree names the source
         run.values["SHA8"] = run.values["TREE"][:8]

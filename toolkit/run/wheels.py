@@ -159,11 +159,37 @@ def find_one_wheel(folder: Path) -> Path:
 
 
 def name_wheel(wheelhouse: Path, dest: Path, *, label: str | None,
-               epoch: int | None = None) -> Path:
+               epoch: int | None = None, dirty: bool = False) -> Path:
     """The build's wheel, renamed with ``label`` (None: upstream naming kept), into ``dest``,
-    normalised (see ``retag``) with member times ``epoch``."""
+    normalised (see ``retag``) with member times ``epoch``; ``dirty`` (uncommitted changes):
+    the local segment ``dirty`` last, so it never has the clean commit's name."""
     src = find_one_wheel(wheelhouse)
     _name, version, *_ = _parse(src)
     new_version = with_local(str(version), label) if label else None
+    if dirty:
+        new_version = with_dirty(new_version or str(version))
     return retag(src, dest, version=new_version, epoch=epoch)
+
+
+def with_dirty(version: str) -> str:
+    """``version`` with the local segment ``dirty`` last, validated (PEP 440)."""
+    from toolkit.env.project import dirty_version
+
+    result = dirty_version(version)
+    try:
+        Version(result)
+    except InvalidVersion:
+        raise UsageError(f"{version!r}: no valid PEP 440 version with a dirty label") from None
+    return result
+
+
+def is_dirty(path: Path) -> bool:
+    """A wheel named for uncommitted changes: its local version's last segment is ``dirty``."""
+    from toolkit.env.project import DIRTY_LABEL
+
+    try:
+        _name, version, *_ = _parse(path)
+    except UsageError:
+        return False
+    return (version.local or "").split(".")[-1] == DIRTY_LABEL
 

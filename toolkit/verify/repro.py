@@ -145,6 +145,9 @@ def reconstruct(data: Mapping[str, Any], environ: Mapping[str, str] | None = Non
         options, gfx=tuple(data["targets"]), rebuild=True,
         source=src if options.source else None,
         locks=() if options.no_lock else read_locks(layout.locks()))
+    if options.source:  # the checkout's changes were compared (``_tree_check``) before it runs
+        options = dataclasses.replace(options, allow_dirty=True,
+                                      dirty=_changes(options.source) is not None)
     host = discover()
     interp = _interpreter(data, build.python)
     if interp:
@@ -250,6 +253,28 @@ def differences(data: Mapping[str, Any], again: Plan, layout: Layout) -> list[Di
     return out
 
 
+def _changes(source: str | Path) -> str | None:
+    """The sha256 of the uncommitted changes of the checkout at ``source``; None: none."""
+    from toolkit.env.project import source_changes
+
+    changes = source_changes(source)
+    return changes.diff_sha256 if changes else None
+
+
+def _dirty_difference(recorded: object, here: str | None) -> list[str]:
+    """Where a build of uncommitted changes (the manifest's ``source.diff``) and this
+    checkout's changes disagree, in words: a dirty build is never matched by a clean tree."""
+    if recorded == here:
+        return []
+    if not isinstance(recorded, str):
+        return [f"this checkout has uncommitted changes (diff {here and here[:12]}); the "
+                "recorded build had none"]
+    if here is None:
+        return [f"the manifest records a build of uncommitted changes (diff {recorded[:12]}); "
+                "this checkout has none"]
+    return [f"other uncommitted changes: diff {here[:12]}, recorded {recorded[:12]}"]
+
+
 def _tree_check(data: Mapping[str, Any], plan: Plan, force: bool,
                 reporter: Reporter) -> bool:
     """A --source build: is the checkout the recorded tree, at the recorded commit (the
@@ -265,7 +290,8 @@ def _tree_check(data: Mapping[str, Any], plan: Plan, force: bool,
     here = tree_hash(source, IGNORED)
     sha = git("-C", str(source), "rev-parse", "HEAD", check=False) or NO_COMMIT
     recorded_sha = data["source"].get("sha") or NO_COMMIT
-    problems = ([f"tree {here[:12]}, recorded {recorded[:12]}"] if here != recorded else []) \
+    problems = _dirty_difference(data["source"].get("diff"), _changes(source)) \
+        + ([f"tree {here[:12]}, recorded {recorded[:12]}"] if here != recorded else []) \
         + ([f"commit {sha[:12]}, recorded {recorded_sha[:12]}"] if sha != recorded_sha else [])
     if not problems:
         return True

@@ -30,6 +30,9 @@ def add_demo_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-smoke", action="store_true", help="stop after the checks")
     p.add_argument("--rebuild", action="store_true",
                    help="build the wheel even when nothing it depends on changed")
+    p.add_argument("--allow-dirty", action="store_true",
+                   help="build a source with uncommitted changes (else exit 12); its wheel is "
+                        "named +...dirty and never replaces the clean one")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -69,6 +72,9 @@ def demo(args: argparse.Namespace) -> None:
     layout = Layout.default(args.workdir)
     hip = None if args.cpu else detect_hip()
     python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    from toolkit.env.project import refuse_dirty
+
+    changes = refuse_dirty(args.source or EXAMPLE, args.allow_dirty)  # before anything is read
     if args.source:
         from toolkit.cli.own_project import project_build
 
@@ -81,7 +87,7 @@ def demo(args: argparse.Namespace) -> None:
         host, interpreters={python: sys.executable},
         system_rocm=SystemRocm(hip[0], hip[1]) if hip else None)
     opts = Options(gfx=gfx, rocm_from="system", source=source, smoke=not args.no_smoke,
-                   rebuild=args.rebuild)
+                   rebuild=args.rebuild, allow_dirty=args.allow_dirty, dirty=changes is not None)
     the_plan = plan(matrix, build, opts, host, layout, toolkit_python=sys.executable)
     if args.dry_run:
         from toolkit.core.text import clean

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from toolkit.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from toolkit.plan.model import Options
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -35,6 +39,9 @@ def add_build_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--family", default=None, help="GPU family for a per-family SDK index")
     p.add_argument("--source", default=None, type=path_value,
                    help="build from this checkout (never modified)")
+    p.add_argument("--allow-dirty", action="store_true",
+                   help="build a --source checkout with uncommitted changes (else exit 12); "
+                        "its wheel is named +...dirty and never replaces the clean one")
     p.add_argument("--naming", default="toolkit", help="toolkit|upstream wheel naming")
     p.add_argument("--no-smoke", action="store_true", help="skip the smoke step")
     p.add_argument("--workdir", default=None, type=path_value,
@@ -65,7 +72,10 @@ def _recipe_options(args: argparse.Namespace) -> tuple[str, ...]:
                  if (value := getattr(args, name.replace("-", "_"), None)) is not None)
 
 
-def options_from(args: argparse.Namespace) -> tuple[object, object]:
+def options_from(args: argparse.Namespace, *,
+                 sources: bool = True) -> tuple[object, object]:
+    """The matrix and the options the command line gives; ``sources``: a --source checkout's
+    uncommitted changes are refused or noted (``with_changes``); provisioning reads none."""
     import os
 
     from toolkit.plan.layout import Layout
@@ -103,8 +113,22 @@ def options_from(args: argparse.Namespace) -> tuple[object, object]:
                    allow_rocm_mismatch=args.allow_rocm_mismatch, rocm_sdk_test=args.rocm_sdk_test,
                    rebuild=getattr(args, "rebuild", False),
                    recipe_options=_recipe_options(args),
-                   locks=() if args.no_lock else read_locks(Layout.default(args.workdir).locks()))
-    return matrix, opts
+                   locks=() if args.no_lock else read_locks(Layout.default(args.workdir).locks()),
+                   allow_dirty=args.allow_dirty)
+    return matrix, with_changes(opts) if sources else opts
+
+
+def with_changes(opts: Options) -> Options:
+    """``opts`` knowing whether its ``--source`` has uncommitted changes; with some and no
+    ``--allow-dirty``: ``DirtySource`` (exit 12), before anything is read or built."""
+    import dataclasses
+
+    from toolkit.env.project import refuse_dirty
+
+    if not opts.source:
+        return opts
+    changes = refuse_dirty(opts.source, opts.allow_dirty)
+    return dataclasses.replace(opts, dirty=changes is not None)
 
 
 def run(args: argparse.Namespace) -> int:

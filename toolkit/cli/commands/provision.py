@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.plan.layout import Layout
     from toolkit.plan.model import Options, render
 
-    matrix, opts = options_from(args)
+    matrix, opts = options_from(args, sources=False)
     assert isinstance(matrix, Matrix) and isinstance(opts, Options)
     build = matrix.build(args.build_id)
     layout = Layout.default(args.workdir)
