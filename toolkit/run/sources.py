@@ -89,8 +89,8 @@ def _learn_changes(run: Run, src: Path) -> None:
     changes = refuse_dirty(src, options is not None and options.allow_dirty)
     if changes is not None:
         run.values["DIFF"] = changes.diff_sha256
-        run.warn(f"building uncommitted changes of {src} (--allow-dirty; {len(changes.files)} "
-                 f"files: {changes.summary()}): the wheel is named +...dirty")
+        run.warn(f"building uncommitted changes of {src} (--allow-dirty; "
+                 f"{changes.summary()}): the wheel is named +...dirty")
 
 
 def tree_hash(root: Path, ignore: Ignore | None = None) -> str:
