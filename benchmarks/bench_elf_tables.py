@@ -19,12 +19,13 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.fixtures import crafted_elf as c
 from tests.fixtures.wheels import make_wheel
 from tests.unit.test_elf_linear import KINDS, crafted, read_all
 from toolkit.inspect.readers.errors import ElfError
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def median_seconds(data: bytes, runs: int) -> tuple[float, str]:

@@ -146,7 +146,9 @@ def test_a_shared_vernaux_chain_is_corrupt_not_ok(count: int) -> None:
 
 @pytest.mark.parametrize(("table", "field"), [
     ("verneed", "vn_next"), ("vernaux", "vna_next"), ("verdef", "vd_next")])
-def test_a_link_shorter_than_an_entry_is_corrupt_as_readelf_says(table: str, field: str, tmp_path: Path) -> None:
+def test_a_link_shorter_than_an_entry_is_corrupt_as_readelf_says(
+    table: str, field: str, tmp_path: Path
+) -> None:
     strtab, offs = _so_names(3)
     good_def = c.verdef(2, offs)
     if table == "verneed":
