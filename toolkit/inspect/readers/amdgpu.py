@@ -112,7 +112,8 @@ def _align4(n: int) -> int:
 
 def note_target(obj: bytes | bytearray | memoryview) -> str | None:
     """The target a code object's ``"AMD"`` ISA note names (None when it has none or the
-    object is malformed); every offset is bounds-checked."""
+    object is malformed); every offset is bounds-checked, and note sections that overlap make
+    it malformed (each note is read once: linear time, however many sections there are)."""
     data = bytes(obj)
     if len(data) < ELF64_HEADER:
         return None
@@ -120,12 +121,16 @@ def note_target(obj: bytes | bytearray | memoryview) -> str | None:
     shentsize, shnum = struct.unpack_from("<HH", data, 58)
     if shentsize != 64 or shoff + shnum * 64 > len(data):
         return None
-    found: str | None = None
+    notes = []
     for i in range(shnum):
         stype, _f, _a, off, size = struct.unpack_from("<IQQQQ", data, shoff + i * 64 + 4)
-        if stype != SHT_NOTE or off + size > len(data):
-            continue
-        pos, end = off, off + size
+        if stype == SHT_NOTE and off + size <= len(data):
+            notes.append((off, off + size))
+    ordered = sorted(notes)
+    if any(b > c for (_, b), (c, _) in zip(ordered, ordered[1:], strict=False)):
+        return None  # note sections overlapping: each note is read once (linear time)
+    found: str | None = None
+    for pos, end in notes:
         while pos + 12 <= end:
             namesz, descsz, ntype = struct.unpack_from("<III", data, pos)
             name_at = pos + 12

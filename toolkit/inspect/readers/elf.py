@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from toolkit.core.gfx import sort_key
 from toolkit.inspect.readers.amdgpu import V2_MAX_BYTES, amdgpu_target, needs_note, note_target
+from toolkit.inspect.readers.elftables import Strings, read_dynamic, read_verdef, read_verneed, strings
 from toolkit.inspect.readers.errors import ElfError as ElfError
 from toolkit.inspect.readers.gpuscan import CodeObject, ScanRange
 from toolkit.inspect.readers.inflate import name_batches, pack_bytes, pack_pairs, unpack_pairs
@@ -35,11 +36,9 @@ SHT_VERDEF, SHT_VERNEED, SHT_VERSYM = 0x6FFFFFFD, 0x6FFFFFFE, 0x6FFFFFFF
 NOT_SCANNED = frozenset({0, 2, 3, 4, 5, 6, 8, 9, 11, 17, 18, 19, 0x6FFFFFF6, 0x70000001,
                          SHT_VERDEF, SHT_VERNEED, SHT_VERSYM})
 SHF_ALLOC, SHF_EXECINSTR = 0x2, 0x4
-DT_NEEDED, DT_SONAME, DT_RPATH, DT_RUNPATH = 1, 14, 15, 29
 STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE = 1, 2, 10
 ET_REL, ET_EXEC, ET_DYN = 1, 2, 3
 FATBIN_SECTION = ".hip_fatbin"
-_MAX_LOOP = 1 << 16  # bound for linked lists read from the file (verneed/verdef chains)
 
 
 class NeedRanges(Exception):
@@ -259,9 +258,10 @@ def read_sections(img: Image, hdr: Header) -> list[Section]:
         s = raw[hdr.shstrndx]
         if s[1] != SHT_NOBITS:
             names = bytes(img.view(s[4], s[5], "section name table"))
+    table = Strings(names, "section name table")
     out = []
     for r in raw:
-        name = _cstr(names, r[0]).decode("utf-8", "replace") if names else ""
+        name = table.text(r[0]) if names else ""
         size = 0 if r[1] == SHT_NOBITS else r[5]
         out.append(Section(name, r[1], r[4], size, r[6], r[7], r[9], r[2]))
     return out
@@ -285,14 +285,11 @@ def scan_ranges(sections: Iterable[Section], file_size: int) -> tuple[ScanRange,
 
 
 def _cstr(table: bytes, offset: int) -> bytes:
-    end = table.find(b"\0", offset)
-    if offset < 0 or offset >= len(table) or end < 0:
-        raise ElfError(f"corrupt ELF: string offset {offset} outside its table ({len(table)} bytes)")
-    return table[offset:end]
+    return Strings(table).raw(offset)
 
 
 def _str(table: bytes, offset: int) -> str:
-    return _cstr(table, offset).decode("utf-8", "replace")
+    return Strings(table).text(offset)
 
 
 def parse_elf(img: Image, pack: bool = False) -> ElfInfo:
@@ -337,11 +334,18 @@ def parse_elf(img: Image, pack: bool = False) -> ElfInfo:
             return whole
         return bytes(view)
 
+    tables: dict[int, Strings] = {}  # one budget per string table, however many tables use it
+
+    def names(index: int) -> Strings:
+        if index not in tables:
+            tables[index] = Strings(data(sections[index]), sections[index].name or "string table")
+        return tables[index]
+
     e = hdr.endian
     if dynamic is not None and 0 < dynamic.link < len(sections):
-        _read_dynamic(info, data(dynamic), data(sections[dynamic.link]), hdr)
+        _read_dynamic(info, data(dynamic), names(dynamic.link), hdr)
     if dynsym is not None and 0 < dynsym.link < len(sections):
-        strtab = data(sections[dynsym.link])
+        strtab = names(dynsym.link)
         vneed = by_type.get(SHT_VERNEED)
         vdef = by_type.get(SHT_VERDEF)
         need_idx = _read_verneed(info, data(vneed), strtab, e, vneed.info) if vneed else {}
@@ -353,69 +357,24 @@ def parse_elf(img: Image, pack: bool = False) -> ElfInfo:
     return info
 
 
-def _read_dynamic(info: ElfInfo, raw: bytes, strtab: bytes, hdr: Header) -> None:
-    fmt = hdr.endian + ("qQ" if hdr.elf_class == 64 else "iI")
-    step = struct.calcsize(fmt)
-    needed: list[str] = []
-    rpath: list[str] = []
-    runpath: list[str] = []
-    for tag, val in struct.iter_unpack(fmt, raw[: len(raw) - len(raw) % step]):
-        if tag == 0:
-            break
-        if tag == DT_NEEDED:
-            needed.append(_str(strtab, val))
-        elif tag == DT_SONAME:
-            info.soname = _str(strtab, val)
-        elif tag == DT_RPATH:  # empty elements are kept: ld.so reads them as the cwd
-            rpath += _str(strtab, val).split(":")
-        elif tag == DT_RUNPATH:
-            runpath += _str(strtab, val).split(":")
-    info.needed, info.rpath, info.runpath = tuple(needed), tuple(rpath), tuple(runpath)
+def _read_dynamic(info: ElfInfo, raw: bytes, strtab: bytes | Strings, hdr: Header) -> None:
+    dyn = read_dynamic(raw, strings(strtab), hdr.endian, hdr.elf_class)
+    info.needed, info.rpath, info.runpath = dyn.needed, dyn.rpath, dyn.runpath
+    if dyn.soname is not None:
+        info.soname = dyn.soname
 
 
-def _read_verneed(info: ElfInfo, raw: bytes, strtab: bytes, e: str, count: int) -> dict[int, tuple[str, str]]:
+def _read_verneed(
+    info: ElfInfo, raw: bytes, strtab: bytes | Strings, e: str, count: int
+) -> dict[int, tuple[str, str]]:
     """Version index -> (version name, file) from ``.gnu.version_r``."""
-    out: dict[int, tuple[str, str]] = {}
-    needs: dict[str, list[str]] = {}
-    off = 0
-    for _ in range(min(count or _MAX_LOOP, _MAX_LOOP)):
-        if off < 0 or off + 16 > len(raw):
-            raise ElfError("corrupt ELF: .gnu.version_r entry out of bounds")
-        _ver, cnt, file_off, aux, nxt = struct.unpack_from(e + "HHIII", raw, off)
-        file = _str(strtab, file_off)
-        a = off + aux
-        for _ in range(min(cnt, _MAX_LOOP)):
-            if a < 0 or a + 16 > len(raw):
-                raise ElfError("corrupt ELF: .gnu.version_r aux entry out of bounds")
-            _hash, _flags, other, name_off, anext = struct.unpack_from(e + "IHHII", raw, a)
-            name = _str(strtab, name_off)
-            out[other & 0x7FFF] = (name, file)
-            needs.setdefault(file, []).append(name)
-            if not anext:
-                break
-            a += anext
-        if not nxt:
-            break
-        off += nxt
-    info.version_needs = {k: tuple(v) for k, v in needs.items()}
+    out, info.version_needs = read_verneed(raw, strings(strtab), e, count)
     return out
 
 
-def _read_verdef(info: ElfInfo, raw: bytes, strtab: bytes, e: str, count: int) -> dict[int, str]:
+def _read_verdef(info: ElfInfo, raw: bytes, strtab: bytes | Strings, e: str, count: int) -> dict[int, str]:
     """Version index -> version name from ``.gnu.version_d`` (the base version excluded)."""
-    out: dict[int, str] = {}
-    off = 0
-    for _ in range(min(count or _MAX_LOOP, _MAX_LOOP)):
-        if off < 0 or off + 20 > len(raw):
-            raise ElfError("corrupt ELF: .gnu.version_d entry out of bounds")
-        _ver, flags, ndx, cnt, _hash, aux, nxt = struct.unpack_from(e + "HHHHIII", raw, off)
-        if cnt and not flags & 1:  # VER_FLG_BASE names the file itself, not a version
-            if off + aux < 0 or off + aux + 8 > len(raw):
-                raise ElfError("corrupt ELF: .gnu.version_d aux entry out of bounds")
-            out[ndx & 0x7FFF] = _str(strtab, struct.unpack_from(e + "I", raw, off + aux)[0])
-        if not nxt:
-            break
-        off += nxt
+    out = read_verdef(raw, strings(strtab), e, count)
     info.version_defs = frozenset(out.values())
     return out
 
@@ -423,7 +382,7 @@ def _read_verdef(info: ElfInfo, raw: bytes, strtab: bytes, e: str, count: int) -
 def _read_symbols(
     info: ElfInfo,
     raw: bytes,
-    strtab: bytes,
+    strtab: bytes | Strings,
     versym_raw: bytes,
     hdr: Header,
     need_idx: Mapping[int, tuple[str, str]],
@@ -445,8 +404,11 @@ def _read_symbols(
     as_set = not pack or bool(def_idx)  # the version bookkeeping below asks "defined before?"
     blob = bytearray()
     dver: dict[bytes, list[str]] = {}
-    find = strtab.find
-    slen = len(strtab)
+    table = strings(strtab)
+    data = table.data
+    find = data.find
+    slen = len(data)
+    spent = 0  # bytes of names read (``Strings``' budget, kept here for speed)
     for i, sym in enumerate(struct.iter_unpack(fmt, raw)):
         name_off = sym[i_name]
         if not name_off:
@@ -454,7 +416,10 @@ def _read_symbols(
         bind = sym[i_info] >> 4
         if name_off >= slen or (end := find(b"\0", name_off)) < 0:
             raise ElfError(f"corrupt ELF: symbol name offset {name_off} outside .dynstr")
-        name = strtab[name_off:end]
+        spent += end - name_off
+        if spent > table.left:
+            table.spend(spent)
+        name = data[name_off:end]
         ver = versym[i] & 0x7FFF if i < nver else 0
         if sym[i_shndx] == 0:  # undefined
             if bind == STB_GLOBAL:
@@ -470,6 +435,7 @@ def _read_symbols(
             else:
                 blob += name
                 blob += b"\0"
+    table.spend(spent)
     info.undefined = undefined
     info.defined = frozenset(defined)
     info.defined_versions = {k: tuple(v) for k, v in dver.items()}

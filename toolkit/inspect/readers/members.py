@@ -51,6 +51,7 @@ THREAD_HASH_BYTES = 64 << 20  # members this large are hashed in a second thread
 PT_DYNAMIC, PT_LOAD, PF_X, PF_W = 2, 1, 1, 2
 HITS_MIN = 32 << 20  # inflated bytes from which a member's GPU-code places are noted while inflating
 SEEK_MIN = CHECKPOINT_EVERY  # skips this long restart at a checkpoint instead of inflating through
+MAX_SEGMENTS = 16  # program headers of one kind kept (real files: 1 to 4; the rest are read on demand)
 
 
 @dataclass(slots=True)
@@ -71,7 +72,7 @@ def _header_ranges(first: bytes, size: int) -> list[tuple[int, int]]:
     try:
         img = Image(size, [(0, first)])
         hdr = parse_header(img)
-        out = segment_ranges(img, hdr, PT_DYNAMIC)
+        out = segment_ranges(img, hdr, PT_DYNAMIC)[:MAX_SEGMENTS]
     except (ElfError, NeedRanges):
         return []
     if hdr.shoff:
@@ -242,7 +243,7 @@ def _start_hits(first: bytes, size: int) -> Hits | None:
         return None
     try:
         img = Image(size, [(0, first)])
-        ranges = segment_ranges(img, parse_header(img), PT_LOAD, PF_X | PF_W)
+        ranges = segment_ranges(img, parse_header(img), PT_LOAD, PF_X | PF_W)[:MAX_SEGMENTS]
     except (ElfError, NeedRanges):
         return None
     return Hits(ranges) if ranges else None

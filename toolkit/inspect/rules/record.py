@@ -2,7 +2,9 @@
 
 Every member must be listed with a hash and its size (except RECORD itself and its
 signatures), the hash must match (PEP 376/627: ``algorithm=urlsafe-base64`` without
-padding, in any hashlib algorithm), and RECORD must list nothing that is not there.
+padding), in an algorithm the wheel spec allows ("sha256 or better", never md5 or sha1:
+:data:`ALLOWED`; any other is one finding, and its entries are not compared), and RECORD
+must list nothing that is not there.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from toolkit.core.text import escape, quoted
 from toolkit.inspect.readers.wheelzip import MemberError, WheelZip
 from toolkit.inspect.report import Finding
 
@@ -61,14 +64,39 @@ def read_record(wz: WheelZip) -> tuple[dict[str, Entry] | None, list[Finding]]:
         except ValueError:
             msg = f"{info.filename} line {n}: size {size!r} is not a number"
             bad.append(Finding("record", "error", path, msg, cause="malformed RECORD line"))
-    return out, bad
+    return out, bad + algorithm_findings(out)
+
+
+def _allowed() -> tuple[str, ...]:
+    """The wheel spec's "sha256 or better" (never md5 or sha1): the guaranteed hashlib
+    algorithms with a digest of 256 bits or more; ``shake_*`` have no fixed length."""
+    return tuple(sorted(a for a in hashlib.algorithms_guaranteed
+                        if not a.startswith("shake_") and hashlib.new(a).digest_size >= 32))
+
+
+ALLOWED = _allowed()  # blake2b, blake2s, sha256, sha384, sha3_256, sha3_384, sha3_512, sha512
 
 
 def algorithm(entry: Entry | None) -> str:
-    """The hashlib algorithm to hash a member with (sha256 when RECORD names none we have)."""
-    if entry is not None and entry.algo and entry.algo in hashlib.algorithms_guaranteed:
+    """The hashlib algorithm to hash a member with (sha256 when RECORD names none allowed)."""
+    if entry is not None and entry.algo in ALLOWED:
         return entry.algo
     return "sha256"
+
+
+def algorithm_findings(entries: Mapping[str, Entry]) -> list[Finding]:
+    """One error per hash algorithm RECORD uses that the wheel spec does not allow."""
+    bad: dict[str, list[str]] = {}
+    for path, e in entries.items():
+        if e.digest is not None and e.algo not in ALLOWED:
+            bad.setdefault(e.algo or "", []).append(path)
+    out = []
+    for algo, paths in sorted(bad.items()):
+        n = len(paths)
+        msg = (f"RECORD hashes {n} member{'s' if n != 1 else ''} with {quoted(algo, 40)} (the wheel "
+               f"spec allows sha256 or stronger: {', '.join(ALLOWED)}), e.g. {escape(min(paths))}")
+        out.append(Finding("record", "error", None, msg, cause="RECORD hash algorithm not allowed"))
+    return out
 
 
 def record_findings(
@@ -90,6 +118,8 @@ def record_findings(
         if e.digest is None:
             out.append(Finding("record", "error", name, f"RECORD lists {name} without a hash",
                                cause="RECORD entry without a hash"))
+        elif e.algo not in ALLOWED:
+            pass  # named once for all its entries (``algorithm_findings``), never hashed with it
         elif e.digest != digest:
             msg = f"{name}: RECORD says {e.digest}, its content hashes to {digest}"
             out.append(Finding("record", "error", name, msg, cause="hash differs from RECORD"))
