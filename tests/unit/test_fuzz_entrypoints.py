@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from toolkit.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
-EXIT_CODES = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 130}  # README "Exit codes"
+EXIT_CODES = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 130}  # README "Exit codes"
 RAW_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 FUZZ = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "60")), deadline=None,
                 derandomize="FUZZ_EXAMPLES" not in os.environ,

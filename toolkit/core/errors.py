@@ -96,6 +96,14 @@ class AwaitsUpstream(ToolkitError):
     exit_code = 10
 
 
+class BuildRequirementsUnavailable(ToolkitError):
+    """A project's build requirements cannot be installed: the index its installer reads
+    holds no distribution satisfying one of them (exit 11). An index that cannot be reached
+    at all is ``SourceUnreachable`` (exit 8)."""
+
+    exit_code = 11
+
+
 def describe_os_error(err: OSError) -> str:
     """An ``OSError`` as one line naming the path and the cause, e.g. ``dist/x.whl: No space
     left on device (ENOSPC)``."""
