@@ -451,3 +451,70 @@ def test_every_manifest_field_wrong_typed_is_one_line(path: tuple[str, ...],
         assert any(w in last for w in ("expected", "does not match", "is not one of",
                                        "reads")), last[:400]
         assert len(last) < 1200, len(last)
+
+
+# ------------------------------------------------- control characters from outside input
+# Every control character (C0 but NUL, which no argv or file name can hold; DEL, C1), the
+# line and paragraph separators and the bidi overrides, each followed by a forged line, in a
+# path or a variable the entry points take: none may reach the terminal raw (a newline would
+# print a forged "error: ..." line of its own).
+CONTROLS = [chr(c) for c in (*range(1, 0x20), *range(0x7f, 0xa0), 0x2028, 0x2029,
+                             *range(0x202a, 0x202f), *range(0x2066, 0x206a)) if chr(c) != "/"]
+FORGED = "error: forged"
+RAW_BEFORE_FORGED = re.compile("[" + "".join(re.escape(c) for c in CONTROLS) + "]"
+                               + re.escape(FORGED))
+
+
+def _hostile_path(base: Path, chars: list[str], *, make: bool) -> str:
+    """``base`` / components of a few ``<control>error: forged`` each (a file name holds
+    255 bytes at most); ``make``: the folders exist."""
+    parts = ["".join(f"{c}{FORGED}" for c in chars[i:i + 8]) for i in range(0, len(chars), 8)]
+    path = base.joinpath(*parts)
+    if make:
+        path.mkdir(parents=True)
+    return str(path)
+
+
+@pytest.mark.parametrize("form", ["check-missing", "check-folder", "index", "plan-workdir",
+                                  "demo-workdir", "demo-source", "smoke-workdir", "repro",
+                                  "report", "cwd", "cache-env", "index-url-env"])
+def test_no_control_character_from_outside_reaches_the_terminal(
+        form: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        chars: list[str] | None = None) -> None:
+    monkeypatch.setenv("CI", "true")
+    chars = chars or CONTROLS
+    made = _hostile_path(tmp_path, chars, make=True)
+    missing = _hostile_path(tmp_path / "nothing", chars, make=False)
+    build = "apex-1.8.0-cp312-rocm7.0"
+    argv = {
+        "check-missing": ["check", missing + ".whl"], "check-folder": ["check", made],
+        "index": ["index", made], "plan-workdir": ["plan", build, "--workdir", made],
+        "demo-workdir": ["demo", "--dry-run", "--workdir", made],
+        "demo-source": ["demo", "--dry-run", "--source", made],
+        "smoke-workdir": ["smoke", "--workdir", made], "repro": ["repro", missing, "--dry-run"],
+        "report": ["report", "--junit", missing],
+    }.get(form, ["plan", build])
+    if form == "cwd":
+        monkeypatch.chdir(made)
+    elif form == "cache-env":
+        monkeypatch.setenv("TOOLKIT_CACHE_DIR", made)
+    elif form == "index-url-env":
+        monkeypatch.setenv("TOOLKIT_ROCM_INDEX_URL",
+                           "https://h.example/s" + "".join(f"{c}{FORGED}" for c in chars))
+    code, out, err = _run_main(argv)
+    assert code in EXIT_CODES and "Traceback" not in out + err, (code, err[-500:])
+    assert not RAW_BEFORE_FORGED.search(out + err), (form, (out + err)[-800:])
+    assert not any(line.startswith(FORGED) for line in (out + err).splitlines())
+
+
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(char=st.sampled_from(CONTROLS),
+       form=st.sampled_from(["check-missing", "plan-workdir", "cwd", "index-url-env"]))
+def test_each_control_character_alone(char: str, form: str,
+                                      tmp_path_factory: pytest.TempPathFactory,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """One character at a time: no other character's escape hides it."""
+    with monkeypatch.context() as m:
+        test_no_control_character_from_outside_reaches_the_terminal(
+            form, tmp_path_factory.mktemp("c"), m, [char])

@@ -25,7 +25,19 @@ class Layout:
 
     @classmethod
     def default(cls, root: str | os.PathLike[str] | None = None) -> Layout:
-        return cls(Path(root or os.getcwd()).resolve(), default_cache().resolve())
+        """The work folder ``root`` (default: the current one) and the cache; a path holding
+        a control character is refused (``UsageError``): shown anywhere, a newline in it
+        would forge a line."""
+        from toolkit.core.errors import UsageError
+        from toolkit.core.text import quoted, unsafe
+
+        layout = cls(Path(root or os.getcwd()).resolve(), default_cache().resolve())
+        for what, path in (("work folder", layout.root), ("cache (TOOLKIT_CACHE_DIR)",
+                                                         layout.cache)):
+            if unsafe(str(path)):
+                raise UsageError(f"the {what} {quoted(path)} holds a control character; "
+                                 "valid: a folder whose path has none")
+        return layout
 
     def env_name(self, build: Build) -> str:
         torch = build.pkg_version.torch_minor
