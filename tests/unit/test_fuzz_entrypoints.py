@@ -518,3 +518,20 @@ def test_each_control_character_alone(char: str, form: str,
     with monkeypatch.context() as m:
         test_no_control_character_from_outside_reaches_the_terminal(
             form, tmp_path_factory.mktemp("c"), m, [char])
+
+
+@pytest.mark.parametrize("path, value", [(("sdk", "version"), 7.0), (("host", "gpus"), "gfx90a"),
+                                         (("options", "find_links"), "x")])
+def test_pinned_wrong_types_repro_once_read(path: tuple[str, ...], value: object,
+                                           tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by the issue: ``sdk.version`` a number was a traceback in ``repro --dry-run``."""
+    import json
+
+    monkeypatch.setenv("CI", "true")
+    data = json.loads(_manifest_json())
+    _put(data, path, value)
+    (tmp_path / "m.json").write_text(json.dumps(data))
+    code, out, err = _run_main(["repro", str(tmp_path / "m.json"), "--dry-run"])
+    _judge(code, out, err)
+    assert code == 2 and f"manifest field {'.'.join(path)}: " in err, err[-500:]
