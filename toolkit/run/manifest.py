@@ -221,8 +221,8 @@ def read(path: str | os.PathLike[str]) -> dict[str, Any]:
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
         raise UsageError(f"{escape(p)}: not a readable manifest ({escape(exc)})") from None
     if not isinstance(data, dict):
-        raise UsageError(f"{escape(p)}: not a manifest ({type_error(data)}, expected a JSON "
-                         "object)")
+        raise UsageError(f"{escape(p)}: not a manifest (expected a JSON object): "
+                         f"{type_error(data)}")
     build = data.get("build")
     if "build" in data and not isinstance(build, dict):
         raise UsageError(f"{escape(p)}: manifest field build: {type_error(build)}, expected an "
