@@ -507,7 +507,7 @@ def test_no_control_character_from_outside_reaches_the_terminal(
     assert not any(line.startswith(FORGED) for line in (out + err).splitlines())
 
 
-@settings(max_examples=40, deadline=None, derandomize=True,
+@settings(max_examples=20, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(char=st.sampled_from(CONTROLS),
        form=st.sampled_from(["check-missing", "plan-workdir", "cwd", "index-url-env"]))
