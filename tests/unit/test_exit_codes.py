@@ -32,6 +32,7 @@ KEYWORDS = {
     "TimedOut": "timed out",
     "AwaitsUpstream": "awaits upstream",
     "DirtySource": "uncommitted changes",
+    "BuildRequirementsUnavailable": "build requirements unavailable",
 }
 
 
@@ -63,7 +64,7 @@ def error_classes() -> list[type[ToolkitError]]:
 
 def test_the_table_has_one_row_per_code() -> None:
     rows = table()
-    assert sorted(rows) == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 130]
+    assert sorted(rows) == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 130]
     assert rows[0] == "ok" and rows[130].startswith("interrupted")
 
 

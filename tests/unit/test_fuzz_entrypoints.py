@@ -12,6 +12,7 @@ never hangs.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import os
 import re
@@ -27,7 +28,7 @@ from hypothesis import strategies as st
 from toolkit.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
-EXIT_CODES = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 130}  # README "Exit codes"
+EXIT_CODES = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 130}  # README "Exit codes"
 RAW_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 FUZZ = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "60")), deadline=None,
                 derandomize="FUZZ_EXAMPLES" not in os.environ,
@@ -289,3 +290,248 @@ def test_cli_pinned(files: dict[str, str], argv: list[str]) -> None:
     _judge(code, out, err)
     assert code == (0 if "--find-links" in argv else 2), err
     assert all(len(line) < 1200 for line in err.splitlines()), err
+
+
+# ----------------------------------------------------------- manifest fields, wrong-typed
+# Every field the manifest schema names, found by walking the schema (a new field is covered
+# without a word here), given each JSON type it may not hold; ``repro --dry-run`` must refuse
+# in one line naming the field's path, what it found and what is valid (exit 2).
+WRONG: dict[str, object] = {"integer": 7, "number": 1.5, "boolean": True, "null": None,
+                            "array": [], "object": {}, "string": "x" * 100_000}
+
+
+def _types(schema: dict[str, object]) -> set[str] | None:
+    """The JSON types ``schema`` allows; None: any."""
+    if "type" in schema:
+        t = schema["type"]
+        found = set(t) if isinstance(t, list) else {str(t)}
+        return found | ({"integer"} if "number" in found else set())
+    if "anyOf" in schema:
+        out: set[str] = set()
+        for branch in schema["anyOf"]:  # type: ignore[attr-defined]
+            more = _types(branch)
+            if more is None:
+                return None
+            out |= more
+        return out
+    if "enum" in schema:  # only the enum's values: a string that is none of them is wrong too
+        return {"enum"}
+    return None
+
+
+def _fields(schema: dict[str, object], path: tuple[str, ...] = ()
+            ) -> Iterator[tuple[tuple[str, ...], dict[str, object]]]:
+    """(path, schema) of every field: properties, the items of arrays, the values of maps."""
+    for branch in schema.get("anyOf", ()):  # type: ignore[attr-defined]
+        yield from _fields(branch, path)
+    for key, sub in (schema.get("properties") or {}).items():  # type: ignore[attr-defined]
+        yield (*path, key), sub
+        yield from _fields(sub, (*path, key))
+    extra = schema.get("additionalProperties")
+    if isinstance(extra, dict):
+        yield (*path, "x"), extra
+        yield from _fields(extra, (*path, "x"))
+    items = schema.get("items")
+    if isinstance(items, dict):
+        yield (*path, "0"), items
+        yield from _fields(items, (*path, "0"))
+
+
+def _wrong_values(schema: dict[str, object]) -> list[object]:
+    allowed = _types(schema)
+    if allowed is None:
+        return []
+    out = []
+    for kind, value in WRONG.items():
+        if kind in allowed or (kind == "string" and "string" in allowed and
+                               "pattern" not in schema):
+            continue  # a valid type (a long free string is a string)
+        out.append(value)
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _manifest_json() -> str:
+    import json
+
+    return json.dumps(_manifest())
+
+
+def _manifest() -> dict[str, object]:
+    """A complete manifest as a build writes it (tests.fixtures.manifests), with every
+    optional object filled, so that each field of the schema is there to be spoiled."""
+    from tests.fixtures.manifests import HOST, for_plan
+    from toolkit.data.matrix import load_matrix
+    from toolkit.env.host import HostFacts
+    from toolkit.plan.model import Options
+    from toolkit.plan.planner import plan
+
+    m = load_matrix()
+    p = plan(m, m.build("apex-1.8.0-cp312-rocm7.0"), Options(gfx=("gfx942",)),
+             HostFacts(uv="/usr/bin/uv"), HOST, toolkit_python="/usr/bin/python3")
+    data = for_plan(p)
+    sha = "0" * 64
+    data.update({
+        "sdk": {"provider": "pip", "index_urls": ["https://h.example/s/"], "channel": None,
+                "version": "7.0.1", "root": "/r", "lock": {"path": "/l.txt", "sha256": sha}},
+        "installed": [{"name": "torch", "version": "2.8.0"}],
+        "environment": {"build-wheel": {"A": "1"}}, "tools": {"gcc": "gcc 12"},
+        "steps": [{"name": "build-wheel", "kind": "build", "argv": ["x"], "env": {"A": "1"},
+                   "returncode": 0, "seconds": 1.0, "skipped": None}],
+        "failure": {"step": "build-wheel", "exit_code": 5, "signature": ["e"], "log": None},
+        "known_failure": {"id": "k", "result": "xfail", "fails": "build-wheel", "test": None,
+                          "reason": "r", "evidence": "e", "line": "l"},
+    })
+    data["host"].update({"os": "Debian", "machine": "x86_64", "glibc": "2.36", "cores": 2,  # type: ignore[attr-defined]
+                         "mem_available_gib": 3.5, "gpus": ["gfx90a"]})
+    data["identity"].update({"interpreter": {"implementation": "cpython", "version": "3.12",  # type: ignore[attr-defined]
+                                             "abi": "cpython-312"}})
+    return data
+
+
+def _put(data: object, path: tuple[str, ...], value: object) -> None:
+    """Set ``path`` to ``value``, making the objects and one-element arrays on the way."""
+    node = data
+    for key, nxt in zip(path, path[1:], strict=False):
+        child = node[int(key)] if isinstance(node, list) else node.get(key)  # type: ignore[attr-defined]
+        if not isinstance(child, (dict, list)) or (isinstance(child, list) and not child):
+            child = [{}] if nxt == "0" else {}
+            if isinstance(node, list):
+                node[int(key)] = child
+            else:
+                node[key] = child  # type: ignore[index]
+        node = child
+    last = path[-1]
+    if isinstance(node, list):
+        node[int(last)] = value
+    else:
+        node[last] = value  # type: ignore[index]
+
+
+def _schema_fields() -> list[tuple[tuple[str, ...], dict[str, object]]]:
+    from toolkit.run.manifest_schema import SCHEMA
+
+    return [(path, sub) for path, sub in _fields(SCHEMA) if _wrong_values(sub)]
+
+
+def test_the_schema_walk_finds_the_fields_repro_reads() -> None:
+    """The walk is no empty loop: it reaches the nested fields repro reads (sdk.version was a
+    traceback), the recorded options and the failure object."""
+    paths = {".".join(p) for p, _ in _schema_fields()}
+    assert {"sdk.version", "sdk.root", "sdk.provider", "host.gpus", "host.paths.x",
+            "options.smoke", "options.find_links", "failure.exit_code", "steps.0.argv.0",
+            "build.id", "schema_version", "identity.interpreter"} <= paths
+    assert len(paths) > 80
+    from toolkit.run.manifest_schema import validate
+
+    validate(_manifest(), "m")  # the unspoiled manifest is valid: each refusal is the field's
+
+
+@pytest.mark.parametrize("path, schema", _schema_fields(),
+                         ids=[".".join(p) for p, _ in _schema_fields()])
+def test_every_manifest_field_wrong_typed_is_one_line(path: tuple[str, ...],
+                                                      schema: dict[str, object],
+                                                      tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    monkeypatch.setenv("CI", "true")
+    shown = ".".join(path)
+    for value in _wrong_values(schema):
+        data = json.loads(_manifest_json())
+        _put(data, path, value)
+        f = tmp_path / "manifest.json"
+        f.write_text(json.dumps(data))
+        code, out, err = _run_main(["repro", str(f), "--dry-run"])
+        _judge(code, out, err)
+        last = err.strip().splitlines()[-1]
+        assert code == 2, (shown, value if value != WRONG["string"] else "long", err[-400:])
+        assert f"manifest field {shown}" in last or (
+            path == ("schema_version",) and "schema_version" in last), (shown, last[:400])
+        assert any(w in last for w in ("expected", "does not match", "is not one of",
+                                       "reads")), last[:400]
+        assert len(last) < 1200, len(last)
+
+
+# ------------------------------------------------- control characters from outside input
+# Every control character (C0 but NUL, which no argv or file name can hold; DEL, C1), the
+# line and paragraph separators and the bidi overrides, each followed by a forged line, in a
+# path or a variable the entry points take: none may reach the terminal raw (a newline would
+# print a forged "error: ..." line of its own).
+CONTROLS = [chr(c) for c in (*range(1, 0x20), *range(0x7f, 0xa0), 0x2028, 0x2029,
+                             *range(0x202a, 0x202f), *range(0x2066, 0x206a)) if chr(c) != "/"]
+FORGED = "error: forged"
+RAW_BEFORE_FORGED = re.compile("[" + "".join(re.escape(c) for c in CONTROLS) + "]"
+                               + re.escape(FORGED))
+
+
+def _hostile_path(base: Path, chars: list[str], *, make: bool) -> str:
+    """``base`` / components of a few ``<control>error: forged`` each (a file name holds
+    255 bytes at most); ``make``: the folders exist."""
+    parts = ["".join(f"{c}{FORGED}" for c in chars[i:i + 8]) for i in range(0, len(chars), 8)]
+    path = base.joinpath(*parts)
+    if make:
+        path.mkdir(parents=True)
+    return str(path)
+
+
+@pytest.mark.parametrize("form", ["check-missing", "check-folder", "index", "plan-workdir",
+                                  "demo-workdir", "demo-source", "smoke-workdir", "repro",
+                                  "report", "cwd", "cache-env", "index-url-env"])
+def test_no_control_character_from_outside_reaches_the_terminal(
+        form: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        chars: list[str] | None = None) -> None:
+    monkeypatch.setenv("CI", "true")
+    chars = chars or CONTROLS
+    made = _hostile_path(tmp_path, chars, make=True)
+    missing = _hostile_path(tmp_path / "nothing", chars, make=False)
+    build = "apex-1.8.0-cp312-rocm7.0"
+    argv = {
+        "check-missing": ["check", missing + ".whl"], "check-folder": ["check", made],
+        "index": ["index", made], "plan-workdir": ["plan", build, "--workdir", made],
+        "demo-workdir": ["demo", "--dry-run", "--workdir", made],
+        "demo-source": ["demo", "--dry-run", "--source", made],
+        "smoke-workdir": ["smoke", "--workdir", made], "repro": ["repro", missing, "--dry-run"],
+        "report": ["report", "--junit", missing],
+    }.get(form, ["plan", build])
+    if form == "cwd":
+        monkeypatch.chdir(made)
+    elif form == "cache-env":
+        monkeypatch.setenv("TOOLKIT_CACHE_DIR", made)
+    elif form == "index-url-env":
+        monkeypatch.setenv("TOOLKIT_ROCM_INDEX_URL",
+                           "https://h.example/s" + "".join(f"{c}{FORGED}" for c in chars))
+    code, out, err = _run_main(argv)
+    assert code in EXIT_CODES and "Traceback" not in out + err, (code, err[-500:])
+    assert not RAW_BEFORE_FORGED.search(out + err), (form, (out + err)[-800:])
+    assert not any(line.startswith(FORGED) for line in (out + err).splitlines())
+
+
+@settings(max_examples=20, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(char=st.sampled_from(CONTROLS),
+       form=st.sampled_from(["check-missing", "plan-workdir", "cwd", "index-url-env"]))
+def test_each_control_character_alone(char: str, form: str,
+                                      tmp_path_factory: pytest.TempPathFactory,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """One character at a time: no other character's escape hides it."""
+    with monkeypatch.context() as m:
+        test_no_control_character_from_outside_reaches_the_terminal(
+            form, tmp_path_factory.mktemp("c"), m, [char])
+
+
+@pytest.mark.parametrize("path, value", [(("sdk", "version"), 7.0), (("host", "gpus"), "gfx90a"),
+                                         (("options", "find_links"), "x")])
+def test_pinned_wrong_types_repro_once_read(path: tuple[str, ...], value: object,
+                                           tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by the issue: ``sdk.version`` a number was a traceback in ``repro --dry-run``."""
+    import json
+
+    monkeypatch.setenv("CI", "true")
+    data = json.loads(_manifest_json())
+    _put(data, path, value)
+    (tmp_path / "m.json").write_text(json.dumps(data))
+    code, out, err = _run_main(["repro", str(tmp_path / "m.json"), "--dry-run"])
+    _judge(code, out, err)
+    assert code == 2 and f"manifest field {'.'.join(path)}: " in err, err[-500:]

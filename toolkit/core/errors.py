@@ -96,6 +96,14 @@ class AwaitsUpstream(ToolkitError):
     exit_code = 10
 
 
+class BuildRequirementsUnavailable(ToolkitError):
+    """A project's build requirements cannot be installed: the index its installer reads
+    holds no distribution satisfying one of them (exit 11). An index that cannot be reached
+    at all is ``SourceUnreachable`` (exit 8)."""
+
+    exit_code = 11
+
+
 class DirtySource(ToolkitError):
     """A source checkout has uncommitted changes (tracked modifications, or untracked files
     git does not ignore) and ``--allow-dirty`` was not given (exit 12): its wheel would carry

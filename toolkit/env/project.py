@@ -29,7 +29,7 @@ import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TextIO
@@ -38,6 +38,7 @@ from toolkit.core.errors import DirtySource, StepFailed, UsageError
 from toolkit.core.proc import CommandFailed
 from toolkit.core.proc import run as run_proc
 from toolkit.core.text import escape
+from toolkit.core.urls import mask
 
 MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
 _IGNORED = shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__pycache__", ".nox",
@@ -124,7 +125,51 @@ def _build_logs_to(log: TextIO) -> Iterator[None]:
         logger.propagate, logger.level = saved
 
 
-def _hooks(copy: Path, out: Path, log: TextIO, *, isolated: bool) -> tuple[str, str, list[str]]:
+def _uv() -> str:
+    """The uv pypa/build uses: the ``uv`` package's binary, else ``$UV`` or uv on PATH."""
+    try:
+        import uv
+
+        return str(uv.find_uv_bin())
+    except (ImportError, FileNotFoundError):
+        return shutil.which(os.environ.get("UV") or "uv") or "uv"
+
+
+def _install_into(python: str, source: str, log: TextIO) -> Callable[[Sequence[str]], None]:
+    """How the isolated environment gets its build requirements: uv (or pip) through the
+    toolkit's one subprocess runner, its output to ``log``; a failure that is an unreachable
+    index or an unavailable requirement is its one-line error (``toolkit.env.buildreqs``)."""
+    from toolkit.env.buildreqs import install_failure, installer_indexes
+
+    installer = _installer()
+
+    def install(requirements: Sequence[str]) -> None:
+        if not requirements:
+            return
+        argv = ([_uv(), "pip", "install", "--python", python, *requirements]
+                if installer == "uv" else
+                [sys.executable, "-m", "pip", "--python", python, "install",
+                 "--no-warn-script-location", *requirements])
+        log.write(f"$ {mask(' '.join(argv))}\n")
+        try:
+            res = run_proc(argv, timeout=1800, check=False)
+        except CommandFailed as exc:
+            raise OSError(f"{argv[0]}: {exc.reason or 'failed'}") from None
+        log.write(mask(res.stdout + res.stderr))
+        log.flush()
+        if res.ok:
+            return
+        said = install_failure(res.stdout + res.stderr, requirements,
+                               installer_indexes(installer), f"the project at {escape(source)}")
+        if said is not None:
+            raise said
+        raise HookFailed(f"{installer} exited {res.returncode} installing "
+                         f"{', '.join(requirements)}")
+    return install
+
+
+def _hooks(copy: Path, out: Path, log: TextIO, *, isolated: bool,
+           source: str = "") -> tuple[str, str, list[str]]:
     import build
     import build.env
 
@@ -149,7 +194,7 @@ def _hooks(copy: Path, out: Path, log: TextIO, *, isolated: bool) -> tuple[str, 
     with build.env.DefaultIsolatedEnv(installer=_installer()) as env:
         builder = build.ProjectBuilder.from_isolated_env(env, copy,
                                                          runner=runner)  # type: ignore[arg-type]
-        return ask(builder, env.install)
+        return ask(builder, _install_into(env.python_executable, source or str(copy), log))
 
 
 def read_project(path: str, log_path: Path) -> ProjectInfo:
@@ -170,7 +215,7 @@ def read_project(path: str, log_path: Path) -> ProjectInfo:
             log.write(f"# {'isolated' if isolated else 'not isolated'}: the project's metadata\n")
             try:
                 name, version, requires = _hooks(copy, Path(tmp) / f"meta{int(isolated)}", log,
-                                                 isolated=isolated)
+                                                 isolated=isolated, source=path)
                 return ProjectInfo(str(folder), name, version, tuple(dict.fromkeys(requires)))
             except (build.BuildException, build.BuildBackendException, HookFailed, OSError,
                     UnicodeDecodeError) as exc:

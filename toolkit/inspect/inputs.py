@@ -156,7 +156,8 @@ def collect_dir(inp: Input) -> None:
         inp.libs.append(lib)
         inp.index[os.path.normpath(str(f.resolve()))] = lib
     if not inp.libs and not inp.result.findings:
-        raise UsageError(f"{root}: no ELF files found (give wheels, folders of .so files or .so files)")
+        raise UsageError(f"{escape(root)}: no ELF files found (give wheels, folders of .so "
+                         "files or .so files)")
     # symlinks (libfoo.so -> libfoo.so.1.2) resolve names inside the folder
     for f in files:
         if f.is_symlink() and f.exists():

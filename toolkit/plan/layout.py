@@ -56,12 +56,22 @@ class Layout:
 
     @classmethod
     def default(cls, root: str | os.PathLike[str] | None = None) -> Layout:
-        """The work folder ``root`` (default: the current folder) and this machine's cache; a
-        work folder inside another's ``dist/`` or ``artifacts/`` is a one-line ``UsageError``
-        (``index dist`` would list its unnamed intermediate wheels, a clean-up its builds)."""
-        folder = Path(root or os.getcwd()).resolve()
-        check_not_nested(folder)
-        return cls(folder, default_cache().resolve())
+        """The work folder ``root`` (default: the current folder) and this machine's cache.
+        A path holding a control character is refused (``UsageError``): shown anywhere, a
+        newline in it would forge a line. A work folder inside another's ``dist/`` or
+        ``artifacts/`` is refused too (``index dist`` would list its unnamed intermediate
+        wheels, a clean-up its builds)."""
+        from toolkit.core.errors import UsageError
+        from toolkit.core.text import quoted, unsafe
+
+        layout = cls(Path(root or os.getcwd()).resolve(), default_cache().resolve())
+        for what, path in (("work folder", layout.root), ("cache (TOOLKIT_CACHE_DIR)",
+                                                         layout.cache)):
+            if unsafe(str(path)):
+                raise UsageError(f"the {what} {quoted(path)} holds a control character; "
+                                 "valid: a folder whose path has none")
+        check_not_nested(layout.root)
+        return layout
 
     def env_name(self, build: Build) -> str:
         torch = build.pkg_version.torch_minor

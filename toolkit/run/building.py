@@ -21,7 +21,13 @@ from toolkit.core.errors import StepFailed, ToolkitError
 from toolkit.core.files import hash_tree, read_bytes
 from toolkit.core.proc import run as run_proc
 from toolkit.core.steps import BuildWheel, NameWheel, Publish, Step
-from toolkit.run.context import Run, StepResult, command_environment, run_command
+from toolkit.run.context import (
+    CommandStepFailed,
+    Run,
+    StepResult,
+    command_environment,
+    run_command,
+)
 from toolkit.run.wheels import is_dirty, local_label, name_wheel
 
 KEY_FILE = ".build-key"
@@ -111,6 +117,32 @@ def build_wheel(step: Step, run: Run) -> StepResult | str:
     tmp.write_text(key, encoding="utf-8")
     os.replace(tmp, key_file)
     return result
+
+
+def install_requirements(step: Step, run: Run) -> StepResult | str:
+    """install-requirements: the recipe's ``uv pip install`` of the build's requirements.
+    An index that cannot be reached is ``SourceUnreachable`` (exit 8), a requirement no index
+    holds ``BuildRequirementsUnavailable`` (exit 11), each one line naming the index
+    (``toolkit.env.buildreqs``); any other failure stays a failed step (exit 5)."""
+    from toolkit.env.buildreqs import install_failure, installer_indexes
+
+    cmd = step.cmd
+    assert cmd is not None
+    try:
+        return run_command(step, cmd, run)
+    except CommandStepFailed as err:
+        argv = [run.resolve(a) for a in cmd.argv]
+        installer = "uv" if argv[1:3] == ["pip", "install"] else "pip"
+        # ``uv pip install --python ENV REQ...`` (``toolkit.plan.model.Context.uv_pip``)
+        rest = argv[argv.index("install") + 1:] if "install" in argv else []
+        if rest[:1] == ["--python"]:
+            rest = rest[2:]
+        wanted = [a for a in rest if not a.startswith("-")]
+        said = install_failure("\n".join(err.tail), wanted, installer_indexes(installer),
+                               f"{run.plan.build.package.dist} (step {step.name})")
+        if said is None:
+            raise
+        raise said from None
 
 
 def name_wheel_step(step: Step, run: Run) -> StepResult | str:

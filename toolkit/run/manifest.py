@@ -32,7 +32,7 @@ from toolkit.core.proc import CommandFailed
 from toolkit.core.proc import run as run_command
 from toolkit.core.text import escape
 from toolkit.core.urls import mask
-from toolkit.run.manifest_schema import check_values, validate
+from toolkit.run.manifest_schema import check_values, type_error, validate
 
 if TYPE_CHECKING:
     from toolkit.data.matrix import Build
@@ -229,10 +229,18 @@ def read(path: str | os.PathLike[str]) -> dict[str, Any]:
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
         raise UsageError(f"{escape(p)}: not a readable manifest ({escape(exc)})") from None
     if not isinstance(data, dict):
-        raise UsageError(f"{p}: not a manifest (expected a JSON object)")
+        raise UsageError(f"{escape(p)}: not a manifest (expected a JSON object): "
+                         f"{type_error(data)}")
     build = data.get("build")
+    if "build" in data and not isinstance(build, dict):
+        raise UsageError(f"{escape(p)}: manifest field build: {type_error(build)}, expected an "
+                         "object")
     if not isinstance(build, dict):
-        raise UsageError(f"{p}: not a build manifest (no 'build' object)")
+        raise UsageError(f"{escape(p)}: not a build manifest (no 'build' object)")
+    for key in _BUILD_KEYS:
+        if key in build and not isinstance(build[key], str):
+            raise UsageError(f"{escape(p)}: manifest field build.{key}: {type_error(build[key])}"
+                             ", expected a string")
     missing = [k for k in _BUILD_KEYS if not isinstance(build.get(k), str) or not build[k]]
     if missing:
         raise UsageError(f"{escape(p)}: not a build manifest (its 'build' object lacks "

@@ -36,6 +36,23 @@ def _obj(props: dict[str, Any], *, required: list[str] | None = None,
             "additionalProperties": extra}
 
 
+def _options_schema() -> dict[str, Any]:
+    """The recorded options (``toolkit.plan.model.options_json``), one property per field of
+    ``Options``: a list of strings, a boolean, or a string or null, as its default is."""
+    import dataclasses
+
+    from toolkit.plan.model import Options
+
+    props: dict[str, Any] = {"apex_ops": _OPT_STR}  # recorded before recipe options existed
+    for f in dataclasses.fields(Options):
+        if f.name == "locks":  # recorded on their own (sdk.lock)
+            continue
+        default = getattr(Options(), f.name)
+        props[f.name] = (_STRS if isinstance(default, tuple) else {"type": "boolean"}
+                         if isinstance(default, bool) else _OPT_STR)
+    return _obj(props, required=[])
+
+
 SCHEMA: dict[str, Any] = _obj({
     "schema_version": {"enum": list(READS)},
     "toolkit_version": _STR,
@@ -50,7 +67,7 @@ SCHEMA: dict[str, Any] = _obj({
     "targets": {"type": "array", "items": {"type": "string", "pattern": "^gfx[0-9a-f]+(:.*)?$"}},
     "expected_modules": _STRS,
     "required_symbols": _STRS,
-    "options": {"type": ["object", "null"]},
+    "options": {"anyOf": [{"type": "null"}, _options_schema()]},
     "family": _OPT_STR,
     "source": _obj({"repo": _STR, "ref": _STR, "path": _OPT_STR,
                     "sha": {"type": ["string", "null"], "pattern": "^[0-9a-f]{40}$"},
@@ -62,13 +79,28 @@ SCHEMA: dict[str, Any] = _obj({
     "env_dir": _STR,
     "wheel": _OPT_STR,
     "wheel_sha256": {"type": ["string", "null"], "pattern": "^[0-9a-f]{64}$"},
-    "sdk": {"type": "object"},
+    "sdk": _obj({"provider": _OPT_STR, "index_urls": _STRS, "channel": _OPT_STR,
+                 "version": _OPT_STR, "root": _OPT_STR,
+                 "lock": {"type": ["object", "null"],
+                          "properties": {"path": _OPT_STR, "sha256": _OPT_STR}}},
+                required=[], extra=True),
     "installed": {"type": "array", "items": _obj({"name": _STR, "version": _STR})},
     "environment": {"type": "object", "additionalProperties": _STR_MAP},
     "unset": _STRS,
     "tools": {"type": "object", "additionalProperties": _OPT_STR},
-    "identity": {"type": "object"},
-    "host": {"type": "object"},
+    "identity": _obj({
+        "build": {"type": "object"}, "python": _STR, "rocm": _STR, "targets": _STRS,
+        "family": _OPT_STR, "options": {"type": "object"}, "plan_sha256": _STR,
+        "upstream": _OPT_STR, "source": _obj({"sha": _OPT_STR, "tree": _OPT_STR},
+                                             required=[], extra=True),
+        "interpreter": {"type": ["object", "null"], "additionalProperties": _OPT_STR},
+        "sdk_version": _OPT_STR, "torch_version": _OPT_STR, "lock_sha256": _OPT_STR,
+        "digest": _OPT_STR}, required=[], extra=True),
+    "host": _obj({"os": _OPT_STR, "machine": _OPT_STR, "glibc": _OPT_STR,
+                  "cores": {"type": ["integer", "null"]},
+                  "mem_available_gib": {"type": ["number", "null"]}, "gpus": _STRS,
+                  "paths": _STR_MAP, "workdir": _OPT_STR, "env_dir": _OPT_STR},
+                 required=[], extra=True),
     "learned": _STR_MAP,
     "steps": {"type": "array", "items": _obj({
         "name": _STR, "kind": _STR, "argv": _STRS, "env": _STR_MAP,
@@ -123,22 +155,42 @@ def validate(data: Any, where: str) -> None:
                              f"integer {SCHEMA_VERSION}")
         raise UsageError(f"{where}: manifest schema_version {error.instance}; this toolkit "
                          f"reads {' and '.join(map(str, READS))}")
-    if error.validator == "type":
-        raise UsageError(f"{where}: manifest field {path}: {_value(error.instance)} is "
-                         f"{_JSON_TYPE.get(type(error.instance), 'a value')}, expected "
-                         f"{_expected(error.validator_value)}")
-    raise UsageError(f"{where}: manifest field {path}: {escape(error.message)}")
+    raise UsageError(f"{where}: manifest field {path}: {_describe(error)}")
+
+
+def _describe(error: Any) -> str:
+    """What was found and what is valid, the value cut (``escape``) so that the rule is
+    always said, however long the value."""
+    found = _value(error.instance)
+    rule, allowed = error.validator, error.validator_value
+    if rule == "type":
+        return f"{type_error(error.instance)}, expected {_expected(allowed)}"
+    if rule == "anyOf" and all("type" in s for s in allowed):
+        return f"{type_error(error.instance)}, expected {_expected([s['type'] for s in allowed])}"
+    if rule == "pattern":
+        return f"{found} does not match {escape(allowed)}"
+    if rule == "enum":
+        return f"{found} is not one of {escape(', '.join(json.dumps(v) for v in allowed))}"
+    if rule in ("minimum", "maximum", "maxItems"):
+        return f"{found} is beyond the {rule} {allowed}"
+    return escape(error.message)
 
 
 _JSON_TYPE = {str: "a string", int: "an integer", float: "a number", bool: "a boolean",
               list: "an array", dict: "an object", type(None): "null"}
 
 
+def type_error(value: Any) -> str:
+    """``5 is an integer``: a value of the wrong JSON type, named (cut when long)."""
+    return f"{_value(value)} is {_JSON_TYPE.get(type(value), 'a value')}"
+
+
 def _expected(types: Any) -> str:
     names = {"string": "a string", "integer": "an integer", "number": "a number",
              "boolean": "a boolean", "array": "an array", "object": "an object", "null": "null"}
     items = types if isinstance(types, list) else [types]
-    return " or ".join(names.get(str(t), str(t)) for t in items)
+    flat = [t for item in items for t in (item if isinstance(item, list) else [item])]
+    return " or ".join(names.get(str(t), str(t)) for t in flat)
 
 
 def _value(value: Any) -> str:

@@ -33,6 +33,7 @@ from typing import Any
 
 from toolkit.core.errors import CheckFailed, EnvironmentProblem, UsageError
 from toolkit.core.reporter import Reporter
+from toolkit.core.text import escape
 from toolkit.core.urls import mask
 from toolkit.data.matrix import Build
 from toolkit.plan.layout import Layout
@@ -79,7 +80,7 @@ def _source(data: Mapping[str, Any], given: str | None) -> str | None:
     if not isinstance(recorded, str) or not recorded:
         return None
     if not Path(recorded).is_dir():
-        raise UsageError(f"the recorded --source {recorded} is not here; pass --source PATH "
+        raise UsageError(f"the recorded --source {escape(recorded)} is not here; pass --source PATH "
                          "(a checkout of the same tree)")
     return recorded
 
@@ -286,7 +287,7 @@ def _tree_check(data: Mapping[str, Any], plan: Plan, force: bool,
 
     source = Path(plan.source)
     if not source.is_dir():
-        raise UsageError(f"the recorded --source {plan.source} is not here")
+        raise UsageError(f"the recorded --source {escape(plan.source)} is not here")
     here = tree_hash(source, IGNORED)
     sha = git("-C", str(source), "rev-parse", "HEAD", check=False) or NO_COMMIT
     recorded_sha = data["source"].get("sha") or NO_COMMIT

@@ -22,8 +22,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def path_value(value: str) -> str:
     """An argparse ``type`` for a path option: an empty value is refused (it would silently
     mean "not given": ``--source ''`` built the bundled sample)."""
+    from toolkit.core.text import quoted, unsafe
+
     if value == "":
         raise argparse.ArgumentTypeError("an empty path; give a folder, or leave the option out")
+    if unsafe(value):  # a newline in it would forge lines wherever the path is shown
+        raise argparse.ArgumentTypeError(f"{quoted(value)} holds a control character; give a "
+                                         "folder whose path has none")
     return value
 
 
