@@ -128,6 +128,7 @@ def test_the_probe_sends_no_authorization_to_another_origin(
     assert a.authorizations() == [BASIC]  # A, the index named, got the credentials
     assert [p for p, _ in b.seen] == ["/v2/gfx942/rocm/"]  # the redirect was followed...
     assert b.authorizations() == [None]  # ...without them
+    assert [h["host"] for _, h in b.seen] == [b.url.removeprefix("http://")]
     assert not any(SECRET in p or SECRET in str(h) for p, h in b.seen)
 
 
@@ -189,6 +190,8 @@ def test_a_same_origin_redirect_keeps_the_credentials(servers: tuple[Server, Ser
     ("http://index.example.com/simple/rocm/", "plain http:// to a non-loopback host"),
     ("http://mallory:pw@127.0.0.1:{port}/x/", "holds credentials"),
     ("https://index.example.com/simple/\x1b[2Jrocm/", "control character"),
+    # the password the index was sent, echoed into the query for another origin
+    (f"http://127.0.0.1:{{port}}/x/?auth={SECRET}", "query token or password"),
 ])
 def test_a_redirect_to_what_a_user_could_not_give_is_refused(
         servers: tuple[Server, Server], target: str, why: str) -> None:

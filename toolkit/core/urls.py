@@ -188,14 +188,17 @@ def redirected(hops: list[str]) -> str:
 
 
 def _secrets(parts: SplitResult) -> set[str]:
-    """The values of a URL's query (a bare ``?TOKEN`` too): what must stay with its origin."""
+    """The values of a URL's query (a bare ``?TOKEN`` too) and its password (or a user name
+    alone: a token): what must stay with its origin."""
     pairs = parse_qsl(parts.query, keep_blank_values=True)
-    return {v or k for k, v in pairs if v or k}
+    found = {v or k for k, v in pairs if v or k}
+    secret = parts.password or parts.username
+    return found | {unquote(secret)} if secret else found
 
 
-def _redirect_problem(source: str, target: str, first: str, allow_insecure: bool) -> str | None:
-    """Why the redirect from ``source`` to ``target`` (``first``: the URL asked for) may not be
-    followed; None when it may."""
+def _redirect_problem(target: str, first: str, allow_insecure: bool) -> str | None:
+    """Why a redirect to ``target`` (``first``: the URL asked for) may not be followed; None
+    when it may."""
     if unsafe(target):
         return "the target holds a control character"
     parts = urlsplit(target)
@@ -206,7 +209,7 @@ def _redirect_problem(source: str, target: str, first: str, allow_insecure: bool
     if parts.username or parts.password:
         return "the target holds credentials"
     if origin(target) != origin(first) and _secrets(parts) & _secrets(urlsplit(first)):
-        return "it would carry the query token to another origin"
+        return "it would carry the query token or password of the URL to another origin"
     return None
 
 
@@ -222,7 +225,7 @@ class _Redirects(urllib.request.HTTPRedirectHandler):
         location = headers.get("location") or headers.get("uri")
         if location:
             target = urljoin(req.full_url, location)
-            why = _redirect_problem(req.full_url, target, self.hops[0], self.allow_insecure)
+            why = _redirect_problem(target, self.hops[0], self.allow_insecure)
             if why:
                 fp.close()
                 raise UsageError(
@@ -237,7 +240,8 @@ class _Redirects(urllib.request.HTTPRedirectHandler):
                          msg: str, headers: HTTPMessage, newurl: str) -> urllib.request.Request:
         if req.get_method() not in {"GET", "HEAD"}:
             raise urllib.error.HTTPError(req.full_url, code, msg, headers, fp)
-        kept = {k: v for k, v in req.header_items()
+        # the request's own headers (not Host and the like, which urllib adds per request)
+        kept = {k: v for k, v in req.headers.items()
                 if k.lower() not in {"content-length", "content-type"}}
         if origin(newurl) != origin(req.full_url):  # credentials stay with their origin
             kept = {k: v for k, v in kept.items() if k.lower() != "authorization"}
