@@ -46,6 +46,7 @@ class Server:
     # path (without query) -> (status, Location); a Location "{path}" / "{query}" is filled
     redirects: dict[str, tuple[int, str]] = field(default_factory=dict)
     missing: set[str] = field(default_factory=set)  # paths answered with 404
+    page: bytes = b""  # what every other path serves (empty: PAGE)
 
     @property
     def url(self) -> str:
@@ -75,7 +76,7 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
                 return
             # a page: a link to one wheel; no manifest beside it (404)
             code = 404 if path in server.missing or path.endswith(".json") else 200
-            body = PAGE if code == 200 else b"not here\n"
+            body = (server.page or PAGE) if code == 200 else b"not here\n"
             self.send_response(code)
             self.send_header("Content-Type", "text/html")
             self.send_header("Content-Length", str(len(body)))
@@ -299,3 +300,17 @@ def test_provision_refuses_a_redirect_carrying_the_token(
     assert (f"refusing the redirect of ROCm SDK index {a.url}/v2/gfx94X-dcgpu/rocm/?token=*** "
             f"to {b.url}/v2/gfx94X-dcgpu/rocm/?token=*** (HTTP 308)") in line, line
     assert b.seen == []
+
+
+def test_a_page_link_holding_a_control_character_is_refused_escaped(
+        servers: tuple[Server, Server]) -> None:
+    """Class 8 on the last way a URL enters: a link of a --changed-since index page cannot
+    print a raw control character (urllib drops the newline ``&#10;`` gives; the raw ESC
+    is refused, shown escaped)."""
+    a, _ = servers
+    a.page = b"<a href='sub/x&#10;error: forged\x1b[2J.whl'>x</a>\n"
+    res = run_toolkit("matrix", "--format", "github", "--changed-since", a.url + "/simple/")
+    line = one_error_line(res, 2)
+    assert not any(ord(c) < 32 for c in res.stderr.replace("\n", ""))
+    assert line.startswith(f"error: refusing --changed-since link {a.url}/simple/sub/"), line
+    assert "forged\\x1b[2J.whl.manifest.json: it holds a control character" in line, line
