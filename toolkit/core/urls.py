@@ -13,13 +13,27 @@ or written. It hides, in any text:
 absolute ``https://`` or ``file://`` URL, ``http://`` on loopback (elsewhere only with
 ``allow_insecure``), or an existing local path; anything else is bad input (exit 2), named
 masked.
+
+``open_url`` is every HTTP GET the toolkit makes itself (the index probe, the published-index
+reader). A redirect is followed only to a target that passes the rules of a URL given by hand
+(https, http on loopback); never to ``file://`` or another scheme, never to a URL holding
+credentials. Credentials stay with their origin: the ``Authorization`` header is dropped on a
+redirect to another origin (scheme, host, port), and a redirect that would carry the given
+URL's query token there is refused. A refused redirect is one line naming both URLs, masked
+(``UsageError``, exit 2); ``hops`` lists where the request went, for the caller's line.
 """
 
 from __future__ import annotations
 
+import base64
 import os
 import re
-from urllib.parse import quote, urlsplit, urlunsplit
+import urllib.error
+import urllib.request
+from collections.abc import Mapping
+from http.client import HTTPMessage
+from typing import IO, Any
+from urllib.parse import SplitResult, parse_qsl, quote, unquote, urljoin, urlsplit, urlunsplit
 
 from toolkit.core.errors import UsageError
 from toolkit.core.text import escape, unsafe
@@ -143,3 +157,110 @@ def join_path(url: str, *segments: str) -> str:
     for seg in segments:
         path += "/" + quote(seg.strip("/"), safe="")
     return urlunsplit(parts._replace(path=path + "/"))
+
+
+# ----------------------------------------------------------------------------- fetching
+def credentials(url: str) -> tuple[str, str | None]:
+    """``url`` without its userinfo and fragment, and the HTTP Basic ``Authorization`` value
+    its userinfo stands for (None: it has none)."""
+    parts = urlsplit(url)
+    auth = None
+    if parts.username or parts.password:
+        creds = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
+        auth = "Basic " + base64.b64encode(creds.encode()).decode()
+    host = parts.hostname or ""
+    if ":" in host:  # an IPv6 literal keeps its brackets
+        host = f"[{host}]"
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit(parts._replace(netloc=netloc, fragment="")), auth
+
+
+def origin(url: str) -> tuple[str, str, int | None]:
+    """The (scheme, host, port) of ``url``; a default port is written out."""
+    parts = urlsplit(url)
+    port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    return parts.scheme, parts.hostname or "", port
+
+
+def redirected(hops: list[str]) -> str:
+    """`` (redirected to URL)`` when ``hops`` (what ``open_url`` filled) holds a redirect."""
+    return f" (redirected to {escape(mask(hops[-1]))})" if len(hops) > 1 else ""
+
+
+def _secrets(parts: SplitResult) -> set[str]:
+    """The values of a URL's query (a bare ``?TOKEN`` too) and its password (or a user name
+    alone: a token): what must stay with its origin."""
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    found = {v or k for k, v in pairs if v or k}
+    secret = parts.password or parts.username
+    return found | {unquote(secret)} if secret else found
+
+
+def _redirect_problem(target: str, first: str, allow_insecure: bool) -> str | None:
+    """Why a redirect to ``target`` (``first``: the URL asked for) may not be followed; None
+    when it may."""
+    if unsafe(target):
+        return "the target holds a control character"
+    parts = urlsplit(target)
+    if parts.scheme not in {"http", "https"} or not parts.hostname:
+        return "a redirect may lead only to https:// (or http:// on loopback)"
+    if parts.scheme == "http" and parts.hostname not in LOOPBACK and not allow_insecure:
+        return "plain http:// to a non-loopback host (--allow-insecure-index allows it)"
+    if parts.username or parts.password:
+        return "the target holds credentials"
+    if origin(target) != origin(first) and _secrets(parts) & _secrets(urlsplit(first)):
+        return "it would carry the query token or password of the URL to another origin"
+    return None
+
+
+class _Redirects(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect only where ``_redirect_problem`` finds none; the ``Authorization``
+    header only to the origin it was given for."""
+
+    def __init__(self, what: str, allow_insecure: bool, hops: list[str]) -> None:
+        self.what, self.allow_insecure, self.hops = what, allow_insecure, hops
+
+    def http_error_302(self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str,
+                       headers: HTTPMessage) -> Any:
+        location = headers.get("location") or headers.get("uri")
+        if location:
+            target = urljoin(req.full_url, location)
+            why = _redirect_problem(target, self.hops[0], self.allow_insecure)
+            if why:
+                fp.close()
+                raise UsageError(
+                    f"refusing the redirect of {self.what} {escape(mask(self.hops[0]))} to "
+                    f"{escape(mask(target))} (HTTP {code}): {why}",
+                    hint="give the index's final URL if you trust it")
+        return super().http_error_302(req, fp, code, msg, headers)
+
+    http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
+
+    def redirect_request(self, req: urllib.request.Request, fp: IO[bytes], code: int,
+                         msg: str, headers: HTTPMessage, newurl: str) -> urllib.request.Request:
+        if req.get_method() not in {"GET", "HEAD"}:
+            raise urllib.error.HTTPError(req.full_url, code, msg, headers, fp)
+        # the request's own headers (not Host and the like, which urllib adds per request)
+        kept = {k: v for k, v in req.headers.items()
+                if k.lower() not in {"content-length", "content-type"}}
+        if origin(newurl) != origin(req.full_url):  # credentials stay with their origin
+            kept = {k: v for k, v in kept.items() if k.lower() != "authorization"}
+        self.hops.append(newurl)
+        return urllib.request.Request(newurl, headers=kept, origin_req_host=req.origin_req_host,
+                                      unverifiable=True)
+
+
+def open_url(url: str, *, what: str, timeout: float, allow_insecure: bool = False,
+             headers: Mapping[str, str] | None = None, auth: str | None = None,
+             hops: list[str] | None = None) -> Any:
+    """GET ``url`` (http or https; its userinfo becomes ``Authorization``, or ``auth`` is
+    sent) following redirects by the module's rules; the response, as ``urlopen`` gives it.
+    ``hops`` (when given) is filled with ``url`` and each redirect target."""
+    plain, own = credentials(url)
+    trail = hops if hops is not None else []
+    trail[:] = [url]
+    sent = dict(headers or {"User-Agent": "rocm-wheel-toolkit"})
+    if own or auth:
+        sent["Authorization"] = own or auth or ""
+    opener = urllib.request.build_opener(_Redirects(what, allow_insecure, trail))
+    return opener.open(urllib.request.Request(plain, headers=sent), timeout=timeout)

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any
 
 from toolkit.core.errors import UsageError
+from toolkit.core.urls import join_path
 from toolkit.data.gpus import GpuEra, GpuFamily, family_names
 from toolkit.data.schema import check, fail, read_toml
 from toolkit.data.specs import CHANNELS, ROCM
@@ -126,8 +127,7 @@ def _url(table: Mapping[str, Any], key: str) -> str | None:
     """``table[key]`` (a checked URL) with a trailing slash."""
     if key not in table:
         return None
-    url = str(table[key])
-    return url if url.endswith("/") else url + "/"
+    return join_path(str(table[key]))  # a query (if any) stays a query
 
 
 def _bounds(version: str, line: ReleaseLine | None) -> tuple[str, str]:

@@ -195,7 +195,7 @@ def sources_for(matrix: Matrix, build: Build, options: Options) -> Sources:
                     "(one index for every GPU, device code chosen per gfx id), not per-family",
                     hint="use --gfx (a gfx id or family name, e.g. --gfx gfx942)")
             spec = with_extras(spec, device_extras(build, targets))
-            sdk_index = index if index.endswith("/") else index + "/"
+            sdk_index = join_path(index)  # a folder; its query stays a query
         else:
             family = choose_family(matrix, build, targets, options.family)
             sdk_index = join_path(index, family)

@@ -5,17 +5,15 @@ system), install-torch, mark-env-ready. Each handler does exactly what its actio
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import hashlib
 import json
 import os
 import sys
 import urllib.error
-import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit
 
 from toolkit.core.errors import EnvironmentProblem, SourceUnreachable
 from toolkit.core.files import read_text
@@ -29,7 +27,8 @@ from toolkit.core.steps import (
     Step,
     UseSystemRocm,
 )
-from toolkit.core.urls import mask
+from toolkit.core.text import escape
+from toolkit.core.urls import join_path, mask, open_url, redirected
 from toolkit.env import venvs
 from toolkit.env.interpreters import find, find_uv, probe
 from toolkit.env.rocm import check_version, describe_pip_sdk, find_system, major_minor
@@ -42,18 +41,7 @@ _NOT_STORED = {"TOOLS_PATH", "INTERPRETER", "SHA", "SHA8", "WHEEL", "LDSHARED",
 
 
 # ----------------------------------------------------------------------------- probe-indexes
-def _request(url: str) -> urllib.request.Request:
-    parts = urlsplit(url)
-    headers = {"Accept": "text/html", "User-Agent": "rocm-wheel-toolkit"}
-    if parts.username or parts.password:
-        creds = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
-        headers["Authorization"] = "Basic " + base64.b64encode(creds.encode()).decode()
-        host = parts.hostname or ""
-        netloc = f"{host}:{parts.port}" if parts.port else host
-        url = urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
-    return urllib.request.Request(url, headers=headers)
-
-
+_HEADERS = {"Accept": "text/html", "User-Agent": "rocm-wheel-toolkit"}
 FIND_LINKS = "find-links location"
 SDK_INDEX = "ROCm SDK index"
 
@@ -82,10 +70,13 @@ def source_hint(what: str, *, sdk: bool, environ: Mapping[str, str] | None = Non
 
 
 def probe_index(url: str, project: str | None, what: str, timeout: float = 10.0, *,
-                sdk: bool = False, want: str | None = None) -> None:
+                sdk: bool = False, want: str | None = None,
+                allow_insecure: bool = False) -> None:
     """Fail fast (one line, URL masked, ``SourceUnreachable``) when an index or find-links
     location cannot be reached, refuses access or lacks ``project``; the hint is
-    ``source_hint`` (``sdk``: the location is a source of the ROCm SDK ``want``)."""
+    ``source_hint`` (``sdk``: the location is a source of the ROCm SDK ``want``). Redirects
+    are followed by ``core.urls.open_url``'s rules (a refused one: ``UsageError``, exit 2);
+    a failure after a redirect names where it was redirected."""
     def hint() -> str:  # looked for only on the way out (find_system may run hipconfig)
         return source_hint(what, sdk=sdk, want=want)
 
@@ -98,27 +89,31 @@ def probe_index(url: str, project: str | None, what: str, timeout: float = 10.0,
             raise SourceUnreachable(f"{what} {mask(url)} has no {project!r} project",
                                     hint=hint())
         return
-    target = url.rstrip("/") + "/" + (f"{project}/" if project else "")
+    target = join_path(url, project) if project else join_path(url)
+    hops: list[str] = []
     try:
-        with urllib.request.urlopen(_request(target), timeout=timeout) as resp:
+        with open_url(target, what=what, timeout=timeout, allow_insecure=allow_insecure,
+                      headers=_HEADERS, hops=hops) as resp:
             resp.read(1)
     except urllib.error.HTTPError as exc:
+        asked = f"{mask(target)}{redirected(hops)}"
         if exc.code == 404 and project:
             raise SourceUnreachable(
-                f"{what} {mask(url)} has no {project!r} project (HTTP 404 for {mask(target)})",
+                f"{what} {mask(url)} has no {project!r} project (HTTP 404 for {asked})",
                 hint="check --index-url/--family: the index must serve this GPU family",
             ) from None
         if exc.code in (401, 403):
-            raise SourceUnreachable(f"{what} {mask(url)} refused access (HTTP {exc.code})",
+            raise SourceUnreachable(f"{what} {mask(url)}{redirected(hops)} refused access "
+                                    f"(HTTP {exc.code})",
                                     hint="check the index credentials (netrc/keyring)") from None
         if project:
             raise SourceUnreachable(
-                f"{what} {mask(url)} answered HTTP {exc.code} for {mask(target)}",
+                f"{what} {mask(url)} answered HTTP {exc.code} for {asked}",
                 hint=hint()) from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
-        raise SourceUnreachable(f"cannot reach {what} {mask(url)}: {mask(str(reason))}",
-                                hint=hint()) from None
+        raise SourceUnreachable(f"cannot reach {what} {mask(url)}{redirected(hops)}: "
+                                f"{escape(mask(str(reason)))}", hint=hint()) from None
 
 
 def probe_indexes(step: Step, run: Run) -> StepResult | str:
@@ -141,7 +136,9 @@ def probe_indexes(step: Step, run: Run) -> StepResult | str:
         sdk = p.what == SDK_INDEX or (p.what == FIND_LINKS and p.url in own_links)
         try:
             probe_index(p.url, p.project, p.what, action.timeout, sdk=sdk,
-                        want=run.plan.build.rocm.version)
+                        want=run.plan.build.rocm.version,
+                        allow_insecure=bool(run.plan.options and
+                                            run.plan.options.allow_insecure_index))
         except SourceUnreachable as err:
             run.probes[key] = err
             raise

@@ -19,13 +19,11 @@ that identity's ``plan_sha256`` that of its own plan and, beside a wheel whose l
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import re
 import stat
 import urllib.error
-import urllib.request
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -36,7 +34,7 @@ from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
 from toolkit.core.errors import SourceUnreachable, UsageError
 from toolkit.core.files import CAPS, file_kind
 from toolkit.core.text import escape
-from toolkit.core.urls import check_index_url, mask
+from toolkit.core.urls import check_index_url, credentials, join_path, mask, open_url, redirected
 from toolkit.run.identity import identity_digest, plan_sha256
 from toolkit.run.manifest import read
 from toolkit.run.manifest_schema import validate
@@ -207,50 +205,48 @@ def _same_wheel(data: Any, fragment: str, where: str) -> None:
 
 class _Fetcher:
     """GETs within the index's rules: every URL checked like the index's (a page cannot send
-    the toolkit to plain http), credentials only to the index's own host, bounded reads."""
+    the toolkit to plain http), credentials only to the index's own host, bounded reads;
+    redirects as ``core.urls.open_url`` follows them (credentials never to another origin)."""
 
     def __init__(self, root: str, allow_insecure: bool, timeout: float) -> None:
-        parts = urlsplit(root)
-        self.host = (parts.hostname, parts.port)
-        self.auth = None
-        if parts.username or parts.password:
-            creds = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
-            self.auth = "Basic " + base64.b64encode(creds.encode()).decode()
+        self.host = (urlsplit(root).hostname, urlsplit(root).port)
+        self.auth = credentials(root)[1]
         self.allow_insecure = allow_insecure
         self.timeout = timeout
 
     def links(self, url: str) -> list[str]:
-        raw = self.get(url)
+        hops: list[str] = []
+        raw = self.get(url, hops=hops)
         assert raw is not None
         parser = _Links()
         parser.feed(raw.decode("utf-8", "replace"))
-        base = url if url.endswith("/") else url + "/"
+        # relative to where the page was found (after its redirects), as a folder (a query
+        # stays a query, never a part of the path)
+        base = join_path(hops[-1])
         return [urljoin(base, h) for h in parser.hrefs]
 
-    def get(self, url: str, *, missing_ok: bool = False) -> bytes | None:
+    def get(self, url: str, *, missing_ok: bool = False,
+            hops: list[str] | None = None) -> bytes | None:
         check_index_url(url, allow_insecure=self.allow_insecure, what=f"{WHAT} link")
         parts = urlsplit(url)
-        host = parts.hostname or ""
-        netloc = f"{host}:{parts.port}" if parts.port else host
-        plain = urlunsplit((parts.scheme, netloc, parts.path, parts.query, ""))
         headers = {"User-Agent": "rocm-wheel-toolkit", "Accept": "text/html, application/json"}
-        if self.auth and (parts.hostname, parts.port) == self.host:
-            headers["Authorization"] = self.auth
+        auth = self.auth if (parts.hostname, parts.port) == self.host else None
         cap = CAPS["manifest"]
+        hops = [] if hops is None else hops
         try:
-            with urllib.request.urlopen(urllib.request.Request(plain, headers=headers),
-                                        timeout=self.timeout) as resp:
+            with open_url(url, what=f"{WHAT} index", timeout=self.timeout, headers=headers,
+                          auth=auth, allow_insecure=self.allow_insecure, hops=hops) as resp:
                 data: bytes = resp.read(cap + 1)
         except urllib.error.HTTPError as exc:
             if exc.code == 404 and missing_ok:
                 return None
-            raise SourceUnreachable(f"{WHAT} index: {escape(mask(url))} answered HTTP "
-                                    f"{exc.code}", hint="check the URL and its credentials") \
-                from None
+            raise SourceUnreachable(f"{WHAT} index: {escape(mask(url))}{redirected(hops)} "
+                                    f"answered HTTP {exc.code}",
+                                    hint="check the URL and its credentials") from None
         except (urllib.error.URLError, OSError, ValueError) as exc:
             reason = getattr(exc, "reason", exc)
-            raise SourceUnreachable(f"cannot reach the {WHAT} index {escape(mask(url))}: "
-                                    f"{escape(mask(str(reason)))}",
+            raise SourceUnreachable(f"cannot reach the {WHAT} index {escape(mask(url))}"
+                                    f"{redirected(hops)}: {escape(mask(str(reason)))}",
                                     hint="check the URL and the network") from None
         if len(data) > cap:
             raise UsageError(f"{WHAT} index: {escape(mask(url))} is larger than "
