@@ -12,10 +12,13 @@ Values may hold placeholders filled at execution time, after the SDK is installe
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from toolkit.core.errors import UsageError
 from toolkit.core.gfx import rocm_arch_value
+from toolkit.core.text import escape, unsafe
 from toolkit.env.host import HostFacts
 
 # HIP device compiles of torch extensions peak at several GiB per job.
@@ -38,6 +41,62 @@ class RocmPaths:
     @classmethod
     def system(cls, root: str) -> RocmPaths:
         return cls(root, f"{root}/bin", f"{root}/lib/cmake", f"{root}/amdgcn/bitcode")
+
+
+# A flag word is read back the same by every tool that splits these variables: setuptools
+# (CFLAGS/CXXFLAGS through distutils' ``split_quoted``), hipcc (HIPCC_COMPILE_FLAGS_APPEND
+# pasted into one command line that perl's ``system`` hands to /bin/sh) and CMake (the flags
+# pasted into the command lines make and ninja run through /bin/sh). Words of safe
+# characters go bare; any other word is single-quoted, a quote written as '\'' and a
+# backslash as '\\' (outside the quotes), as both POSIX sh and split_quoted read them
+# (split_quoted, unlike sh, lets a backslash escape inside single quotes: none is left there).
+_INNER = {ord("'"): "'\\''", ord("\\"): "'\\\\'"}
+_BARE = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
+# What no quoting carries: clang reads -ffile-prefix-map=OLD=NEW up to the first "=" (gcc
+# up to the last), and the makefiles and ninja files CMake writes hold one command a line.
+_FLAG_PATH_PROBLEMS = {"=": "clang reads -ffile-prefix-map=OLD=NEW up to the first '='"}
+
+
+def quote_flag(word: str) -> str:
+    """``word`` written so that POSIX sh and distutils' ``split_quoted`` both read it back as
+    the one word ``word`` (bare when it holds only safe characters)."""
+    if _BARE.fullmatch(word):
+        return word
+    return "'" + quote_inner(word) + "'"
+
+
+def quote_inner(text: str) -> str:
+    """``text`` as it stands inside a ``quote_flag`` word (character by character, so a path
+    inside a quoted flag is this function of the path)."""
+    return text.translate(_INNER)
+
+
+def flag_path_problem(path: str) -> str | None:
+    """Why ``path`` cannot be carried in a ``-ffile-prefix-map`` flag, or None: it holds
+    ``=`` or a control character."""
+    for char, why in _FLAG_PATH_PROBLEMS.items():
+        if char in path:
+            return f"holds {char!r}: {why}"
+    if unsafe(path):
+        char = next(c for c in path if unsafe(c))
+        return (f"holds the control character {escape(char)}: CMake's makefiles and ninja "
+                "files hold one command a line")
+    return None
+
+
+def prefix_map(old: str, new: str) -> str:
+    """``-ffile-prefix-map=OLD=NEW`` quoted for the tools that split compiler flags."""
+    return quote_flag(f"-ffile-prefix-map={old}={new}")
+
+
+def refuse_unmappable(path: str, what: str) -> None:
+    """A one-line ``UsageError`` (exit 2) when ``path`` cannot be remapped in compiler flags,
+    before anything is built."""
+    problem = flag_path_problem(path)
+    if problem:
+        raise UsageError(f"{what} {escape(path)} {problem}, so its path cannot be kept out of "
+                         "the compiled objects; valid: a path without '=' or control "
+                         "characters")
 
 
 def max_jobs(host: HostFacts) -> int:
@@ -72,7 +131,8 @@ def build_env(
     if build_dir:
         # reproducible builds: the build folder's path never reaches the objects
         # (debug info, __FILE__), so another work folder gives the same bytes
-        remap = f"-ffile-prefix-map={build_dir}=/build"
+        refuse_unmappable(build_dir, "the build folder")
+        remap = prefix_map(build_dir, "/build")
         for var in ("CFLAGS", "CXXFLAGS", "HIPCC_COMPILE_FLAGS_APPEND"):
             env[var] = remap
     launcher = host.sccache or host.ccache

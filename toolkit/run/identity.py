@@ -32,6 +32,7 @@ from urllib.parse import urlsplit
 from toolkit.core.steps import CheckEnv, CreateEnv, UseSystemRocm
 from toolkit.core.urls import mask
 from toolkit.data.matrix import Build
+from toolkit.env.buildenv import quote_inner
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Plan, options_json
 
@@ -79,6 +80,9 @@ def tokenize(text: str, paths: Mapping[str, str]) -> str:
     components only) written as its role's token."""
     by_path = {path: _token(role) for role, path in paths.items()
                if isinstance(path, str) and path not in ("", "/")}
+    # a path inside a quoted compiler flag (env.buildenv.quote_flag) is written otherwise
+    by_path.update({quote_inner(p): t for p, t in list(by_path.items())
+                    if quote_inner(p) not in by_path})
     for path in sorted(by_path, key=len, reverse=True):
         token = by_path[path]
         escaped = json.dumps(path)[1:-1]
