@@ -46,29 +46,29 @@ class RocmPaths:
 # A flag word is read back the same by every tool that splits these variables: setuptools
 # (CFLAGS/CXXFLAGS through distutils' ``split_quoted``), hipcc (HIPCC_COMPILE_FLAGS_APPEND
 # pasted into one command line that perl's ``system`` hands to /bin/sh) and CMake (the flags
-# pasted into the command lines make and ninja run through /bin/sh). Words of safe
-# characters go bare; any other word is single-quoted, a quote written as '\'' and a
-# backslash as '\\' (outside the quotes), as both POSIX sh and split_quoted read them
-# (split_quoted, unlike sh, lets a backslash escape inside single quotes: none is left there).
-_INNER = {ord("'"): "'\\''", ord("\\"): "'\\\\'"}
-_BARE = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
+# pasted into the command lines make and ninja run through /bin/sh). Each character is
+# written on its own: safe ones (and printable non-ASCII) bare, other printable ASCII after a
+# backslash, the rest (controls, non-ASCII spaces, "#") in single quotes, since sh drops a
+# backslash-newline and make a backslash before "#". So a plain word stays as it is, and a path inside a flag is written the
+# same whatever surrounds it (the manifest's identity replaces it by a token).
+_BARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-")
 # What no quoting carries: clang reads -ffile-prefix-map=OLD=NEW up to the first "=" (gcc
 # up to the last), and the makefiles and ninja files CMake writes hold one command a line.
 _FLAG_PATH_PROBLEMS = {"=": "clang reads -ffile-prefix-map=OLD=NEW up to the first '='"}
 
 
+def _char(c: str) -> str:
+    if c in _BARE or (c > "\x7f" and c.isprintable() and not c.isspace()):
+        return c
+    if c.isprintable() and c < "\x7f" and c != "#":  # make reads "\\#" as "#": a comment
+        return "\\" + c
+    return f"'{c}'"
+
+
 def quote_flag(word: str) -> str:
     """``word`` written so that POSIX sh and distutils' ``split_quoted`` both read it back as
-    the one word ``word`` (bare when it holds only safe characters)."""
-    if _BARE.fullmatch(word):
-        return word
-    return "'" + quote_inner(word) + "'"
-
-
-def quote_inner(text: str) -> str:
-    """``text`` as it stands inside a ``quote_flag`` word (character by character, so a path
-    inside a quoted flag is this function of the path)."""
-    return text.translate(_INNER)
+    the one word ``word`` (unchanged when it holds only safe characters)."""
+    return "".join(_char(c) for c in word) or "''"
 
 
 def flag_path_problem(path: str) -> str | None:
