@@ -18,12 +18,12 @@ from setuptools._distutils.util import split_quoted
 
 from toolkit.core.errors import UsageError
 from toolkit.env.buildenv import (
+    RocmPaths,
     build_env,
     flag_path_problem,
     prefix_map,
     quote_flag,
     refuse_unmappable,
-    RocmPaths,
 )
 from toolkit.env.host import HostFacts
 

@@ -12,7 +12,6 @@ Values may hold placeholders filled at execution time, after the SDK is installe
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -49,8 +48,9 @@ class RocmPaths:
 # pasted into the command lines make and ninja run through /bin/sh). Each character is
 # written on its own: safe ones (and printable non-ASCII) bare, other printable ASCII after a
 # backslash, the rest (controls, non-ASCII spaces, "#") in single quotes, since sh drops a
-# backslash-newline and make a backslash before "#". So a plain word stays as it is, and a path inside a flag is written the
-# same whatever surrounds it (the manifest's identity replaces it by a token).
+# backslash-newline and make a backslash before "#". So a plain word stays as it is, and a
+# path inside a flag is written the same whatever surrounds it (the manifest's identity
+# replaces it by a token).
 _BARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-")
 # What no quoting carries: clang reads -ffile-prefix-map=OLD=NEW up to the first "=" (gcc
 # up to the last), and the makefiles and ninja files CMake writes hold one command a line.
