@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.core.errors import EnvironmentProblem, StepFailed
-from toolkit.core.files import write_atomic
+from toolkit.core.files import refuse_special, write_atomic
 from toolkit.core.proc import run as run_proc
 from toolkit.core.urls import mask
 from toolkit.data.matrix import Build, Matrix
@@ -61,6 +61,7 @@ def compile_lock(
     compile_bin = _tools_env(layout, interpreter, build.python)
     out_dir = layout.locks()
     out_dir.mkdir(parents=True, exist_ok=True)
+    refuse_special(out_dir / name, "lock file")  # before pip-compile runs, not after
     digest = inputs_hash(build, sources)
     env = dict(os.environ if environ is None else environ)
     if sources.family:
