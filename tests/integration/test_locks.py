@@ -61,3 +61,16 @@ def test_lock_write_use_and_stale(sandbox: dict[str, str]) -> None:  # noqa: F81
     ok2 = toolkit("provision", "sample-1.0.0-cp312-rocm7.0", "--workdir", str(work),
                   "--gfx", "gfx90a", "--no-lock", env=sandbox)
     assert ok2.returncode == 0, ok2.stderr
+
+    # a symlink where the lock goes is refused in one line before pip-compile runs; its
+    # target is never written (issue 29: outputs are never written through a symlink)
+    precious = work / "precious.txt"
+    precious.write_text("keep me\n")
+    lock.unlink()
+    lock.symlink_to(precious)
+    linked = nox(sandbox, "-s", "lock-3.12-rocm7.0", "--", "--workdir", str(work))
+    out = linked.stdout + linked.stderr
+    assert linked.returncode != 0 and "(exit 2)" in out, out  # nox itself exits 1
+    assert f"lock file {lock}: a symlink, not written through" in out
+    assert "Traceback" not in out
+    assert precious.read_text() == "keep me\n" and lock.is_symlink()

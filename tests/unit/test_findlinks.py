@@ -240,7 +240,7 @@ def test_missing_or_unusable_folder_is_one_usage_error(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="not a folder"):
         make_index(tmp_path / "file")
     (tmp_path / "d" / "index.html").mkdir(parents=True)
-    with pytest.raises(UsageError, match="cannot write"):
+    with pytest.raises(UsageError, match="index.html: a folder, not written through"):
         make_index(tmp_path / "d")
     assert [p.name for p in (tmp_path / "d").iterdir()] == ["index.html"], "no temp file left"
 

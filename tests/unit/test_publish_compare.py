@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import shlex
 import zipfile
 from pathlib import Path
 
@@ -129,8 +130,12 @@ def test_an_interpreters_rpath_never_reaches_the_link_command() -> None:
     pyenv = ("gcc -shared -L/root/.pyenv/versions/3.11.7/lib "
              "-Wl,-rpath,/root/.pyenv/versions/3.11.7/lib -Wl,-rpath=/opt/x/lib -Wl,-R/y "
              "-Wl,-rpath,$ORIGIN")
-    assert _strip_rpath(pyenv, "gcc -shared") == (
-        "gcc -shared -L/root/.pyenv/versions/3.11.7/lib '-Wl,-rpath,$ORIGIN'")
+    # read back as setuptools reads LDSHARED (split_quoted), "$ORIGIN" kept literal for sh
+    from setuptools._distutils.util import split_quoted
+
+    kept = ["gcc", "-shared", "-L/root/.pyenv/versions/3.11.7/lib", "-Wl,-rpath,$ORIGIN"]
+    assert split_quoted(_strip_rpath(pyenv, "gcc -shared")) == kept
+    assert shlex.split(_strip_rpath(pyenv, "gcc -shared")) == kept
     assert _strip_rpath("", "g++ -shared") == "g++ -shared"
 
 

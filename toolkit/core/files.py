@@ -177,31 +177,45 @@ def usable_folder(path: str | os.PathLike[str], what: str) -> Path:
     return p
 
 
-def write_atomic(path: str | os.PathLike[str], text: str, what: str) -> Path:
-    """Write ``text`` to ``path`` whole or not at all (a temporary file beside it, then
-    ``os.replace``). A symlink, or anything there that is not a regular file (a FIFO, a
-    folder), is never written through: a one-line ``UsageError`` naming it and what it is."""
+def refuse_special(path: str | os.PathLike[str], what: str,
+                   verb: str = "written") -> os.stat_result | None:
+    """The ``lstat`` of what is at ``path`` (None: nothing), when it is a regular file; a
+    symlink or anything else (a FIFO, a folder, a device) is a one-line ``UsageError`` naming
+    it and what it is: an output is never written, nor a lock opened, through it."""
+    shown = escape(os.fspath(path))
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{what} {shown}: cannot be {verb} ({_cause(exc)})") from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a symlink" if stat.S_ISLNK(st.st_mode) else file_kind(st.st_mode)
+        raise UsageError(f"{what} {shown}: {kind}, not {verb} through; valid: a regular "
+                         "file or a new name")
+    return st
+
+
+def write_atomic(path: str | os.PathLike[str], data: str | bytes, what: str) -> Path:
+    """Write ``data`` (text as UTF-8) to ``path`` whole or not at all: a new temporary file
+    beside it (``O_EXCL``: never an existing name), synced, then ``os.replace``; a failure
+    at any point leaves the earlier file as it was and no temporary file. A symlink, or
+    anything there that is not a regular file (a FIFO, a folder), is never written through:
+    a one-line ``UsageError`` naming it and what it is. The file keeps the earlier one's
+    permissions (a new one: 0644)."""
     target = Path(path)
     shown = escape(os.fspath(target))
-    try:
-        st = os.lstat(target)
-    except FileNotFoundError:
-        st = None
-    except OSError as exc:
-        raise UsageError(f"{what} {shown}: cannot be written ({_cause(exc)})") from None
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        kind = "a symlink" if stat.S_ISLNK(st.st_mode) else file_kind(st.st_mode)
-        raise UsageError(f"{what} {shown}: {kind}, not written through; valid: a regular "
-                         "file or a new name")
+    st = refuse_special(target, what)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
                                    dir=target.parent if str(target.parent) else ".")
     except OSError as exc:
         raise UsageError(f"{what} {shown}: cannot be written ({_cause(exc)})") from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
             fh.flush()
+            os.fchmod(fh.fileno(), stat.S_IMODE(st.st_mode) if st else 0o644)
             os.fsync(fh.fileno())
         os.replace(tmp, target)
     except BaseException as exc:

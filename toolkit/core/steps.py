@@ -39,7 +39,8 @@ PLACEHOLDER_HELP = {
     "{LDSHARED}": "the env interpreter's LDSHARED minus absolute -Wl,-rpath flags (build-wheel)",
     "{LDCXXSHARED}": "the env interpreter's LDCXXSHARED minus absolute -Wl,-rpath flags "
                      "(build-wheel)",
-    "{PYTHON_PREFIX_MAP}": "-ffile-prefix-map=<the interpreter's prefix>=/python (build-wheel)",
+    "{PYTHON_PREFIX_MAP}": "-ffile-prefix-map=<the interpreter's prefix>=/python, quoted for "
+                           "setuptools, hipcc and CMake (build-wheel)",
     "{TOOLS_PATH}": "the folders of the interpreter and uv (learned by check-env)",
     "{INTERPRETER}": "the Python interpreter found for the build (learned by check-env)",
     "{<NAME>_LIB_DIR}": "the folder holding lib<name>.so (learned by a ProvideLibrary step)",

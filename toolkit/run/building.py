@@ -21,6 +21,7 @@ from toolkit.core.errors import StepFailed, ToolkitError
 from toolkit.core.files import hash_tree, read_bytes
 from toolkit.core.proc import run as run_proc
 from toolkit.core.steps import BuildWheel, NameWheel, Publish, Step
+from toolkit.env.buildenv import flag_path_problem, prefix_map, quote_flag
 from toolkit.run.context import (
     CommandStepFailed,
     Run,
@@ -64,7 +65,7 @@ def build_key(step: Step, action: BuildWheel, run: Run) -> str:
 
 def _strip_rpath(value: str, default: str) -> str:
     kept = [w for w in shlex.split(value) if not _RPATH_FLAG.match(w)]
-    return " ".join(shlex.quote(w) for w in kept) or default
+    return " ".join(quote_flag(w) for w in kept) or default
 
 
 _PROBE = ("import json, os, sys, sysconfig; v = sysconfig.get_config_var; "
@@ -89,12 +90,12 @@ def interpreter_values(python: str) -> dict[str, str]:
     return {
         "LDSHARED": _strip_rpath(ldshared, "gcc -shared"),
         "LDCXXSHARED": _strip_rpath(ldcxxshared, "g++ -shared"),
-        # no quoting: hipcc splits HIPCC_COMPILE_FLAGS_APPEND on spaces (such prefixes are
-        # left out; their paths may then reach debug info)
-        "PYTHON_PREFIX_MAP": " ".join(f"-ffile-prefix-map={p}=/python"
+        # quoted for setuptools, hipcc and CMake alike (a prefix no flag can carry is left
+        # out: its path may then reach debug info)
+        "PYTHON_PREFIX_MAP": " ".join(prefix_map(p, "/python")
                                       for p in sorted(prefixes, key=len, reverse=True)
-                                      if p.startswith("/") and p != "/" and not any(
-                                          c.isspace() for c in p)),
+                                      if p.startswith("/") and p != "/"
+                                      and not flag_path_problem(p)),
     }
 
 

@@ -13,6 +13,7 @@ The step's output is read back from the build log, from where the step began
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +45,11 @@ def step_output(log: Path, start: int, limit: int = READ_LIMIT) -> list[str]:
 def _prefixes(run: Run) -> list[str]:
     """The prefixes of the build's interpreter (its venv, its base install), learned by
     build-wheel: compilers and setuptools print them (``-I`` flags, headers)."""
-    learned = run.values.get("PYTHON_PREFIX_MAP", "")
-    return sorted((m.split("=", 1)[1].rsplit("=/python", 1)[0] for m in learned.split()
+    try:  # quoted as POSIX sh reads it (env.buildenv.quote_flag)
+        learned = shlex.split(run.values.get("PYTHON_PREFIX_MAP", ""))
+    except ValueError:
+        return []
+    return sorted((m.split("=", 1)[1].rsplit("=/python", 1)[0] for m in learned
                    if m.startswith("-ffile-prefix-map=")), key=len, reverse=True)
 
 

@@ -38,7 +38,6 @@ import html
 import os
 import re
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
@@ -48,7 +47,7 @@ from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel
 from packaging.version import InvalidVersion, Version
 
 from toolkit.core.errors import UsageError
-from toolkit.core.files import sha256_file
+from toolkit.core.files import sha256_file, write_atomic
 from toolkit.core.text import escape
 from toolkit.inspect.readers.wheelzip import WheelZip
 
@@ -302,19 +301,8 @@ def write_index(folder: str | os.PathLike[str], data: bytes) -> tuple[Path, bool
                 return index, False
         except OSError:
             pass  # unreadable: replace it
-    tmp = ""
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{INDEX_NAME}.", suffix=".tmp", dir=root)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, index)
-    except OSError as err:
-        if tmp:
-            Path(tmp).unlink(missing_ok=True)
-        raise UsageError(f"cannot write {shown(str(index))}: {err.strerror or err}") from None
+    # replaced whole; a symlink, a FIFO or a folder there is refused, never written through
+    write_atomic(index, data, "index page")
     return index, True
 
 

@@ -32,6 +32,7 @@ from urllib.parse import urlsplit
 from toolkit.core.steps import CheckEnv, CreateEnv, UseSystemRocm
 from toolkit.core.urls import mask
 from toolkit.data.matrix import Build
+from toolkit.env.buildenv import quote_flag
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Plan, options_json
 
@@ -77,11 +78,16 @@ def _token(role: str) -> str:
 def tokenize(text: str, paths: Mapping[str, str]) -> str:
     """``text`` with each host path (``paths``: role -> path; longest first, whole path
     components only) written as its role's token."""
-    by_path = {path: _token(role) for role, path in paths.items()
-               if isinstance(path, str) and path not in ("", "/")}
-    for path in sorted(by_path, key=len, reverse=True):
-        token = by_path[path]
-        escaped = json.dumps(path)[1:-1]
+    # each path as written: itself, inside a quoted compiler flag (env.buildenv.quote_flag),
+    # and each of those inside a JSON string (non-ASCII and backslashes escaped)
+    by_form: dict[str, str] = {}
+    for role, path in paths.items():
+        if isinstance(path, str) and path not in ("", "/"):
+            for form in (path, quote_flag(path)):
+                by_form[form] = _token(role)
+                by_form[json.dumps(form)[1:-1]] = _token(role)
+    for escaped in sorted(by_form, key=len, reverse=True):
+        token = by_form[escaped]
         out: list[str] = []
         rest = text
         while True:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.core.errors import EnvironmentProblem, StepFailed
+from toolkit.core.files import refuse_special, write_atomic
 from toolkit.core.proc import run as run_proc
 from toolkit.core.urls import mask
 from toolkit.data.matrix import Build, Matrix
@@ -60,6 +61,7 @@ def compile_lock(
     compile_bin = _tools_env(layout, interpreter, build.python)
     out_dir = layout.locks()
     out_dir.mkdir(parents=True, exist_ok=True)
+    refuse_special(out_dir / name, "lock file")  # before pip-compile runs, not after
     digest = inputs_hash(build, sources)
     env = dict(os.environ if environ is None else environ)
     if sources.family:
@@ -82,12 +84,8 @@ def compile_lock(
                              f"{mask(lines[-1] if lines else 'no output')}")
         body = out.read_text(encoding="utf-8").replace(tmp, ".")
         text = mask(header(build, sources, name, digest) + body)
-        final = out_dir / name
-        fd, tmp_out = tempfile.mkstemp(prefix=f".{name}.", dir=out_dir)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp_out, final)
-    return final
+        # replaced whole (never written through a symlink or into a FIFO)
+        return write_atomic(out_dir / name, text, "lock file")
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ lock when its holder dies, so an interrupted run never blocks the next one.
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import os
 import socket
@@ -20,7 +19,7 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from toolkit.core.errors import Busy, ToolkitError, UsageError, describe_os_error
-from toolkit.core.files import read_bytes
+from toolkit.core.files import read_bytes, refuse_special, write_atomic
 
 
 def _holder(path: Path) -> str:
@@ -40,8 +39,9 @@ def hold(path: Path, what: str, *, wait: float = 0.0,
     lock = FileLock(str(path))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        if path.is_dir():
-            raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
+        # never opened through a symlink (an older filelock opens with O_TRUNC and follows
+        # it), nor a FIFO or a folder (filelock >= 4 also opens with O_NOFOLLOW)
+        refuse_special(path, f"the lock of {what}", "opened")
         lock.acquire(timeout=0)
     except Timeout:  # held by another run (a TimeoutError, so before OSError)
         if wait <= 0:
@@ -59,10 +59,8 @@ def hold(path: Path, what: str, *, wait: float = 0.0,
                          hint="remove what is in the way, or use another --workdir") from None
     note = path.with_suffix(".holder")
     try:
-        tmp = note.with_name(note.name + f".{os.getpid()}")
-        tmp.write_text(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
-                                   "what": what, "since": time.time()}), encoding="utf-8")
-        os.replace(tmp, note)
+        write_atomic(note, json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                                       "what": what, "since": time.time()}), "lock holder note")
         yield
     finally:
         lock.release()

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.core.errors import UsageError
 from toolkit.core.files import missing as no_file
-from toolkit.core.files import read_bytes, sha256_file
+from toolkit.core.files import read_bytes, sha256_file, write_atomic
 from toolkit.core.proc import CommandFailed
 from toolkit.core.proc import run as run_command
 from toolkit.core.text import escape
@@ -196,12 +196,9 @@ def recipe_facts(build: Build, targets: Sequence[str] = (),
 
 
 def write(path: Path, data: dict[str, Any]) -> Path:
-    """Write atomically, credentials masked."""
+    """Write atomically (never through a symlink), credentials masked."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(mask(json.dumps(data, indent=2)) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    return write_atomic(path, mask(json.dumps(data, indent=2)) + "\n", "manifest")
 
 
 def record_known_failure(path: Path, verdict: dict[str, Any]) -> Path:

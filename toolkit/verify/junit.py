@@ -12,7 +12,6 @@ writes a session's builds as JUnit, one case per build, in the same terms.
 
 from __future__ import annotations
 
-import os
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.core.errors import UsageError
+from toolkit.core.files import write_atomic
 from toolkit.core.text import escape
 
 PASSED, FAILED, ERROR, SKIPPED = "passed", "failed", "error", "skipped"
@@ -162,12 +162,11 @@ def write_builds(path: str | Path, outcomes: Sequence[Any], verdicts: Mapping[st
     root = ET.Element("testsuites")
     root.append(suite)
     target = Path(path)
-    tmp = target.with_name(f".{target.name}.tmp")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        ET.ElementTree(root).write(tmp, encoding="utf-8", xml_declaration=True)
-        os.replace(tmp, target)
     except OSError as exc:
         raise UsageError(f"{target}: cannot write the JUnit XML there ({exc.strerror or exc})") \
             from None
-    return target
+    # replaced whole (never written through a symlink or into a FIFO)
+    return write_atomic(target, ET.tostring(root, encoding="utf-8", xml_declaration=True),
+                        "JUnit XML")

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from toolkit.core.errors import CheckFailed, EnvironmentProblem, UsageError
+from toolkit.core.files import write_atomic
 from toolkit.core.proc import CommandFailed, Result
 from toolkit.core.proc import run as run_command
 from toolkit.core.proc import stream as stream_command
@@ -255,7 +256,7 @@ def _is_tty(out: TextIO | None) -> bool:
 def _keep_junit(report: Path, junit: Path) -> Path:
     try:
         junit.parent.mkdir(parents=True, exist_ok=True)
-        junit.write_bytes(report.read_bytes())
+        write_atomic(junit, report.read_bytes(), "JUnit XML")
     except OSError as exc:
         raise UsageError(f"{junit}: cannot write the JUnit XML there ({exc.strerror or exc})") \
             from None
