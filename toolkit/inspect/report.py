@@ -8,8 +8,10 @@ from typing import Any, Literal
 Severity = Literal["error", "warning", "info"]
 # The JSON contract (``toolkit/inspect/check.schema.json``). 2: first versioned output; adds
 # schema_version, failed_checks, policy_library, requires_dist, findings' symbols, and
-# restores the libraries' max_versions next to max_symbol_versions.
-SCHEMA_VERSION = 2
+# restores the libraries' max_versions next to max_symbol_versions. 3: a check that cannot run
+# (bad input) prints an error document, {"schema_version", "ok": false, "error": {"message",
+# "exit_code"}}, in place of the report (toolkit.cli.commands.check.error_document).
+SCHEMA_VERSION = 3
 
 
 @dataclass(frozen=True)
