@@ -78,7 +78,7 @@ def error_document(command: str | None, message: str, exit_code: int) -> dict[st
     is in its published schema (versioned); any other command's is ``{"ok": false, "error":
     {"message", "exit_code"}}``."""
     if command == "check":
-        from toolkit.cli.commands.check import error_document as check_error
+        from toolkit.inspect.report import error_document as check_error
 
         return check_error(message, exit_code)
     return {"ok": False, "error": {"message": message, "exit_code": exit_code}}

@@ -178,15 +178,6 @@ def run(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
-def error_document(message: str, exit_code: int) -> dict[str, Any]:
-    """What ``check --json`` prints when the check cannot run: the error document of
-    ``toolkit/inspect/check.schema.json`` (the one line stderr shows, and the exit code)."""
-    from toolkit.inspect.report import SCHEMA_VERSION
-
-    return {"schema_version": SCHEMA_VERSION, "ok": False,
-            "error": {"message": message, "exit_code": exit_code}}
-
-
 LIST = 6  # names shown in a list before "and N more"
 ROWS = 25  # library rows shown without --verbose
 PREFIXES = ("GLIBC", "GLIBCXX", "CXXABI", "GCC")
