@@ -52,7 +52,7 @@ def _wheel() -> WheelResult:
 def test_a_full_report_is_valid_against_the_published_schema() -> None:
     doc = Report([_wheel(), WheelResult("dist/empty.whl")]).to_json()
     _validate(doc)
-    assert doc["schema_version"] == 2 and doc["ok"] is False
+    assert doc["schema_version"] == 3 and doc["ok"] is False
     w = doc["wheels"][0]
     # errors per check, most first, then by name
     assert list(w["failed_checks"].items()) == [("missing-library", 2), ("gpu-targets", 1)]
@@ -70,7 +70,7 @@ def test_a_full_report_is_valid_against_the_published_schema() -> None:
 def test_a_finding_names_its_library_in_libraries_unless_it_lists_several() -> None:
     one, general, several, warning, _ = (f.to_json() for f in _wheel().findings)
     for f in (one, general, several, warning):
-        _validate({"schema_version": 2, "ok": True, "wheels": [
+        _validate({"schema_version": 3, "ok": True, "wheels": [
             {**WheelResult("w").to_json(), "findings": [f]}]})
     assert one == {"check": "missing-library", "severity": "error", "library": "demo/_gpu.so",
                    "message": "libamdhip64.so.6 is not found", "cause": "not found",
@@ -85,7 +85,7 @@ def test_the_schema_rejects_a_finding_without_any_of_its_keys(key: str) -> None:
     f = Finding("record", "error", None, "m").to_json()
     del f[key]
     with pytest.raises(jsonschema.ValidationError):
-        _validate({"schema_version": 2, "ok": False, "wheels": [
+        _validate({"schema_version": 3, "ok": False, "wheels": [
             {**WheelResult("w").to_json(), "findings": [f]}]})
 
 

@@ -21,7 +21,7 @@ from toolkit.inspect.readers.members import load_file
 from toolkit.inspect.readers.resolver import Lib
 from toolkit.inspect.rules.symbols import (
     _candidates,
-    interpreter_provided,
+    glibc_provided,
     unversioned_library,
     version_need_findings,
 )
@@ -68,11 +68,21 @@ def _module(defined: frozenset[bytes]) -> ElfInfo:
 def test_an_extension_module_takes_unversioned_glibc_names_from_the_interpreter() -> None:
     undefined: list[tuple[bytes, str | None]] = [(b"cos", None), (b"malloc", None), (b"cos", "GLIBC_2.2.5"),
                                                  (b"my_func", None), (b"dlopen", None)]
-    rest, provided = interpreter_provided(_module(frozenset({b"PyInit_demo"})), undefined)
+    # judged for glibc 2.28 and later: before 2.34 dlopen is libdl.so.2's (glibc 2.33's
+    # libdl.abilist: GLIBC_2.2.5 dlopen F), which the interpreter links there
+    rest, provided = glibc_provided(_module(frozenset({b"PyInit_demo"})), undefined, (), (2, 28))
     assert rest == [(b"cos", "GLIBC_2.2.5"), (b"my_func", None)]  # versioned or not glibc's
-    assert provided == {"libm.so.6": ["cos"], "libc.so.6": ["malloc", "dlopen"]}
-    # a plain library is loaded by whatever loads it: nothing is provided
-    assert interpreter_provided(_module(frozenset({b"demo_init"})), undefined) == (undefined, {})
+    assert provided == {"libm.so.6": ["cos"], "libc.so.6": ["malloc"], "libdl.so.2": ["dlopen"]}
+    # for glibc 2.34 and later dlopen is libc's (readelf --dyn-syms libc.so.6: dlopen@@GLIBC_2.34)
+    assert glibc_provided(_module(frozenset({b"PyInit_demo"})), undefined, (), (2, 34))[1] == {
+        "libm.so.6": ["cos"], "libc.so.6": ["malloc", "dlopen"]}
+    # a plain library is loaded by whatever loads it: only libc is in every process
+    plain = _module(frozenset({b"demo_init"}))
+    assert glibc_provided(plain, undefined, (), (2, 28)) == (
+        [(b"cos", None), (b"cos", "GLIBC_2.2.5"), (b"my_func", None), (b"dlopen", None)], {})
+    # what the library's load tree links provides, with no note
+    assert glibc_provided(plain, undefined, ("libm.so.6", "libdl.so.2"), (2, 28)) == (
+        [(b"cos", "GLIBC_2.2.5"), (b"my_func", None)], {})
 
 
 @pytest.mark.parametrize(("name", "unversioned"), [

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import sys
 from collections.abc import Mapping, Sequence
 from typing import NoReturn
@@ -41,11 +42,13 @@ class Parser(argparse.ArgumentParser):
     """argparse, with a bad argument named on one clean line (its value escaped)."""
 
     commands: Mapping[str, argparse.ArgumentParser]  # the subcommands' parsers, by name
+    refused: str | None = None  # the last line error() printed (for a --json error document)
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         if not self.exit_on_error:  # a nox session's parser: its front end says it, exit 2
             raise argparse.ArgumentError(None, f"{self.prog}: {message}")
+        Parser.refused = f"{self.prog}: {escape(mask(message), 1000)}"
         self.exit(2, f"{self.prog}: error: {escape(mask(message), 1000)}\n")
 
 
@@ -70,14 +73,47 @@ def build_parser(only: str | None = None) -> Parser:
     return parser
 
 
+def error_document(command: str | None, message: str, exit_code: int) -> dict[str, object]:
+    """The JSON a ``--json`` run prints on stdout when it fails before its output: ``check``'s
+    is in its published schema (versioned); any other command's is ``{"ok": false, "error":
+    {"message", "exit_code"}}``."""
+    if command == "check":
+        from toolkit.inspect.report import error_document as check_error
+
+        return check_error(message, exit_code)
+    return {"ok": False, "error": {"message": message, "exit_code": exit_code}}
+
+
+def fail(args: argparse.Namespace, message: str, exit_code: int) -> int:
+    """One ``error:`` line on stderr; with ``--json`` also the error document on stdout."""
+    print(f"error: {message}", file=sys.stderr)
+    if getattr(args, "json", False) is True:
+        doc = error_document(getattr(args, "command", None), message, exit_code)
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+    return exit_code
+
+
+def _wants_json(parser: Parser, argv: Sequence[str]) -> bool:
+    """Was ``--json`` given to a subcommand that has it (before any ``--``)?"""
+    sub = parser.commands.get(argv[0]) if argv else None
+    head = argv[1: argv.index("--")] if "--" in argv else argv[1:]
+    return sub is not None and "--json" in sub._option_string_actions and "--json" in head
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     known = {command_name(m) for m in SUBCOMMAND_MODULES}
     parser = build_parser(argv[0] if argv and argv[0] in known else None)
-    args, extra = parser.parse_known_args(argv)
-    if extra:  # named by the subcommand's parser, with its usage, not the top level's
-        chosen = parser.commands.get(getattr(args, "command", None) or "", parser)
-        chosen.error(f"unrecognized arguments: {' '.join(extra)}")
+    try:
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # named by the subcommand's parser, with its usage, not the top level's
+            chosen = parser.commands.get(getattr(args, "command", None) or "", parser)
+            chosen.error(f"unrecognized arguments: {' '.join(extra)}")
+    except SystemExit as stop:  # a bad argument: with --json, the error document too
+        if stop.code == 2 and Parser.refused and _wants_json(parser, argv):
+            doc = error_document(argv[0], Parser.refused, 2)
+            sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+        raise
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
@@ -88,11 +124,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Finished as done:  # the body has shown why (its table): its exit code only
         return done.code
     except ToolkitError as err:
-        print(f"error: {clean(mask(str(err)))}", file=sys.stderr)
-        return err.exit_code
+        return fail(args, clean(mask(str(err))), err.exit_code)
     except OSError as err:  # a fault no step turned into a ToolkitError: one line, no traceback
-        print(f"error: {describe_os_error(err)}", file=sys.stderr)
-        return 5 if getattr(args, "command", None) in BUILDING else 2
+        return fail(args, describe_os_error(err), 5 if getattr(args, "command", None) in BUILDING else 2)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -23,8 +23,16 @@ from toolkit.core.gfx import TargetId
 from toolkit.inspect.inputs import Input, collect_dir, collect_wheel, open_input
 from toolkit.inspect.readers.elf import ET_REL, ElfInfo
 from toolkit.inspect.readers.members import load_file as load_file
-from toolkit.inspect.readers.policy import LOADERS, Policy, assumed_libraries, get_policy, load_policies
-from toolkit.inspect.readers.resolver import Resolver, host_system_dirs, with_libraries
+from toolkit.inspect.readers.policy import (
+    ARCH_OF_MACHINE,
+    LOADERS,
+    Policy,
+    assumed_libraries,
+    get_policy,
+    glibc_floor,
+    load_policies,
+)
+from toolkit.inspect.readers.resolver import Lib, Resolver, host_system_dirs, with_libraries
 from toolkit.inspect.readers.wheelzip import Budget, WheelZip
 from toolkit.inspect.report import SCHEMA_VERSION, Finding, LibraryResult, Report, WheelResult
 from toolkit.inspect.rules import gpu, hygiene, machine, manylinux, needed, symbols
@@ -82,7 +90,7 @@ def check_paths(
             else:
                 collect_dir(inp)
             cands[inp.path] = symbols.compact_defined(inp.libs, required_symbols)
-            pending += _check_libraries(inp, resolver, targets, allow_bundled)
+            pending += _check_libraries(inp, resolver, targets, allow_bundled, req_policy)
     finally:
         for inp in inputs:
             inp.close()
@@ -120,7 +128,8 @@ def _content_key(inp: Input, wz: WheelZip) -> str | None:
 
 
 def _check_libraries(
-    inp: Input, resolver: Resolver, targets: Sequence[TargetId], allow: Sequence[str]
+    inp: Input, resolver: Resolver, targets: Sequence[TargetId], allow: Sequence[str],
+    required: Policy | None = None,
 ) -> list[Unresolved]:
     """Per library: readability, policy data, hygiene, GPU code, the DT_NEEDED closure and
     symbol versions; returns the undefined symbols still to be demangled and reported."""
@@ -130,6 +139,7 @@ def _check_libraries(
     code_objects: list[str] = []
     hosts: list[tuple[str, ElfInfo]] = []
     f = res.findings
+    claim = required if required is not None else manylinux.claimed_policy(res.tags)[0]
     for lib in inp.libs:
         if lib.info is None:
             res.libraries.append(LibraryResult(lib.path, "unreadable"))
@@ -169,12 +179,9 @@ def _check_libraries(
         f.extend(version_findings)
         if missing:
             continue
-        judged_elsewhere = {v for file, vs in info.version_needs.items() if file not in by_name for v in vs}
-        undefined = symbols.undefined_symbols(info, order[1:], bad_versions | judged_elsewhere)
-        if any(symbols.unversioned_library(n) for n in assumed):  # names cannot be attributed
-            undefined = [(n, v) for n, v in undefined if v is not None]
-        undefined, provided = symbols.interpreter_provided(info, undefined)
-        f.extend(_interpreter_notes(lib.path, provided, info))
+        floor = glibc_floor(claim if claim is not None else _own_policy(lr.policy, info))
+        undefined, notes = _undefined(lib.path, info, order, by_name, assumed, bad_versions, floor)
+        f.extend(notes)
         loads = [*info.needed, *(d.path for d in order[1:])]
         vfiles = {v: file for file, vs in info.version_needs.items() for v in vs}
         out.append(Unresolved(res, lib, lr, undefined, loads, vfiles))
@@ -191,6 +198,26 @@ def _check_libraries(
     if inp.wheel is not None:
         f.extend(redundant_variant(res))
     return out
+
+
+def _own_policy(name: str | None, info: ElfInfo) -> Policy | None:
+    arch = ARCH_OF_MACHINE.get(info.machine)
+    return get_policy(name, arch) if name and arch else None
+
+
+def _undefined(
+    path: str, info: ElfInfo, order: list[Lib], by_name: dict[str, Lib], assumed: list[str],
+    bad_versions: set[str], floor: tuple[int, ...],
+) -> tuple[list[tuple[bytes, str | None]], list[Finding]]:
+    """Undefined symbols no library of the load tree defines (those of the glibc libraries
+    assumed present, for every glibc from ``floor`` on, included), and the notes on those
+    the interpreter provides."""
+    judged_elsewhere = {v for file, vs in info.version_needs.items() if file not in by_name for v in vs}
+    undefined = symbols.undefined_symbols(info, order[1:], bad_versions | judged_elsewhere)
+    if any(symbols.unversioned_library(n) for n in assumed):  # names cannot be attributed
+        undefined = [(n, v) for n, v in undefined if v is not None]
+    undefined, provided = symbols.glibc_provided(info, undefined, assumed, floor)
+    return undefined, _interpreter_notes(path, provided, info)
 
 
 def _interpreter_notes(path: str, provided: dict[str, list[str]], info: ElfInfo) -> list[Finding]:

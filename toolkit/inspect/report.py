@@ -8,8 +8,10 @@ from typing import Any, Literal
 Severity = Literal["error", "warning", "info"]
 # The JSON contract (``toolkit/inspect/check.schema.json``). 2: first versioned output; adds
 # schema_version, failed_checks, policy_library, requires_dist, findings' symbols, and
-# restores the libraries' max_versions next to max_symbol_versions.
-SCHEMA_VERSION = 2
+# restores the libraries' max_versions next to max_symbol_versions. 3: a check that cannot run
+# (bad input) prints an error document, {"schema_version", "ok": false, "error": {"message",
+# "exit_code"}}, in place of the report (:func:`error_document`).
+SCHEMA_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -158,3 +160,10 @@ class Report:
     def to_json(self) -> dict[str, Any]:
         return {"schema_version": self.schema_version, "ok": self.ok,
                 "wheels": [w.to_json() for w in self.wheels]}
+
+
+def error_document(message: str, exit_code: int) -> dict[str, Any]:
+    """What ``check --json`` prints when the check cannot run: the error document of
+    ``check.schema.json`` (the one line stderr shows, and the exit code)."""
+    return {"schema_version": SCHEMA_VERSION, "ok": False,
+            "error": {"message": message, "exit_code": exit_code}}

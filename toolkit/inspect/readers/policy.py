@@ -250,7 +250,6 @@ def _runtime_maxima(minor: int) -> dict[str, tuple[int, ...]] | None:
     return None if found is None else {k: _num(v) for k, v in found.items()}
 
 
-
 def policy_for_tag(platform: str) -> Policy | None:
     """The policy a platform tag claims (``manylinux_2_28_x86_64``), None if it claims none;
     ``UsageError`` for a manylinux tag that cannot be judged."""
@@ -274,6 +273,16 @@ def assumed_libraries(policy: Policy | None, arch: str = "x86_64") -> frozenset[
         newest = [p for p in load_policies(arch) if p.libraries]
         return LOADERS | (newest[-1].libraries if newest else frozenset())
     return LOADERS | policy.libraries
+
+
+def glibc_floor(policy: Policy | None, arch: str = "x86_64") -> tuple[int, ...]:
+    """The oldest glibc ``policy`` admits (its newest GLIBC node: 2.28 for manylinux_2_28);
+    ``None`` or ``linux`` (no policy holds): the newest glibc of any policy."""
+    top = policy.highest("GLIBC") if policy is not None else None
+    if top is None:
+        tops = [h for p in load_policies(arch) if (h := p.highest("GLIBC"))]
+        top = max(tops, key=_num) if tops else "2.5"
+    return _num(top)
 
 
 def best_policy(versions: Iterable[str], arch: str = "x86_64") -> Policy:

@@ -9,11 +9,10 @@ in one batch (:func:`demangle_all`), so findings about undefined symbols wait in
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
-from importlib import resources
 
+from toolkit.inspect.readers import glibc
 from toolkit.inspect.readers.demangle import demangle_many, source_name_fragment
 from toolkit.inspect.readers.elf import ElfInfo
 from toolkit.inspect.readers.policy import max_versions
@@ -24,20 +23,9 @@ INTERPRETER_PREFIXES = (b"Py", b"_Py")  # defined by the Python interpreter load
 EXAMPLES = 5  # undefined symbols shown per group without --verbose
 
 
-@cache
-def glibc_symbols() -> dict[bytes, str]:
-    """Names glibc's libc/libm/libpthread/libdl/libutil export -> the library (shipped data)."""
-    text = resources.files("toolkit.inspect").joinpath("glibc-symbols.txt").read_text("utf-8")
-    out = {}
-    for line in text.splitlines():
-        if line and not line.startswith("#"):
-            name, _, lib = line.partition(" ")
-            out[name.encode()] = lib
-    return out
-
-
 # Libraries the policies allow whose exports all carry version nodes (glibc's, the GCC
-# runtime's): an unversioned reference is never theirs. The others of auditwheel's lists (libGL,
+# runtime's): an unversioned reference binds to a default version, so only a list can say
+# whose it is (glibc's: readers/glibc.py). The others of auditwheel's lists (libGL,
 # libX11 ..., glib, libexpat, and zlib: its zlib.map versions only the names added since 1.2.0,
 # so Debian's zlib1g 1.2.13 libz.so.1 exports 55 global names without a version, zlibVersion and
 # inflate among them, per readelf --dyn-syms) export unversioned names, which only their file
@@ -59,22 +47,25 @@ def is_extension_module(info: ElfInfo) -> bool:
     return any(n.startswith(b"PyInit_") for n in info.defined)
 
 
-def interpreter_provided(
-    info: ElfInfo, undefined: list[tuple[bytes, str | None]]
+def glibc_provided(
+    info: ElfInfo, undefined: list[tuple[bytes, str | None]], loaded: Collection[str],
+    floor: tuple[int, ...],
 ) -> tuple[list[tuple[bytes, str | None]], dict[str, list[str]]]:
-    """In an extension module, unversioned references to glibc names not linked explicitly
-    are provided by the interpreter process: (the rest, library -> names it provides)."""
-    if not is_extension_module(info):
-        return undefined, {}
-    known = glibc_symbols()
+    """Unversioned references that a glibc library of the load tree (``loaded``, and libc,
+    in every process) defines on every glibc from ``floor`` on resolve, as ld.so resolves
+    them; in an extension module so do those the interpreter's glibc libraries define:
+    (the rest, library -> names the interpreter provides without ``info`` loading it)."""
+    extension = is_extension_module(info)
+    scope = {*loaded, *(glibc.INTERPRETER if extension else glibc.EVERY_PROCESS)}
     rest: list[tuple[bytes, str | None]] = []
     provided: dict[str, list[str]] = {}
     for name, ver in undefined:
-        lib = known.get(name) if ver is None else None
-        if lib is None:
+        text = name.decode("utf-8", "replace") if ver is None else ""
+        libs = glibc.resolve(text, scope, floor, prefer=loaded) if text else None
+        if libs is None:
             rest.append((name, ver))
-        else:
-            provided.setdefault(lib, []).append(name.decode())
+        elif extension and (extra := [lib for lib in libs if lib not in loaded]):
+            provided.setdefault(extra[0], []).append(text)
     return rest, provided
 
 
