@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from packaging.utils import canonicalize_name
@@ -24,7 +24,7 @@ from toolkit.inspect.inputs import Input, collect_dir, collect_wheel, open_input
 from toolkit.inspect.readers.elf import ET_REL, ElfInfo
 from toolkit.inspect.readers.members import load_file as load_file
 from toolkit.inspect.readers.policy import LOADERS, Policy, assumed_libraries, get_policy, load_policies
-from toolkit.inspect.readers.resolver import Resolver, host_system_dirs, with_libraries
+from toolkit.inspect.readers.resolver import Lib, Resolver, host_system_dirs, with_libraries
 from toolkit.inspect.readers.wheelzip import Budget, WheelZip
 from toolkit.inspect.report import SCHEMA_VERSION, Finding, LibraryResult, Report, WheelResult
 from toolkit.inspect.rules import gpu, hygiene, machine, manylinux, needed, symbols
@@ -124,11 +124,12 @@ def _check_libraries(
 ) -> list[Unresolved]:
     """Per library: readability, policy data, hygiene, GPU code, the DT_NEEDED closure and
     symbol versions; returns the undefined symbols still to be demangled and reported."""
-    res, out = inp.result, []
+    res = inp.result
     own_files = {posixpath.basename(n) for n in inp.index}
     project = canonicalize_name(res.name) if res.name else ""
     code_objects: list[str] = []
     hosts: list[tuple[str, ElfInfo]] = []
+    loaded = _Loaded()
     f = res.findings
     for lib in inp.libs:
         if lib.info is None:
@@ -149,6 +150,7 @@ def _check_libraries(
         for prob in info.gpu_problems:
             f.append(Finding("gpu-code", "error", lib.path, f"{lib.path}: {prob}",
                              cause="GPU code present but unreadable"))
+        f.extend(gpu.mislabel_findings(lib.path, info.gpu_code))
         if info.is_gpu_code_object:
             code_objects.extend(info.gpu_targets)
             continue
@@ -159,25 +161,9 @@ def _check_libraries(
         if inp.wheel is not None:
             f.extend(hygiene.bundled_findings(lib.path, project, allow))
         f.extend(gpu.library_findings(lib.path, info.gpu_targets, targets))
-        if info.type == ET_REL or not info.has_sections:  # not loaded / nothing to resolve
-            continue
-        order, missing, by_name, assumed = resolver.closure(lib, inp.index)
-        lr.missing = [m for m, _ in missing]
-        inp.missing += [Missing(n, needer, lib.path, resolver.on_host(n, info)) for n, needer in missing]
-        inp.assumed[lib.path] = assumed
-        bad_versions, version_findings = symbols.version_need_findings(lib, info, by_name)
-        f.extend(version_findings)
-        if missing:
-            continue
-        judged_elsewhere = {v for file, vs in info.version_needs.items() if file not in by_name for v in vs}
-        undefined = symbols.undefined_symbols(info, order[1:], bad_versions | judged_elsewhere)
-        if any(symbols.unversioned_library(n) for n in assumed):  # names cannot be attributed
-            undefined = [(n, v) for n, v in undefined if v is not None]
-        undefined, provided = symbols.interpreter_provided(info, undefined)
-        f.extend(_interpreter_notes(lib.path, provided, info))
-        loads = [*info.needed, *(d.path for d in order[1:])]
-        vfiles = {v: file for file, vs in info.version_needs.items() for v in vs}
-        out.append(Unresolved(res, lib, lr, undefined, loads, vfiles))
+        if info.type != ET_REL and info.has_sections:  # else: not loaded / nothing to resolve
+            _resolve_library(inp, resolver, lib, lr, loaded)
+    f.extend(loaded.findings())
     arch = machine.tag_arch(res.tags)
     if arch is not None:
         f.extend(x for path, info in hosts if (x := machine.mismatch(path, info, *arch)))
@@ -186,11 +172,59 @@ def _check_libraries(
     f.extend(gpu.code_object_findings(code_objects, targets))
     what = "this wheel" if inp.wheel is not None else str(inp.path)
     f.extend(gpu.no_gpu_code_findings(targets, res.libraries, what))
+    f.extend(gpu.runtime_compile_findings(res.libraries))
     res.gpu = gpu.wheel_code(res.libraries)
     res.built_against = gpu.built_against(res.libraries, hygiene.ROCM_LIBS)
     if inp.wheel is not None:
         f.extend(redundant_variant(res))
-    return out
+    return loaded.pending
+
+
+@dataclass
+class _Loaded:
+    """What an input's libraries load, gathered while they are resolved: whether a library is
+    imported (a Python extension module, or loaded by one through the NEEDED graph) decides
+    how its load failures are worded, so their findings wait until every closure is known."""
+
+    imported: set[str] = field(default_factory=set)  # paths
+    versions: list[tuple[Lib, ElfInfo, dict[str, Lib]]] = field(default_factory=list)
+    pending: list[Unresolved] = field(default_factory=list)
+
+    def findings(self) -> list[Finding]:
+        out = []
+        for lib, info, by_name in self.versions:
+            out += symbols.version_need_findings(lib, info, by_name, imported=lib.path in self.imported)[1]
+        for p in self.pending:
+            p.imported = p.lib.path in self.imported
+        return out
+
+
+def _resolve_library(inp: Input, resolver: Resolver, lib: Lib, lr: LibraryResult, loaded: _Loaded) -> None:
+    """The DT_NEEDED closure of one host library, its symbol versions and undefined symbols."""
+    info = lib.info
+    assert info is not None
+    f = inp.result.findings
+    order, missing, by_name, assumed = resolver.closure(lib, inp.index)
+    if symbols.is_extension_module(info):
+        loaded.imported.update(d.path for d in order)
+    lr.missing = [m for m, _ in missing]
+    needers = {d.path: d for d in order}
+    inp.missing += [Missing(n, needer, lib.path, resolver.on_host(n, info),
+                            **needed.unreached(n, needers[needer], inp.index)) for n, needer in missing]
+    inp.assumed[lib.path] = assumed
+    bad_versions, _ = symbols.version_need_findings(lib, info, by_name)
+    loaded.versions.append((lib, info, by_name))
+    if missing:
+        return
+    judged_elsewhere = {v for file, vs in info.version_needs.items() if file not in by_name for v in vs}
+    undefined = symbols.undefined_symbols(info, order[1:], bad_versions | judged_elsewhere)
+    if any(symbols.unversioned_library(n) for n in assumed):  # names cannot be attributed
+        undefined = [(n, v) for n, v in undefined if v is not None]
+    undefined, provided = symbols.interpreter_provided(info, undefined)
+    f.extend(_interpreter_notes(lib.path, provided, info))
+    loads = [*info.needed, *(d.path for d in order[1:])]
+    vfiles = {v: file for file, vs in info.version_needs.items() for v in vs}
+    loaded.pending.append(Unresolved(inp.result, lib, lr, undefined, loads, vfiles))
 
 
 def _interpreter_notes(path: str, provided: dict[str, list[str]], info: ElfInfo) -> list[Finding]:
