@@ -52,7 +52,8 @@ def test_a_shipped_library_the_runpath_cannot_reach_is_named_as_such(tmp_path: P
     assert "does not ship" not in f.message
     # the fix it names works: with that RUNPATH the wheel's copy is found
     fixed = compile_shared(tmp_path / "fix", "_ext.so", src, libs=[dep], runpath="$ORIGIN/../demo.libs")
-    whl = make_wheel(tmp_path / "w2", "demo", "1.0", TAG, {"demo/_ext.so": fixed, "demo.libs/libdep.so.1": dep})
+    files = {"demo/_ext.so": fixed, "demo.libs/libdep.so.1": dep}
+    whl = make_wheel(tmp_path / "w2", "demo", "1.0", TAG, files)
     (w,) = check_paths([whl], system_path=[]).wheels
     assert _of(w, "missing-library") == []
 
@@ -222,5 +223,6 @@ def test_a_well_labelled_bundle_has_no_mislabel_finding(tmp_path: Path) -> None:
                           ("hipv4-amdgcn-amd-amdhsa--gfx1030", code_object("gfx1030"))])
     lib = fatbin_library(tmp_path / "lib", compress_bundle(bundle, "zstd", 3))
     whl = make_wheel(tmp_path / "w", "demo", "1.0", TAG, {"demo/libfat.so": lib})
-    (w,) = check_paths([whl], targets=[parse_target("gfx1030"), parse_target("gfx1031")], system_path=[]).wheels
+    targets = [parse_target("gfx1030"), parse_target("gfx1031")]
+    (w,) = check_paths([whl], targets=targets, system_path=[]).wheels
     assert _of(w, "gpu-targets") == [] and w.libraries[0].gpu_targets == ["gfx1030", "gfx1031"]

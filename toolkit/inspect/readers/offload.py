@@ -14,8 +14,10 @@ zero padding. The reader works on a stream of chunks, so a multi-GB fatbin insid
 is inspected without holding it in memory: only bundle headers are kept, and the first 64
 bytes of each device entry, whose ELF header says which processor the code object is really
 for (``code_target``; the loader judges that, not the entry id). A compressed bundle is
-inflated past its entry table only for this, up to ``PROBE_MAX_BYTES`` and ``PROBE_RATIO``
-times its stored size (entries beyond are left unread: ``code_target`` None).
+inflated only until its entry table is read (issue 11: a GPU-heavy wheel's bundles are not
+decompressed whole), then at most ``PROBE_MAX_BYTES`` further to reach the first entries'
+headers; entries beyond are left unread (``code_target`` None: not verified). A v1 bundle,
+which has no size field, is inflated to its end anyway, so all its entries are read.
 """
 
 from __future__ import annotations
@@ -36,8 +38,7 @@ MAX_ID_LEN = 1 << 12
 MAX_HEADER_BYTES = 1 << 22  # decompressed bytes kept to find a compressed bundle's header
 _FEED = 1 << 12  # compressed bytes fed at a time while looking for the header (a zstd piece
 # inflates without a bound: 64 KiB of a code object became 3.5 MiB)
-PROBE_MAX_BYTES = 256 << 20  # a compressed bundle is inflated this far at most to read entries' headers
-PROBE_RATIO = 64  # ... and to at most this many times the bytes it is stored in
+PROBE_MAX_BYTES = 64 << 10  # inflated past a compressed bundle's entry table to read entries' headers
 
 
 class OffloadError(ElfError):
@@ -254,6 +255,10 @@ class _Heads:
     def wanted(self) -> bool:
         return self._next < len(self._order)
 
+    def wanted_before(self, limit: int) -> bool:
+        """Is an entry's header still to be caught from bytes before ``limit``?"""
+        return self.wanted and self.entries[self._order[self._next]].offset < limit
+
     def feed(self, data: bytes | bytearray) -> None:
         pos, self.seen = self.seen, self.seen + len(data)
         for k in range(self._next, len(self._order)):
@@ -361,7 +366,7 @@ def read_ccob(s: Stream, limit: int) -> Bundle:
         heads = _Heads(parsed[0])
         heads.feed(out)
         if left is not None and total is not None:
-            s.skip(_inflate_heads(s, inflater, heads, left, min(PROBE_MAX_BYTES, PROBE_RATIO * total)))
+            s.skip(_inflate_heads(s, inflater, heads, left, len(out) + PROBE_MAX_BYTES))
         else:  # v1 has no size: inflate to the end of the stream to find where it stops
             while not inflater.eof:
                 piece = b"" if inflater.pending else s.read(1024)
@@ -381,15 +386,15 @@ def read_ccob(s: Stream, limit: int) -> Bundle:
 
 
 def _inflate_heads(s: Stream, inflater: _Inflater, heads: _Heads, left: int, budget: int) -> int:
-    """Inflate on (at most ``budget`` bytes in all) while an entry's header is still to be
-    caught; returns the stored bytes left unread."""
-    while heads.wanted and left > 0 and heads.seen < budget and not inflater.eof:
+    """Inflate on (to ``budget`` inflated bytes in all) while an entry's header within them is
+    still to be caught; returns the stored bytes left unread."""
+    while heads.wanted_before(budget) and left > 0 and heads.seen < budget and not inflater.eof:
         piece = s.read(min(_FEED, left))
         if not piece:
             break
         left -= len(piece)
         heads.feed(inflater.feed(piece, 1 << 20))
-        while inflater.pending and heads.wanted and heads.seen < budget:
+        while inflater.pending and heads.wanted_before(budget) and heads.seen < budget:
             heads.feed(inflater.feed(b"", 1 << 20))
     return left
 
