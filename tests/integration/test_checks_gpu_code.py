@@ -7,6 +7,7 @@ from the fixtures' construction, never from the toolkit's earlier output.
 from __future__ import annotations
 
 import os
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -30,6 +31,7 @@ from toolkit.cli.main import main
 from toolkit.inspect.checks import check_paths
 
 pytestmark = [pytest.mark.integration, pytest.mark.hipcc]
+MACH_GFX908 = 0x30  # EF_AMDGPU_MACH_AMDGCN_GFX908 (LLVM BinaryFormat/ELF.h)
 ROOT = Path(__file__).resolve().parents[2]
 FEATURES = ("gfx90a:xnack+", "gfx90a:xnack-", "gfx908:sramecc+:xnack-", "gfx906")
 
@@ -165,3 +167,33 @@ def test_compressed_bundle_outside_hip_fatbin(
     (lib,) = check_paths([host]).wheels[0].libraries
     assert lib.gpu_targets == ["gfx906", "gfx908:sramecc+:xnack-", "gfx90a:xnack+", "gfx90a:xnack-"]
     assert lib.gpu_where == [f"4 code objects in .rodata ({method} bundle)"]
+
+
+def test_a_real_bundle_entry_whose_e_flags_name_another_processor_is_an_error(
+    feature_lib: Path, tmp_path: Path
+) -> None:
+    # issue 29: hipcc's real library with one byte changed: the code object under the entry id
+    # ...--gfx906 now says gfx908 in its e_flags (llvm-readobj -h); the HIP runtime picks
+    # entries by id, the loader refuses code for another processor: it runs on neither
+    data = bytearray(feature_lib.read_bytes())
+    off, _ = section(feature_lib, ".hip_fatbin")
+    (count,) = struct.unpack_from("<Q", data, off + 24)
+    pos = off + 32
+    for _ in range(count):
+        e_off, _size, n = struct.unpack_from("<QQQ", data, pos)
+        if data[pos + 24 : pos + 24 + n] == b"hipv4-amdgcn-amd-amdhsa--gfx906":
+            at = off + e_off
+        pos += 24 + n
+    data[at + 48] = MACH_GFX908  # e_flags' EF_AMDGPU_MACH byte
+    assert readobj_target(bytes(data[at : at + 4096]), tmp_path).startswith("gfx908")
+    lib = tmp_path / "libfeat.so"
+    lib.write_bytes(bytes(data))
+    (w,) = check_paths([lib], targets=expand_targets(["gfx906"])).wheels
+    errs = [f for f in w.findings if f.severity == "error"]
+    # the mislabel, and gfx906 is not covered any more (it counts for neither)
+    assert sorted(f.cause or "" for f in errs) == [
+        "bundle entry labelled gfx906 holds gfx908 code", "no code object for gfx906"], errs
+    assert "labelled gfx906" in errs[0].message and "says gfx908" in errs[0].message
+    (res,) = w.libraries
+    assert "gfx906" not in res.gpu_targets and "gfx908" not in res.gpu_targets
+    assert res.gpu_targets == sorted(t for t in FEATURES if not t.startswith("gfx906"))

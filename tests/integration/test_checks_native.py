@@ -82,9 +82,10 @@ def test_undefined_symbol_is_reported_demangled(tmp_path: Path, libs: dict[str, 
     files = {"demo/_undef.so": libs["undef"], "demo/_ok.so": libs["plain"]}
     whl = make_wheel(tmp_path, "demo", "1.0", TAG, files)
     r = check_paths([whl])
-    # the library has no DT_NEEDED at all (readelf -d shows none)
+    # the library has no DT_NEEDED at all (readelf -d shows none); it exports no PyInit_
+    # (nm -D), so it is no extension module: loading it fails, not an import
     assert errors(r, "undefined-symbol") == [
-        "import would fail: 1 undefined symbol in demo/_undef.so (it loads no library that could "
+        "loading demo/_undef.so would fail: 1 undefined symbol (it loads no library that could "
         "define it): demo::missing_helper(int) (_ZN4demo14missing_helperEi)"
     ]
     undef = {lib.path: lib.unresolved for lib in r.wheels[0].libraries}
@@ -111,10 +112,13 @@ def test_without_runpath_the_sibling_is_not_found(tmp_path: Path, libs: dict[str
     files = {"demo/_user.so": libs["user_none"], "demo/libbase.so": libs["base"]}
     whl = make_wheel(tmp_path, "demo", "1.0", TAG, files)
     r = check_paths([whl])
+    # the wheel ships it, but _user.so has no RUNPATH/RPATH (readelf -d): the loader looks there
+    # only when told to
+    assert "RUNPATH" not in run(["readelf", "-d", str(libs["user_none"])]).stdout
     assert errors(r) == [
-        "demo/_user.so needs libbase.so, which the wheel does not ship, manylinux_2_28 does not "
-        "allow (not in auditwheel's list of libraries every system has) and no --with provides; "
-        "fix: ship it (auditwheel repair), declare a provider (--with DIR|WHEEL) or --exclude libbase.so"
+        "demo/_user.so needs libbase.so, which the wheel ships at demo/libbase.so, but it has no "
+        "RUNPATH or RPATH: the loader finds it only on a system path; fix: add $ORIGIN to the RUNPATH "
+        "of demo/_user.so (-Wl,-rpath,'$ORIGIN' or patchelf --add-rpath '$ORIGIN')"
     ]
     # found when it is provided like torch's libraries are: already loaded, via --with
     assert check_paths([whl], with_paths=[libs["base"].parent]).ok
@@ -191,7 +195,8 @@ def test_symbol_versions_must_exist_in_the_provider(tmp_path: Path) -> None:
     assert check_paths([good]).ok
     bad = make_wheel(tmp_path / "b", "demo", "1.0", TAG, {"demo/_user.so": user, "demo/libver.so": old})
     r = check_paths([bad])
+    # _user.so exports no PyInit_ (nm -D): no extension module, so loading it fails
     assert errors(r) == [
-        "import would fail: version `VERS_2.0' not found in libver.so (required by "
-        "demo/_user.so; demo/libver.so provides up to VERS_1.0)"
+        "loading demo/_user.so would fail: version `VERS_2.0' not found in libver.so "
+        "(demo/libver.so provides up to VERS_1.0)"
     ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from packaging.utils import canonicalize_name
@@ -133,11 +133,12 @@ def _check_libraries(
 ) -> list[Unresolved]:
     """Per library: readability, policy data, hygiene, GPU code, the DT_NEEDED closure and
     symbol versions; returns the undefined symbols still to be demangled and reported."""
-    res, out = inp.result, []
+    res = inp.result
     own_files = {posixpath.basename(n) for n in inp.index}
     project = canonicalize_name(res.name) if res.name else ""
     code_objects: list[str] = []
     hosts: list[tuple[str, ElfInfo]] = []
+    loaded = _Loaded()
     f = res.findings
     claim = required if required is not None else manylinux.claimed_policy(res.tags)[0]
     for lib in inp.libs:
@@ -159,6 +160,7 @@ def _check_libraries(
         for prob in info.gpu_problems:
             f.append(Finding("gpu-code", "error", lib.path, f"{lib.path}: {prob}",
                              cause="GPU code present but unreadable"))
+        f.extend(gpu.mislabel_findings(lib.path, info.gpu_code))
         if info.is_gpu_code_object:
             code_objects.extend(info.gpu_targets)
             continue
@@ -169,22 +171,9 @@ def _check_libraries(
         if inp.wheel is not None:
             f.extend(hygiene.bundled_findings(lib.path, project, allow))
         f.extend(gpu.library_findings(lib.path, info.gpu_targets, targets))
-        if info.type == ET_REL or not info.has_sections:  # not loaded / nothing to resolve
-            continue
-        order, missing, by_name, assumed = resolver.closure(lib, inp.index)
-        lr.missing = [m for m, _ in missing]
-        inp.missing += [Missing(n, needer, lib.path, resolver.on_host(n, info)) for n, needer in missing]
-        inp.assumed[lib.path] = assumed
-        bad_versions, version_findings = symbols.version_need_findings(lib, info, by_name)
-        f.extend(version_findings)
-        if missing:
-            continue
-        floor = glibc_floor(claim if claim is not None else _own_policy(lr.policy, info))
-        undefined, notes = _undefined(lib.path, info, order, by_name, assumed, bad_versions, floor)
-        f.extend(notes)
-        loads = [*info.needed, *(d.path for d in order[1:])]
-        vfiles = {v: file for file, vs in info.version_needs.items() for v in vs}
-        out.append(Unresolved(res, lib, lr, undefined, loads, vfiles))
+        if info.type != ET_REL and info.has_sections:  # else: not loaded / nothing to resolve
+            _resolve_library(inp, resolver, lib, lr, loaded, claim)
+    f.extend(loaded.findings())
     arch = machine.tag_arch(res.tags)
     if arch is not None:
         f.extend(x for path, info in hosts if (x := machine.mismatch(path, info, *arch)))
@@ -193,11 +182,60 @@ def _check_libraries(
     f.extend(gpu.code_object_findings(code_objects, targets))
     what = "this wheel" if inp.wheel is not None else str(inp.path)
     f.extend(gpu.no_gpu_code_findings(targets, res.libraries, what))
+    f.extend(gpu.runtime_compile_findings(res.libraries))
     res.gpu = gpu.wheel_code(res.libraries)
     res.built_against = gpu.built_against(res.libraries, hygiene.ROCM_LIBS)
     if inp.wheel is not None:
         f.extend(redundant_variant(res))
-    return out
+    return loaded.pending
+
+
+@dataclass
+class _Loaded:
+    """What an input's libraries load, gathered while they are resolved: whether a library is
+    imported (a Python extension module, or loaded by one through the NEEDED graph) decides
+    how its load failures are worded, so their findings wait until every closure is known."""
+
+    imported: set[str] = field(default_factory=set)  # paths
+    versions: list[tuple[Lib, ElfInfo, dict[str, Lib]]] = field(default_factory=list)
+    pending: list[Unresolved] = field(default_factory=list)
+
+    def findings(self) -> list[Finding]:
+        out = []
+        for lib, info, by_name in self.versions:
+            out += symbols.version_need_findings(lib, info, by_name, imported=lib.path in self.imported)[1]
+        for p in self.pending:
+            p.imported = p.lib.path in self.imported
+        return out
+
+
+def _resolve_library(
+    inp: Input, resolver: Resolver, lib: Lib, lr: LibraryResult, loaded: _Loaded,
+    claim: Policy | None,
+) -> None:
+    """The DT_NEEDED closure of one host library, its symbol versions and undefined symbols
+    (glibc's judged from the glibc floor of ``claim``, else of the library's own policy)."""
+    info = lib.info
+    assert info is not None
+    f = inp.result.findings
+    order, missing, by_name, assumed = resolver.closure(lib, inp.index)
+    if symbols.is_extension_module(info):
+        loaded.imported.update(d.path for d in order)
+    lr.missing = [m for m, _ in missing]
+    needers = {d.path: d for d in order}
+    inp.missing += [Missing(n, needer, lib.path, resolver.on_host(n, info),
+                            **needed.unreached(n, needers[needer], inp.index)) for n, needer in missing]
+    inp.assumed[lib.path] = assumed
+    bad_versions, _ = symbols.version_need_findings(lib, info, by_name)
+    loaded.versions.append((lib, info, by_name))
+    if missing:
+        return
+    floor = glibc_floor(claim if claim is not None else _own_policy(lr.policy, info))
+    undefined, notes = _undefined(lib.path, info, order, by_name, assumed, bad_versions, floor)
+    f.extend(notes)
+    loads = [*info.needed, *(d.path for d in order[1:])]
+    vfiles = {v: file for file, vs in info.version_needs.items() for v in vs}
+    loaded.pending.append(Unresolved(inp.result, lib, lr, undefined, loads, vfiles))
 
 
 def _own_policy(name: str | None, info: ElfInfo) -> Policy | None:

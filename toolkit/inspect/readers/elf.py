@@ -179,8 +179,9 @@ class ElfInfo:
 
     @property
     def gpu_targets(self) -> tuple[str, ...]:
-        """Distinct targets of the GPU code, by family then number (gfx90a before gfx1030)."""
-        return tuple(sorted({c.target for c in self.gpu_code}, key=sort_key))
+        """Distinct targets of the GPU code, by family then number (gfx90a before gfx1030);
+        a mislabelled bundle entry (``CodeObject.label``) counts for none."""
+        return tuple(sorted({c.target for c in self.gpu_code if not c.label}, key=sort_key))
 
 
 def is_elf(head: bytes | memoryview) -> bool:

@@ -27,6 +27,7 @@ from toolkit.inspect.readers.offload import (
     OffloadError,
     Stream,
     plain_header,
+    probe_plain,
     read_bundles,
     read_ccob,
 )
@@ -56,6 +57,9 @@ class CodeObject:
     target: str
     size: int
     where: str  # ".hip_fatbin (bundle)", ".rodata (raw ELF)", "file"
+    # a bundle entry whose id names another processor than its code object's ELF header
+    # (``target``): the id's target; such an object runs on neither and counts for neither
+    label: str = ""
 
 
 @dataclass
@@ -66,7 +70,11 @@ class GpuCode:
 
 def _from_bundle(b: Bundle, where: str) -> list[CodeObject]:
     how = f"{where} ({'bundle' if b.compression is None else b.compression + ' bundle'})"
-    return [CodeObject(e.target, b.stored_bytes(e), how) for e in b.entries if e.is_device and e.target]
+    return [
+        CodeObject(e.code_target, b.stored_bytes(e), how, e.target) if e.mislabelled and e.code_target
+        else CodeObject(e.target, b.stored_bytes(e), how)
+        for e in b.entries if e.is_device and e.target
+    ]
 
 
 class Hits:
@@ -250,8 +258,7 @@ def _candidate(s: Stream, pat: bytes, size: int, name: str) -> list[CodeObject]:
             s.skip(1)
             return []
         entries, _, end = parsed
-        s.skip(end)
-        return _from_bundle(Bundle(0, None, None, tuple(entries), end), name)
+        return _from_bundle(Bundle(0, None, None, probe_plain(s, entries, 0, end), end), name)
     head = s.peek(8)
     version, method = int.from_bytes(head[4:6], "little"), int.from_bytes(head[6:8], "little")
     if len(head) < 8 or version not in (1, 2, 3) or method not in METHODS:

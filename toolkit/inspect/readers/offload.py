@@ -11,7 +11,13 @@ Layouts (LLVM ``clang/lib/Driver/OffloadBundler.cpp``, ``llvm/Object/OffloadBund
 
 A section may hold several bundles back to back (one per translation unit), separated by
 zero padding. The reader works on a stream of chunks, so a multi-GB fatbin inside a wheel
-is inspected without holding it in memory: only bundle headers are kept.
+is inspected without holding it in memory: only bundle headers are kept, and the first 64
+bytes of each device entry, whose ELF header says which processor the code object is really
+for (``code_target``; the loader judges that, not the entry id). A compressed bundle is
+inflated only until its entry table is read (issue 11: a GPU-heavy wheel's bundles are not
+decompressed whole), then at most ``PROBE_MAX_BYTES`` further to reach the first entries'
+headers; entries beyond are left unread (``code_target`` None: not verified). A v1 bundle,
+which has no size field, is inflated to its end anyway, so all its entries are read.
 """
 
 from __future__ import annotations
@@ -19,8 +25,9 @@ from __future__ import annotations
 import struct
 import zlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
+from toolkit.inspect.readers.amdgpu import ELF64_HEADER, code_object_at, needs_note
 from toolkit.inspect.readers.errors import ElfError
 
 PLAIN_MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
@@ -31,6 +38,7 @@ MAX_ID_LEN = 1 << 12
 MAX_HEADER_BYTES = 1 << 22  # decompressed bytes kept to find a compressed bundle's header
 _FEED = 1 << 12  # compressed bytes fed at a time while looking for the header (a zstd piece
 # inflates without a bound: 64 KiB of a code object became 3.5 MiB)
+PROBE_MAX_BYTES = 64 << 10  # inflated past a compressed bundle's entry table to read entries' headers
 
 
 class OffloadError(ElfError):
@@ -43,10 +51,30 @@ class BundleEntry:
     triple: str  # amdgcn-amd-amdhsa-
     target: str  # gfx90a:xnack+ ("" for host entries)
     size: int = 0  # bytes of the entry (inside the plain bundle)
+    offset: int = field(default=0, compare=False)  # where the entry starts, from the bundle start
+    # the target the entry's code object's ELF header (e_flags) names; None when not read
+    code_target: str | None = field(default=None, compare=False)
 
     @property
     def is_device(self) -> bool:
         return self.kind != "host" and self.triple.startswith("amdgcn")
+
+    @property
+    def mislabelled(self) -> bool:
+        """Its code object is for another processor than its entry id names (the HIP runtime
+        picks entries by id; the loader then refuses code for another processor)."""
+        got = self.code_target
+        return got is not None and got.split(":")[0] != self.target.split(":")[0]
+
+
+def code_target(head: bytes | bytearray, size: int) -> str | None:
+    """The processor an entry's code object names in its ELF header (``head``: its first 64
+    bytes), or None: not a valid AMDGPU code object, a v2 one (its ISA is in a note), or a
+    processor this reader does not know."""
+    hit = code_object_at(head, size)
+    if hit is None or needs_note(hit[0], head[8]) or hit[0].startswith("unknown-"):
+        return None
+    return hit[0]
 
 
 @dataclass(frozen=True)
@@ -65,14 +93,14 @@ class Bundle:
         return round(self.stored * entry.size / total) if total else 0
 
 
-def parse_entry_id(text: str, size: int = 0) -> BundleEntry:
+def parse_entry_id(text: str, size: int = 0, offset: int = 0) -> BundleEntry:
     """``hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+`` -> kind, 4-part triple, target id."""
     parts = text.split("-")
     if len(parts) < 5:
         if parts[0] == "host":
-            return BundleEntry("host", "-".join(parts[1:]), "", size)
+            return BundleEntry("host", "-".join(parts[1:]), "", size, offset)
         raise OffloadError(f"bad offload bundle entry id {text!r}")
-    return BundleEntry(parts[0], "-".join(parts[1:5]), "-".join(parts[5:]), size)
+    return BundleEntry(parts[0], "-".join(parts[1:5]), "-".join(parts[5:]), size, offset)
 
 
 class Stream:
@@ -164,7 +192,7 @@ def plain_header(data: bytes | bytearray) -> tuple[list[BundleEntry], int, int] 
         if len(data) < off + 24 + id_len:
             return None
         ident = bytes(data[off + 24 : off + 24 + id_len]).decode("ascii", "replace")
-        entries.append(parse_entry_id(ident, e_size))
+        entries.append(parse_entry_id(ident, e_size, e_off))
         off += 24 + id_len
         end = max(end, e_off + e_size)
     return entries, off, max(end, off)
@@ -188,8 +216,70 @@ def read_plain(s: Stream, limit: int) -> Bundle:
     entries, hlen, end = parsed
     if start + end > limit:
         raise OffloadError(f"truncated offload bundle at offset {start}: entries run past the end")
-    s.skip(end - hlen)
-    return Bundle(start, None, None, tuple(entries), end)
+    return Bundle(start, None, None, probe_plain(s, entries, hlen, end), end)
+
+
+def _device_order(entries: list[BundleEntry]) -> list[int]:
+    """Indices of the device entries with bytes, by offset (the order a stream reaches them)."""
+    wanted = (i for i, e in enumerate(entries) if e.is_device and e.size)
+    return sorted(wanted, key=lambda i: entries[i].offset)
+
+
+def probe_plain(s: Stream, entries: list[BundleEntry], at: int, end: int) -> tuple[BundleEntry, ...]:
+    """Read each device entry's ELF header on the way from ``at`` (bytes of the bundle
+    already passed) to ``end`` (the bundle's end, where the stream is left)."""
+    out = list(entries)
+    for i in _device_order(entries):
+        e = entries[i]
+        if e.offset < at:  # overlaps what was passed: left unread
+            continue
+        at += s.skip(e.offset - at)
+        if at == e.offset:
+            out[i] = replace(e, code_target=code_target(s.peek(ELF64_HEADER), e.size))
+    s.skip(max(0, end - at))
+    return tuple(out)
+
+
+class _Heads:
+    """The first 64 bytes of each device entry, caught from a plain bundle's bytes as they
+    are inflated (``feed`` them in order); nothing else is kept."""
+
+    def __init__(self, entries: list[BundleEntry]) -> None:
+        self.entries = entries
+        self._order = _device_order(entries)
+        self._next = 0  # the first entry whose header is not complete yet
+        self._bufs: dict[int, bytearray] = {}
+        self.seen = 0  # bytes fed
+
+    @property
+    def wanted(self) -> bool:
+        return self._next < len(self._order)
+
+    def wanted_before(self, limit: int) -> bool:
+        """Is an entry's header still to be caught from bytes before ``limit``?"""
+        return self.wanted and self.entries[self._order[self._next]].offset < limit
+
+    def feed(self, data: bytes | bytearray) -> None:
+        pos, self.seen = self.seen, self.seen + len(data)
+        for k in range(self._next, len(self._order)):
+            i = self._order[k]
+            off = self.entries[i].offset
+            if off >= self.seen:
+                break
+            buf = self._bufs.setdefault(i, bytearray())
+            have = off + len(buf)
+            if pos <= have < off + ELF64_HEADER:
+                buf += data[have - pos : off + ELF64_HEADER - pos]
+        order, entries = self._order, self.entries
+        while self._next < len(order) and entries[order[self._next]].offset + ELF64_HEADER <= self.seen:
+            self._next += 1
+
+    def result(self) -> tuple[BundleEntry, ...]:
+        out = list(self.entries)
+        for i, buf in self._bufs.items():
+            if len(buf) >= ELF64_HEADER:
+                out[i] = replace(out[i], code_target=code_target(bytes(buf[:ELF64_HEADER]), out[i].size))
+        return tuple(out)
 
 
 class _Inflater:
@@ -228,8 +318,8 @@ class _Inflater:
         return bytes(tail) + bytes(obj.unused_data)  # type: ignore[union-attr]
 
 
-def read_ccob(s: Stream, limit: int) -> Bundle:
-    start = s.pos
+def _ccob_header(s: Stream, start: int, limit: int) -> tuple[str, int, int | None, int]:
+    """A CCOB header: (method, version, total size or None for v1, header length)."""
     magic_v = s.exact(8, "compressed bundle header")
     version, method_id = struct.unpack_from("<HH", magic_v, 4)
     method = METHODS.get(method_id)
@@ -237,18 +327,24 @@ def read_ccob(s: Stream, limit: int) -> Bundle:
         raise OffloadError(f"compressed offload bundle: unknown compression method {method_id}")
     total: int | None
     if version == 1:
-        raw_size, _hash = struct.unpack("<IQ", s.exact(12, "CCOB v1 header"))
+        _raw_size, _hash = struct.unpack("<IQ", s.exact(12, "CCOB v1 header"))
         total, hlen = None, 20
     elif version == 2:
-        total, raw_size, _hash = struct.unpack("<IIQ", s.exact(16, "CCOB v2 header"))
+        total, _raw_size, _hash = struct.unpack("<IIQ", s.exact(16, "CCOB v2 header"))
         hlen = 24
     elif version == 3:
-        total, raw_size, _hash = struct.unpack("<QQQ", s.exact(24, "CCOB v3 header"))
+        total, _raw_size, _hash = struct.unpack("<QQQ", s.exact(24, "CCOB v3 header"))
         hlen = 32
     else:
         raise OffloadError(f"compressed offload bundle: unknown header version {version}")
     if total is not None and (total < hlen or start + total > limit):
         raise OffloadError(f"corrupt compressed offload bundle at {start}: size {total}")
+    return method, version, total, hlen
+
+
+def read_ccob(s: Stream, limit: int) -> Bundle:
+    start = s.pos
+    method, version, total, hlen = _ccob_header(s, start, limit)
     left = None if total is None else total - hlen
     inflater, out, parsed = _Inflater(method), bytearray(), None
     try:
@@ -267,14 +363,18 @@ def read_ccob(s: Stream, limit: int) -> Bundle:
                 raise OffloadError("compressed offload bundle: header too large")
         if parsed is None:
             raise OffloadError(f"truncated compressed offload bundle at offset {start}")
-        if left is not None:
-            s.skip(left)
+        heads = _Heads(parsed[0])
+        heads.feed(out)
+        if left is not None and total is not None:
+            s.skip(_inflate_heads(s, inflater, heads, left, len(out) + PROBE_MAX_BYTES))
         else:  # v1 has no size: inflate to the end of the stream to find where it stops
             while not inflater.eof:
                 piece = b"" if inflater.pending else s.read(1024)
                 if not piece and not inflater.pending:
                     raise OffloadError(f"truncated compressed offload bundle at offset {start}")
-                inflater.feed(piece, 1 << 20)
+                got = inflater.feed(piece, 1 << 20)
+                if heads.wanted:
+                    heads.feed(got)
             s.unread(inflater.unused)
     except (zlib.error, ValueError) as err:
         raise OffloadError(f"corrupt compressed offload bundle at offset {start}: {err}") from err
@@ -282,7 +382,21 @@ def read_ccob(s: Stream, limit: int) -> Bundle:
         if type(err).__name__ == "ZstdError":
             raise OffloadError(f"corrupt compressed offload bundle at {start}: {err}") from err
         raise
-    return Bundle(start, method, version, tuple(parsed[0]), s.pos - start)
+    return Bundle(start, method, version, heads.result(), s.pos - start)
+
+
+def _inflate_heads(s: Stream, inflater: _Inflater, heads: _Heads, left: int, budget: int) -> int:
+    """Inflate on (to ``budget`` inflated bytes in all) while an entry's header within them is
+    still to be caught; returns the stored bytes left unread."""
+    while heads.wanted_before(budget) and left > 0 and heads.seen < budget and not inflater.eof:
+        piece = s.read(min(_FEED, left))
+        if not piece:
+            break
+        left -= len(piece)
+        heads.feed(inflater.feed(piece, 1 << 20))
+        while inflater.pending and heads.wanted_before(budget) and heads.seen < budget:
+            heads.feed(inflater.feed(b"", 1 << 20))
+    return left
 
 
 def read_bundles(chunks: Iterable[bytes | memoryview], size: int) -> list[Bundle]:

@@ -4,7 +4,9 @@ asked for (``--gfx``)? Also what a wheel was built against (HIP runtime, torch, 
 A *GPU library* is a host library carrying device code (offload bundles or raw AMDGPU code
 objects, wherever they are stored); standalone code objects (``.hsaco``/``.co`` or any
 AMDGPU ELF member) count too. ``--gfx`` on an input with no GPU code at all fails for every
-target: a CPU-only build cannot pass a GPU gate.
+target: a CPU-only build cannot pass a GPU gate, unless a library links ``libhiprtc`` (it
+compiles its kernels at run time, for whatever GPU it finds). A bundle entry whose id names
+another processor than its code object's ELF header is an error and counts for neither.
 """
 
 from __future__ import annotations
@@ -90,13 +92,47 @@ def _missing(path: str | None, target: TargetId, message: str) -> Finding:
     return Finding("gpu-targets", "error", path, message, cause=f"no code object for {target}")
 
 
+def mislabel_findings(path: str, objects: Iterable[CodeObject]) -> list[Finding]:
+    """One error per (entry id target, code object target) pair of mislabelled bundle entries."""
+    out = []
+    for label, real in dict.fromkeys((o.label, o.target) for o in objects if o.label):
+        msg = (f"{path}: an offload bundle entry labelled {label} holds a code object whose ELF "
+               f"header (e_flags) says {real}: the HIP runtime picks it for {label}, where the loader "
+               f"refuses {real} code, and never for {real}; it counts for neither")
+        out.append(Finding("gpu-targets", "error", path, msg,
+                           cause=f"bundle entry labelled {label} holds {real} code"))
+    return out
+
+
+def links_hiprtc(needed: Iterable[str]) -> bool:
+    return any(n == "libhiprtc.so" or n.startswith("libhiprtc.so.") for n in needed)
+
+
+def runtime_compile_findings(libraries: Sequence[LibraryResult]) -> list[Finding]:
+    """An info finding per host library that links libhiprtc and carries no code object."""
+    return [
+        Finding("gpu-targets", "info", lib.path,
+                f"{lib.path} compiles its kernels at run time (libhiprtc): it carries no code object, "
+                "so no target can be checked", cause="compiles its kernels at run time (libhiprtc)")
+        for lib in _hosts(libraries)
+        if not lib.gpu_where and links_hiprtc(lib.needed)
+    ]
+
+
+def _hosts(libraries: Sequence[LibraryResult]) -> list[LibraryResult]:
+    return [lib for lib in libraries if lib.kind not in ("unreadable", "gpu-code-object")]
+
+
 def no_gpu_code_findings(
     targets: Sequence[TargetId], libraries: Sequence[LibraryResult], what: str
 ) -> list[Finding]:
-    """``--gfx`` on an input without any GPU code: one error per target, saying why."""
-    if not targets or any(lib.gpu_code for lib in libraries):
+    """``--gfx`` on an input without any GPU code: one error per target, saying why (none
+    when a library compiles its kernels at run time: :func:`runtime_compile_findings`)."""
+    if not targets or any(lib.gpu_code or lib.gpu_where for lib in libraries):  # (mislabelled code too)
         return []
-    host = [lib for lib in libraries if lib.kind not in ("unreadable", "gpu-code-object")]
+    host = _hosts(libraries)
+    if any(links_hiprtc(lib.needed) for lib in host):
+        return []
     hip = [lib.path for lib in host if any(n.startswith("libamdhip64.so") for n in lib.needed)]
     if not host:
         why = "it has no native library and no code object"
@@ -118,10 +154,12 @@ def library_code(objects: Iterable[CodeObject], path: str) -> tuple[dict[str, Ta
     code: dict[str, TargetCode] = {}
     where: Counter[str] = Counter()
     for obj in objects:
+        where[obj.where] += 1
+        if obj.label:  # mislabelled: counts for no target (:func:`mislabel_findings`)
+            continue
         tc = code.setdefault(obj.target, TargetCode([path]))
         tc.code_objects += 1
         tc.bytes += obj.size
-        where[obj.where] += 1
     ordered = {t: code[t] for t in sorted(code, key=sort_key)}
     own = ": the HSA runtime's own embedded kernels" if is_hsa_runtime(path) else ""
     return ordered, [f"{n} code object{'s' * (n != 1)} in {w}{own}" for w, n in where.most_common()]

@@ -1,5 +1,6 @@
 """Symbols: versions a library needs from its providers, undefined symbols no loaded library
-defines (``import`` would fail), and required symbols some library must define.
+defines (``import`` would fail, for a Python extension module and what it loads; loading the
+library would fail, for any other), and required symbols some library must define.
 
 Names are shown demangled; the demangling of everything a run reports or matches happens
 in one batch (:func:`demangle_all`), so findings about undefined symbols wait in
@@ -79,12 +80,20 @@ class Unresolved:
     symbols: list[tuple[bytes, str | None]]
     providers: list[str] = field(default_factory=list)  # the libraries it loads (paths or names)
     version_files: dict[str, str] = field(default_factory=dict)  # version node -> the file it names
+    imported: bool = True  # an extension module or loaded by one (else: not an import)
+
+
+def failing(path: str, imported: bool) -> str:
+    """What fails when ``path`` cannot be loaded: the import, for an extension module and the
+    libraries it loads; loading the library itself, for any other (a dlopen'ed plugin)."""
+    return "import would fail" if imported else f"loading {path} would fail"
 
 
 def version_need_findings(
-    lib: Lib, info: ElfInfo, by_name: Mapping[str, Lib]
+    lib: Lib, info: ElfInfo, by_name: Mapping[str, Lib], *, imported: bool = True
 ) -> tuple[set[str], list[Finding]]:
-    """Versions ``info`` needs that its resolved provider does not define: (versions, findings)."""
+    """Versions ``info`` needs that its resolved provider does not define: (versions, findings);
+    ``imported``: is ``lib`` an extension module or loaded by one (the wording)."""
     bad: set[str] = set()
     out: list[Finding] = []
     for file, versions in info.version_needs.items():
@@ -97,10 +106,9 @@ def version_need_findings(
                 prefix = v.partition("_")[0]
                 top = max_versions(dep.info.version_defs).get(prefix)
                 have = f"{prefix}_{top}" if top else None
-                msg = (
-                    f"import would fail: version `{v}' not found in {file} (required by "
-                    f"{lib.path}; {dep.path} provides up to {have or 'none of that prefix'})"
-                )
+                why = f"required by {lib.path}; " if imported else ""
+                msg = (f"{failing(lib.path, imported)}: version `{v}' not found in {file} ({why}"
+                       f"{dep.path} provides up to {have or 'none of that prefix'})")
                 cause = f"version {v} not found in {file} ({dep.path})"
                 out.append(Finding("symbol-version", "error", lib.path, msg, cause=cause))
     return bad, out
@@ -190,7 +198,8 @@ def report_unresolved(pending: Iterable[Unresolved], demangled: Mapping[str, str
         for provider, names in groups.items():
             n = len(names)
             more = f" and {n - EXAMPLES} more" if n > EXAMPLES else ""
-            msg = (f"import would fail: {n} undefined symbol{'s' * (n != 1)} in {p.lib.path} "
+            where = f" in {p.lib.path}" if p.imported else ""
+            msg = (f"{failing(p.lib.path, p.imported)}: {n} undefined symbol{'s' * (n != 1)}{where} "
                    f"({provider}): {', '.join(names[:EXAMPLES])}{more}")
             p.wheel.findings.append(Finding(
                 "undefined-symbol", "error", p.lib.path, msg,
