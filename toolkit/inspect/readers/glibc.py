@@ -1,7 +1,7 @@
 """Which glibc library provides which name, at which version, on which glibc (shipped data).
 
 ``glibc-symbols.txt`` holds two sections, each read from a real glibc (its header names the
-sources; ``tools/glibc_symbols.py`` writes it and ``--check`` compares it):
+sources; ``tests/fixtures/glibc_symbols.py`` writes it and ``--check`` compares it):
 
 * ``@glibc 2.36``: the dynamic symbol tables of this machine's glibc 2.36 libraries, every
   exported name with each version node, ``default`` (``name@@VERSION``: an unversioned
