@@ -22,6 +22,12 @@ def _multi(flag: str, values: str | list[str] | None) -> list[str]:
     return [a for v in items for a in (flag, v)]
 
 
+def _path(flag: str, value: str | None) -> list[str]:
+    """A path option, passed on whenever given: ``--workdir ''`` reaches the CLI, which
+    refuses an empty path in one line instead of meaning "not given"."""
+    return [] if value is None else [flag, value]
+
+
 @task(
     help={
         "package": "package name(s), comma list",
@@ -120,13 +126,13 @@ def report(
     junit: list[str] | None = None,
     manifests: list[str] | None = None,
     json: bool = False,
-    markdown: str = "",
+    markdown: str | None = None,
     strict: bool = False,
 ) -> None:
     """One table of nox sessions and JUnit suites (and a GitHub step summary in Actions)."""
     argv = ["report", *_multi("--nox-report", nox_report), *_multi("--junit", junit),
             *_multi("--manifests", manifests)]
-    argv += _multi("--markdown", markdown)
+    argv += _path("--markdown", markdown)
     argv += (["--json"] if json else []) + (["--strict"] if strict else [])
     _run(argv)
 
@@ -149,16 +155,16 @@ def smoke(
     gfx: str = "",
     build: str = "",
     env: str = "",
-    workdir: str = "",
+    workdir: str | None = None,
     n: str = "",
-    junit: str = "",
+    junit: str | None = None,
     require_gpu: bool = False,
     test_timeout: str = "",
     timeout: str = "",
 ) -> None:
     """Smoke-test a build in its environment: imports, torch/ROCm match, GPU code, GPU runs."""
     argv = ["smoke", *_multi("--gfx", gfx), *_multi("--build", build), *_multi("--env", env)]
-    argv += _multi("--workdir", workdir) + _multi("-n", n) + _multi("--junit", junit)
+    argv += _path("--workdir", workdir) + _multi("-n", n) + _path("--junit", junit)
     argv += ["--require-gpu"] if require_gpu else []
     argv += _multi("--test-timeout", test_timeout) + _multi("--timeout", timeout)
     _run(argv)
@@ -173,11 +179,11 @@ def smoke(
     positional=["manifest"],
 )
 def repro(c: Context, manifest: str, step: str = "", dry_run: bool = False,
-          force: bool = False, workdir: str = "", source: str = "") -> None:
+          force: bool = False, workdir: str | None = None, source: str | None = None) -> None:
     """Rebuild a build from its manifest here and compare: `identical: <sha256>` or `differs`."""
     _run(["repro", manifest, *_multi("--step", step), *(["--dry-run"] if dry_run else []),
-          *(["--force"] if force else []), *_multi("--workdir", workdir),
-          *_multi("--source", source)])
+          *(["--force"] if force else []), *_path("--workdir", workdir),
+          *_path("--source", source)])
 
 
 @task(
@@ -197,8 +203,8 @@ def index(c: Context, folder: str, strict: bool = False) -> None:
           "json": "print the facts as JSON",
           "pr_body": "also write the drift pull request's body (markdown) to this file"},
 )
-def upstream(c: Context, dir: str = "", write: bool = False, json: bool = False,
-             pr_body: str = "") -> None:
+def upstream(c: Context, dir: str | None = None, write: bool = False, json: bool = False,
+             pr_body: str | None = None) -> None:
     """Show (and --write) the drift between toolkit/data and the upstream repositories."""
-    _run(["upstream", *([dir] if dir else []), *(["--write"] if write else []),
-          *(["--json"] if json else []), *(["--pr-body", pr_body] if pr_body else [])])
+    _run(["upstream", *([] if dir is None else [dir]), *(["--write"] if write else []),
+          *(["--json"] if json else []), *_path("--pr-body", pr_body)])

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from toolkit.cli.commands.plan import path_value
 from toolkit.core.errors import ToolkitError
 from toolkit.core.text import clean
 
@@ -24,7 +25,7 @@ def session_parser(session_name: str) -> argparse.ArgumentParser:
                    help="package version(s), comma list (e.g. 1.8.0)")
     p.add_argument("--dry-run", action="store_true", help="print the plan, run nothing")
     p.add_argument("--json", action="store_true", help="with --dry-run: the plan as JSON")
-    p.add_argument("--junit", default=None, metavar="FILE",
+    p.add_argument("--junit", default=None, type=path_value, metavar="FILE",
                    help="write one JUnit test case per build here (known failures: xfail)")
     add_build_options(p)
     return p

@@ -12,6 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from toolkit.cli.commands.plan import path_value
 from toolkit.core.steps import ExpectWheel
 from toolkit.core.versions import version_sort_key
 from toolkit.data.matrix import Build, Matrix, python_sort_key
@@ -40,7 +41,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--include-known-failures", action="store_true",
                    help="with --format github and --trigger workflow_dispatch or schedule: keep "
                         "the builds known to fail (to see whether upstream fixed them)")
-    p.add_argument("--changed-since", default=None, metavar="SOURCE",
+    p.add_argument("--changed-since", default=None, type=path_value, metavar="SOURCE",
                    help="with --format github: only the builds whose identity digest no "
                         "published build has. SOURCE: a folder of manifests (manifest.json, "
                         "*.manifest.json: the artifacts/<id>/ folders CI uploads), or an index "

@@ -25,7 +25,7 @@ def path_value(value: str) -> str:
     from toolkit.core.text import quoted, unsafe
 
     if value == "":
-        raise argparse.ArgumentTypeError("an empty path; give a folder, or leave the option out")
+        raise argparse.ArgumentTypeError("an empty path; give a path, or leave the option out")
     if unsafe(value):  # a newline in it would forge lines wherever the path is shown
         raise argparse.ArgumentTypeError(f"{quoted(value)} holds a control character; give a "
                                          "folder whose path has none")

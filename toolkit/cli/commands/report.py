@@ -10,19 +10,21 @@ from __future__ import annotations
 import argparse
 import json
 
+from toolkit.cli.commands.plan import path_value
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("report", help="summarise nox --report JSON and JUnit XML files")
-    p.add_argument("--nox-report", action="append", default=[], metavar="FILE",
+    p.add_argument("--nox-report", action="append", default=[], type=path_value, metavar="FILE",
                    help="a `nox --report FILE` JSON file (repeatable)")
-    p.add_argument("--junit", action="append", default=[], metavar="FILE",
+    p.add_argument("--junit", action="append", default=[], type=path_value, metavar="FILE",
                    help="a JUnit XML file, e.g. from `pytest --junit-xml` (repeatable)")
-    p.add_argument("--manifests", action="append", default=[], metavar="PATH",
+    p.add_argument("--manifests", action="append", default=[], type=path_value, metavar="PATH",
                    help="a build's manifest.json, or a folder of them (artifacts/): one row "
                         "per build, a failed one with its step, exit code and signature "
                         "(repeatable)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.add_argument("--markdown", default=None, metavar="FILE",
+    p.add_argument("--markdown", default=None, type=path_value, metavar="FILE",
                    help="also write the markdown summary to FILE")
     p.add_argument("--title", default="Sessions and tests", help="table and summary title")
     p.add_argument("--strict", action="store_true",

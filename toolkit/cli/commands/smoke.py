@@ -32,10 +32,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--build", default=None, metavar="ID",
                    help="build id (default: the newest successful build, named; failed, "
                         "running or interrupted ones are passed over)")
-    p.add_argument("--manifest", default=None, metavar="FILE",
+    p.add_argument("--manifest", default=None, type=path_value, metavar="FILE",
                    help="the build's manifest (default: artifacts/<id>/manifest.json); a "
                         "build's smoke step passes its run's own")
-    p.add_argument("--env", default=None, metavar="PATH",
+    p.add_argument("--env", default=None, type=path_value, metavar="PATH",
                    help="the environment to test (default: the build's own)")
     p.add_argument("--json", action="store_true", help="print the results as one JSON object")
     p.set_defaults(func=run)
@@ -49,7 +49,7 @@ def add_smoke_options(p: argparse.ArgumentParser) -> None:
                    help="work folder holding artifacts/ (default: the current folder)")
     p.add_argument("-n", "--numprocesses", dest="workers", default=None, metavar="N",
                    help="run tests in N processes (pytest-xdist; 'auto' = one per CPU)")
-    p.add_argument("--junit", default=None, metavar="FILE", help="write JUnit XML here (CI)")
+    p.add_argument("--junit", default=None, type=path_value, metavar="FILE", help="write JUnit XML here (CI)")
     p.add_argument("--require-gpu", action="store_true",
                    help="fail, not skip, the GPU runtime tests without a GPU of the target")
     p.add_argument("--test-timeout", default=None, metavar="S",

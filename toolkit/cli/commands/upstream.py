@@ -25,6 +25,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
+from toolkit.cli.commands.plan import path_value
+
 if TYPE_CHECKING:
     from toolkit.verify.upstream.model import Fact
 
@@ -37,7 +39,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--write", action="store_true",
                    help="update the data files where upstream states the value")
     p.add_argument("--json", action="store_true", help="print the facts as JSON")
-    p.add_argument("--pr-body", default=None, metavar="FILE",
+    p.add_argument("--pr-body", default=None, type=path_value, metavar="FILE",
                    help="also write a pull request body (markdown) to FILE: the facts written "
                         "and those left for a maintainer")
     p.set_defaults(func=run)
