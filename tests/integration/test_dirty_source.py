@@ -1,7 +1,8 @@
 """Issue 29, honest names, end to end through ``python -m toolkit demo --source``: a real git
 checkout of a tiny C extension is built clean, then with an uncommitted change (refused,
 exit 12; then ``--allow-dirty``): the dirty wheel is named ``+...dirty`` beside the clean one,
-which stays byte for byte, and its manifest records the sha256 git's own diff gives. repro
+which stays byte for byte with its manifest (kept as ``<wheel>.manifest.json``), and the
+dirty build's manifest records the sha256 git's own diff gives. repro
 of that manifest on the restored (clean) tree says so in one line instead of building. A
 work folder inside this work folder's ``dist/`` is refused (exit 2)."""
 
@@ -63,6 +64,7 @@ def test_a_dirty_checkout_is_refused_or_named_dirty_and_repro_tells(tmp_path: Pa
         "-linux_x86_64.whl"
     assert [p.name for p in dist.iterdir()] == [clean.name]
     clean_bytes = clean.read_bytes()
+    clean_manifest = (work / "artifacts" / BUILD_ID / "manifest.json").read_bytes()
 
     (repo / "tiny.c").write_text(SOURCE.replace("42", "43"))
     refused = demo()
@@ -84,6 +86,8 @@ def test_a_dirty_checkout_is_refused_or_named_dirty_and_repro_tells(tmp_path: Pa
                               "--no-renames")).hexdigest()
     assert data["source"]["diff"] == diff == data["identity"]["source"]["diff"]
     assert data["wheel"] == str(dirty)
+    kept = manifest.with_name(clean.name + ".manifest.json")  # the clean wheel's, as it was
+    assert kept.read_bytes() == clean_manifest
 
     git(repo, "checkout", "--", ".")  # the clean tree again: a dirty build is not it
     repro = subprocess.run([sys.executable, "-m", "toolkit", "repro", str(manifest), "--dry-run",
@@ -95,6 +99,10 @@ def test_a_dirty_checkout_is_refused_or_named_dirty_and_repro_tells(tmp_path: Pa
     assert lines[0].startswith(f"error: the source {repo} differs from the recorded one (the "
                                f"manifest records a build of uncommitted changes (diff "
                                f"{diff[:12]}); this checkout has none; ")
+    again = subprocess.run([sys.executable, "-m", "toolkit", "repro", str(kept), "--dry-run",
+                            "--workdir", str(work)], env=env, capture_output=True, text=True,
+                           timeout=600)
+    assert again.returncode == 0, again.stdout + again.stderr  # the clean build is repro-able
 
     nested = subprocess.run([sys.executable, "-m", "toolkit", "demo", "--cpu", "--dry-run",
                              "--workdir", str(dist / "inner")], env=env, capture_output=True,

@@ -216,6 +216,8 @@ def write_manifest(run: Run, outcome: Outcome | None, name: str = "manifest.json
     p = run.plan
     b = p.build
     target = run.layout.artifacts(b) / name
+    if outcome is None and p.options is not None and p.options.dirty:
+        manifest.keep_clean(target)  # the clean wheel stays in dist/: so does its manifest
     run.values.setdefault("MANIFEST", str(target))  # the smoke step reads this run's own
     env_python = str(run.layout.env_python(b))
     plan_json = p.as_json()

@@ -201,6 +201,26 @@ def write(path: Path, data: dict[str, Any]) -> Path:
     return write_atomic(path, mask(json.dumps(data, indent=2)) + "\n", "manifest")
 
 
+def keep_clean(path: Path) -> Path | None:
+    """Before a build of uncommitted changes (--allow-dirty) writes ``path``: an earlier
+    successful clean build's manifest there is kept as ``<its wheel>.manifest.json`` beside
+    it (the name a published wheel's manifest has), since its wheel stays in dist/ and
+    repro needs the manifest it was built by. Returns the kept copy (None: nothing kept)."""
+    try:
+        earlier = json.loads(read_bytes(path, "manifest")) if path.is_file() else None
+    except (OSError, UsageError, ValueError):
+        return None  # unreadable: nothing that repro could use either
+    if not isinstance(earlier, dict) or earlier.get("outcome") != "ok":
+        return None
+    source, wheel = earlier.get("source"), earlier.get("wheel")
+    if not isinstance(wheel, str) or (isinstance(source, dict) and source.get("diff")):
+        return None
+    kept = path.with_name(Path(wheel).name + ".manifest.json")
+    if kept.name == path.name or kept.exists():
+        return None
+    return write_atomic(kept, read_bytes(path, "manifest"), "manifest")
+
+
 def record_known_failure(path: Path, verdict: dict[str, Any]) -> Path:
     """Add a known failure's verdict (``known_failure``: id, result xfail | xpass | failed |
     not reached, what it expected, the line said) to a written manifest, atomically; its
