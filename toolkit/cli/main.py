@@ -12,7 +12,7 @@ import importlib
 import json
 import sys
 from collections.abc import Mapping, Sequence
-from typing import NoReturn
+from typing import NoReturn, TextIO
 
 from toolkit import __version__
 from toolkit.core.errors import ToolkitError, describe_os_error
@@ -84,10 +84,27 @@ def error_document(command: str | None, message: str, exit_code: int) -> dict[st
     return {"ok": False, "error": {"message": message, "exit_code": exit_code}}
 
 
-def fail(args: argparse.Namespace, message: str, exit_code: int) -> int:
-    """One ``error:`` line on stderr; with ``--json`` also the error document on stdout."""
+class _Watched:
+    """``sys.stdout`` while a command runs, noting whether it wrote anything: a command that
+    printed its JSON document before it failed gets no second (error) document after it."""
+
+    def __init__(self, inner: TextIO) -> None:
+        self.inner, self.used = inner, False
+
+    def write(self, text: str) -> int:
+        self.used = self.used or bool(text)
+        return self.inner.write(text)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+
+def fail(args: argparse.Namespace, message: str, exit_code: int, *,
+         printed: bool = False) -> int:
+    """One ``error:`` line on stderr; with ``--json`` also the error document on stdout,
+    unless the command has ``printed`` its own output already."""
     print(f"error: {message}", file=sys.stderr)
-    if getattr(args, "json", False) is True:
+    if getattr(args, "json", False) is True and not printed:
         doc = error_document(getattr(args, "command", None), message, exit_code)
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     return exit_code
@@ -119,17 +136,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     from toolkit.cli.running import Finished
 
+    out = _Watched(sys.stdout)
+    sys.stdout = out
     try:
         return int(args.func(args))
     except Finished as done:  # the body has shown why (its table): its exit code only
         return done.code
     except ToolkitError as err:
-        return fail(args, clean(mask(str(err))), err.exit_code)
+        return fail(args, clean(mask(str(err))), err.exit_code, printed=out.used)
     except OSError as err:  # a fault no step turned into a ToolkitError: one line, no traceback
-        return fail(args, describe_os_error(err), 5 if getattr(args, "command", None) in BUILDING else 2)
+        code = 5 if getattr(args, "command", None) in BUILDING else 2
+        return fail(args, describe_os_error(err), code, printed=out.used)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    finally:
+        sys.stdout = out.inner
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -136,8 +136,13 @@ def read_text(path: str | os.PathLike[str], what: str, error: type[ToolkitError]
 
 
 def _cause(exc: BaseException) -> str:
-    return (exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)) or \
+    """What went wrong, e.g. ``No space left on device (ENOSPC)``."""
+    import errno
+
+    cause = (exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)) or \
         type(exc).__name__
+    code = errno.errorcode.get(exc.errno or 0) if isinstance(exc, OSError) else None
+    return f"{cause} ({code})" if code and code not in cause else cause
 
 
 def _mib(n: int) -> str:

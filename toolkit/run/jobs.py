@@ -21,7 +21,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from toolkit.core.errors import ToolkitError, describe_os_error
+from toolkit.core.errors import ToolkitError, UsageError, describe_os_error
 from toolkit.core.reporter import NullReporter, Reporter
 from toolkit.core.text import escape
 from toolkit.plan.layout import Layout
@@ -172,9 +172,11 @@ def _finish(run: Run, o: Outcome, p: Plan, start: float, reporter: Reporter | No
         o.smoke = "not planned"
     try:
         write_manifest(run, o, interrupted=interrupted)
-    except OSError as err:  # the outcome cannot be recorded: say so; the next run recovers
-        note = (f"the manifest could not record the outcome ({describe_os_error(err)}); the "
-                "next run of this build says so and replaces it")
+    except (OSError, UsageError) as err:  # the outcome cannot be recorded: say so; the next
+        # run recovers (write_atomic: a failed write or a symlink/FIFO there is a UsageError)
+        why = describe_os_error(err) if isinstance(err, OSError) else err.message
+        note = (f"the manifest could not record the outcome ({why}); the next run of this "
+                "build says so and replaces it")
         if reporter is not None:
             reporter.warning(note)
         if o.error is None:

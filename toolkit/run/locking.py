@@ -41,7 +41,7 @@ def hold(path: Path, what: str, *, wait: float = 0.0,
         path.parent.mkdir(parents=True, exist_ok=True)
         # never opened through a symlink (an older filelock opens with O_TRUNC and follows
         # it), nor a FIFO or a folder (filelock >= 4 also opens with O_NOFOLLOW)
-        refuse_special(path, f"the lock of {what}", "opened")
+        refuse_special(path, "lock file", "opened")
         lock.acquire(timeout=0)
     except Timeout:  # held by another run (a TimeoutError, so before OSError)
         if wait <= 0:
