@@ -173,6 +173,11 @@ def wheel_bytes(tmp_path_factory: pytest.TempPathFactory) -> bytes:
 # differs from the central directory's ("\x00emo/_x.so"), zipfile (so pip) refuses it,
 # and the check had passed the wheel
 @example(edits=[(30, 0)], cut=None)
+# found by `nox -s fuzz`: a central-directory flag "compressed patched data" (bit 5) or "strong
+# encryption" (bit 6) makes zipfile (so pip) refuse the member, and the check had passed the
+# wheel; test_zip_flags_pip_cannot_extract_are_errors pins it for any layout
+@example(edits=[(172686, 64)], cut=None)
+@example(edits=[(172686, 32)], cut=None)
 @given(
     edits=st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(0, 255)), max_size=6),
     cut=st.one_of(st.none(), st.integers(0, 1 << 20)),
@@ -224,3 +229,22 @@ def test_unsupported_zip_version_is_a_usage_error(tmp_path: Path, wheel_bytes: b
     with pytest.raises(UsageError, match="not a readable zip archive.*zip file version 6.4"):
         check_paths([path])
 
+
+
+@pytest.mark.parametrize(("bit", "why"), [(0x01, "encrypted"), (0x20, "compressed patched data"),
+                                          (0x40, "strong encryption")])
+def test_zip_flags_pip_cannot_extract_are_errors(tmp_path: Path, wheel_bytes: bytes, bit: int,
+                                                 why: str) -> None:
+    """APPNOTE 4.4.4: general purpose flag bits 0 (encrypted), 5 (compressed patched data) and
+    6 (strong encryption) of the first central-directory entry (offset 8): zipfile refuses to
+    read that member (so pip cannot install it), and the check names it as an error."""
+    entry = wheel_bytes.index(b"PK\x01\x02")
+    damaged = bytearray(wheel_bytes)
+    damaged[entry + 8] |= bit
+    path = tmp_path / "demo-1.0-py3-none-linux_x86_64.whl"
+    path.write_bytes(bytes(damaged))
+    with zipfile.ZipFile(path) as zf, pytest.raises((NotImplementedError, RuntimeError)):
+        zf.read(zf.infolist()[0])  # the independent truth: Python's zipfile refuses it
+    report = check_paths([path])
+    errors = [f.message for f in report.findings if f.severity == "error"]
+    assert not report.ok and any(why in m for m in errors), errors

@@ -75,6 +75,16 @@ class Problem:
     message: str
 
 
+# general purpose flag bits (APPNOTE 4.4.4) with which zipfile, so pip, cannot extract a member
+_UNEXTRACTABLE = ((0x01, "encrypted"), (0x20, "compressed patched data"),
+                  (0x40, "strong encryption"))
+
+
+def _unextractable(flags: int) -> str | None:
+    """What makes a member unextractable, from its central-directory flags; None: nothing."""
+    return next((why for bit, why in _UNEXTRACTABLE if flags & bit), None)
+
+
 @dataclass
 class WheelZip:
     path: Path
@@ -103,8 +113,9 @@ class WheelZip:
             seen.add(name)
             if info.is_dir():
                 continue
-            if info.flag_bits & 1:
-                problems.append(Problem(name, f"encrypted archive entry {name!r}"))
+            unreadable = _unextractable(info.flag_bits)
+            if unreadable:
+                problems.append(Problem(name, f"{unreadable} archive entry {name!r}"))
                 continue
             members.append(info)
         return cls(p, zf, members, problems, budget or Budget())
