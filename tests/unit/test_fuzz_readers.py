@@ -178,6 +178,11 @@ def wheel_bytes(tmp_path_factory: pytest.TempPathFactory) -> bytes:
 # wheel; test_zip_flags_pip_cannot_extract_are_errors pins it for any layout
 @example(edits=[(172686, 64)], cut=None)
 @example(edits=[(172686, 32)], cut=None)
+# found by `nox -s fuzz`: a central directory whose offsets, with zipfile's shift for data
+# before the archive, put a local header before offset 0 (pread: EINVAL, a traceback);
+# test_a_local_header_before_the_archive_is_a_finding pins it for any layout
+@example(edits=[(2401, 2), (51887, 1)], cut=None)
+@example(edits=[(2401, 1), (51887, 1)], cut=None)
 @given(
     edits=st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(0, 255)), max_size=6),
     cut=st.one_of(st.none(), st.integers(0, 1 << 20)),
@@ -248,3 +253,27 @@ def test_zip_flags_pip_cannot_extract_are_errors(tmp_path: Path, wheel_bytes: by
     report = check_paths([path])
     errors = [f.message for f in report.findings if f.severity == "error"]
     assert not report.ok and any(why in m for m in errors), errors
+
+
+def test_a_local_header_before_the_archive_is_a_finding(tmp_path: Path, wheel_bytes: bytes) -> None:
+    """The end-of-central-directory record names where the directory starts (offset 16);
+    zipfile shifts every member's offset by the difference to where the directory really is
+    (data prepended to an archive). A record naming a later start makes that shift negative,
+    so the first member's local header would lie before the archive: an error, not a
+    traceback (found by `nox -s fuzz`, with RECORD's size damaged too)."""
+    eocd = wheel_bytes.rindex(b"PK\x05\x06")
+    damaged = bytearray(wheel_bytes)
+    start = int.from_bytes(damaged[eocd + 16 : eocd + 20], "little")
+    damaged[eocd + 16 : eocd + 20] = (start + 65536).to_bytes(4, "little")
+    last = wheel_bytes.rindex(b"PK\x01\x02")  # RECORD's entry: a compressed size past the
+    damaged[last + 23] = 2  # end (offset 20, + 2^25), so the members are read all the same
+    path = tmp_path / "demo-1.0-py3-none-linux_x86_64.whl"
+    path.write_bytes(bytes(damaged))
+    with zipfile.ZipFile(path) as zf:  # the independent truth: zipfile's own arithmetic
+        assert zf.infolist()[0].header_offset < 0
+    try:
+        report = check_paths([path])
+    except UsageError as err:
+        assert path.name in _one_clean_line(err)
+        return
+    assert not report.ok

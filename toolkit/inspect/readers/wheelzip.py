@@ -147,6 +147,9 @@ class WheelZip:
     def data_offset(self, info: zipfile.ZipInfo) -> int:
         """Where a member's compressed bytes start in the archive (from its local header)."""
         fd = self._fd()
+        if info.header_offset < 0:  # zipfile adds the archive's shift: a lying directory
+            raise MemberError(f"{info.filename}: its local file header would be at offset "
+                              f"{info.header_offset}, before the archive starts")
         local = os.pread(fd, 30, info.header_offset)
         if len(local) < 30 or local[:4] != b"PK\x03\x04":
             raise MemberError(f"{info.filename}: bad local file header")
