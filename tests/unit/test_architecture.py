@@ -215,3 +215,19 @@ def test_lint_fails_on_a_planted_violation(tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stdout[-3000:]
     assert "toolkit.core.planted:over_length (61 lines)" in proc.stdout
     assert "toolkit.core.planted:over_complexity (complexity 16)" in proc.stdout
+
+
+def test_a_cycle_through_type_checking_imports_breaks_the_contracts(tmp_path: Path) -> None:
+    """`lint-imports` counts imports under ``if TYPE_CHECKING:``: one closing a cycle
+    (data.gpus -> data.matrix, which imports data.gpus) breaks the no-cycles contract."""
+    shutil.copytree(PACKAGE, tmp_path / "toolkit", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    gpus = tmp_path / "toolkit" / "data" / "gpus.py"
+    gpus.write_text(gpus.read_text(encoding="utf-8") + "\n\nfrom typing import TYPE_CHECKING\n\n"
+                    "if TYPE_CHECKING:\n    from toolkit.data.matrix import Matrix\n", encoding="utf-8")
+    exe = shutil.which("lint-imports", path=str(Path(sys.executable).parent)) or "lint-imports"
+    proc = subprocess.run([exe, "--no-cache"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert proc.returncode == 1, proc.stdout[-3000:]
+    assert "No cycles are allowed in toolkit.data." in proc.stdout
+    assert ".gpus -> .matrix" in proc.stdout

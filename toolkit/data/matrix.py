@@ -19,12 +19,13 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING
 
 from toolkit.core.errors import DataError, UsageError, unknown
 from toolkit.core.versions import rocm_label, version_sort_key
+from toolkit.data import known
 from toolkit.data import waiting as awaiting
 from toolkit.data.gpus import GpuEra, GpuFamily, family_names, load_gpus
+from toolkit.data.known import KnownFailure
 from toolkit.data.releases import ReleaseLine as ReleaseLine
 from toolkit.data.releases import RocmRelease as RocmRelease
 from toolkit.data.releases import SdkSource as SdkSource
@@ -32,9 +33,6 @@ from toolkit.data.releases import TorchSource as TorchSource
 from toolkit.data.releases import load_rocm
 from toolkit.data.schema import check, fail, read_toml
 from toolkit.data.specs import CI, PACKAGE, RESERVED_FILES
-
-if TYPE_CHECKING:
-    from toolkit.data.known import KnownFailure
 
 DATA_DIR = Path(__file__).parent
 # ReleaseLine, RocmRelease, SdkSource, TorchSource: re-exported from toolkit.data.releases
@@ -361,8 +359,6 @@ def _load(data_dir: Path, recipes: Recipes | None) -> Matrix:
 def _with_known_failures(matrix: Matrix) -> Matrix:
     """The matrix with its known failures (``known_failures.toml``, checked against it)."""
     from dataclasses import replace
-
-    from toolkit.data import known
 
     entries = known.load(matrix.source / known.KNOWN_FILE, matrix.builds, list(matrix.packages),
                          matrix.family_targets, matrix.known_targets)
