@@ -128,6 +128,16 @@ class Build:
         }
 
 
+def _selected(b: Build, pkgs: list[str], rocms: list[str], pys: list[str], vers: list[str],
+              pats: list[str]) -> bool:
+    """Does ``b`` match every given filter (an empty one matches all)?"""
+    return ((not pkgs or b.package.name in pkgs)
+            and (not rocms or b.rocm.version in rocms)
+            and (not pys or b.python in pys)
+            and (not vers or b.version in vers)
+            and (not pats or any(fnmatch.fnmatchcase(b.id, p) for p in pats)))
+
+
 def python_tag(python: str) -> str:
     """``3.12`` -> ``cp312``; ``3.13t`` -> ``cp313t``."""
     threaded = python.endswith("t")
@@ -216,6 +226,16 @@ class Matrix:
         pys = _split(python)
         vers = _split(versions)
         pats = _split(patterns)
+        self._check_filters(pkgs, rocms, pys)
+        out = [b for b in self.builds if _selected(b, pkgs, rocms, pys, vers, pats)]
+        if vers and not out:
+            awaiting.refuse(self, versions=vers, packages=pkgs)
+            known = sorted({b.version for b in self.builds if not pkgs or b.package.name in pkgs})
+            raise unknown("package version", ",".join(vers), known)
+        return out
+
+    def _check_filters(self, pkgs: list[str], rocms: list[str], pys: list[str]) -> None:
+        """Every filter value names a package, ROCm release or Python of the matrix."""
         for value in pkgs:
             if value not in self.packages:
                 raise unknown("package", value, sorted(self.packages))
@@ -226,20 +246,6 @@ class Matrix:
         for value in pys:
             if value not in all_pys:
                 raise unknown("Python version", value, all_pys)
-        out = [
-            b
-            for b in self.builds
-            if (not pkgs or b.package.name in pkgs)
-            and (not rocms or b.rocm.version in rocms)
-            and (not pys or b.python in pys)
-            and (not vers or b.version in vers)
-            and (not pats or any(fnmatch.fnmatchcase(b.id, p) for p in pats))
-        ]
-        if vers and not out:
-            awaiting.refuse(self, versions=vers, packages=pkgs)
-            known = sorted({b.version for b in self.builds if not pkgs or b.package.name in pkgs})
-            raise unknown("package version", ",".join(vers), known)
-        return out
 
     def build(self, build_id: str) -> Build:
         for b in self.builds:
