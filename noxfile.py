@@ -29,8 +29,8 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(python=False)
 def lint(session: nox.Session) -> None:
-    """ruff, mypy --strict, the import contracts (layers, no cycles), the module size limit and
-    zizmor on the workflows."""
+    """ruff, mypy --strict, the import contracts (layers, no cycles), the module size and function
+    limits (complexity 15, 60 lines) and zizmor on the workflows."""
     session.run(sys.executable, "-m", "ruff", "check", ".")
     session.run(sys.executable, "-m", "mypy")
     session.run(str(Path(sys.executable).with_name("lint-imports")))

@@ -4,6 +4,7 @@ prints. Also run by `nox -s lint`."""
 from __future__ import annotations
 
 import ast
+import os
 import shutil
 import subprocess
 import sys
@@ -68,3 +69,165 @@ def test_import_contracts_hold() -> None:
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
     assert len(declared) >= 3, "the layers, the inspect layers and the no-cycles contracts"
     assert f"Contracts: {len(declared)} kept, 0 broken." in proc.stdout
+
+
+# ----------------------------------------------------------------------------- function limits
+MAX_COMPLEXITY = 15  # cyclomatic complexity as radon counts it (branches, boolean operators, ...)
+MAX_FUNCTION_LINES = 60  # from the `def` line to the function's last line
+LIMITED = ("toolkit", "noxfile.py", "tasks.py")
+# Known violations, "module:function", being refactored by another part of issue 30 (verify/ and
+# cli/ only); the list is emptied when that lands. Nothing of core, env, inspect, data, plan or
+# run may ever be listed here.
+ALLOWED_OVER_LIMITS = frozenset({
+    "toolkit.cli.commands.check:lines",
+    "toolkit.cli.commands.check:register",
+    "toolkit.cli.commands.matrix:explain",
+    "toolkit.cli.commands.matrix:run",
+    "toolkit.cli.commands.plan:options_from",
+    "toolkit.cli.commands.smoke:run_pair",
+    "toolkit.cli.commands.upstream:run",
+    "toolkit.cli.devsessions:failing_examples",
+    "toolkit.cli.devsessions:flakes_report",
+    "toolkit.cli.main:main",
+    "toolkit.cli.mutants:_body",
+    "toolkit.cli.mutants:_report",
+    "toolkit.cli.own_project:session_project",
+    "toolkit.verify.report:Summary.headline",
+    "toolkit.verify.report:read_nox_report",
+    "toolkit.verify.report:markdown",
+    "toolkit.verify.repro:plan_differences",
+    "toolkit.verify.repro:differences",
+    "toolkit.verify.repro:reproduce",
+    "toolkit.verify.smoke:run",
+    "toolkit.verify.smoke_builds:resolve",
+    "toolkit.verify.upstream.apex:_pair_facts",
+    "toolkit.verify.upstream.apex:check",
+    "toolkit.verify.upstream.fbgemm:_listed",
+    "toolkit.verify.upstream.pytorch:check",
+    "toolkit.verify.upstream.therock_lines:_from_workflow",
+})
+
+
+def _qualified(tree: ast.AST) -> dict[int, str]:
+    """The line of each function's `def` -> its dotted name (Class.method, outer.inner)."""
+    names: dict[int, str] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                name = f"{prefix}{child.name}"
+                if not isinstance(child, ast.ClassDef):
+                    names[child.lineno] = name
+                visit(child, name + ".")
+            else:
+                visit(child, prefix)
+
+    visit(tree, "")
+    return names
+
+
+def over_limits(path: Path, module: str) -> list[str]:
+    """``module:function (why)`` for each function of ``path`` over the complexity or length limit."""
+    from radon.complexity import cc_visit
+    from radon.visitors import Function
+
+    source = path.read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    names = _qualified(tree)
+    found: dict[str, list[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            length = (node.end_lineno or node.lineno) - node.lineno + 1
+            if length > MAX_FUNCTION_LINES:
+                found.setdefault(names[node.lineno], []).append(f"{length} lines")
+    blocks: list[object] = list(cc_visit(source))
+    while blocks:
+        block = blocks.pop()
+        if isinstance(block, Function):
+            blocks.extend(block.closures)
+            if block.complexity > MAX_COMPLEXITY:
+                found.setdefault(names[block.lineno], []).append(f"complexity {block.complexity}")
+    return sorted(f"{module}:{name} ({', '.join(why)})" for name, why in found.items())
+
+
+def _limited_files() -> dict[str, Path]:
+    # LIMITS_ROOT: another tree to check (test_limits_fail_on_a_planted_violation)
+    root = Path(os.environ.get("LIMITS_ROOT") or ROOT)
+    files = {}
+    for entry in LIMITED:
+        paths = [root / entry] if entry.endswith(".py") else sorted((root / entry).rglob("*.py"))
+        for p in paths:
+            if p.exists() and "examples" not in p.relative_to(root).parts:
+                files[".".join(p.relative_to(root).with_suffix("").parts)] = p
+    return files
+
+
+def test_no_function_over_the_complexity_or_length_limit() -> None:
+    found = [v for m, p in _limited_files().items() for v in over_limits(p, m)]
+    over = [v for v in found if v.split(" ")[0] not in ALLOWED_OVER_LIMITS]
+    assert over == [], f"over {MAX_COMPLEXITY} complexity or {MAX_FUNCTION_LINES} lines:\n" + "\n".join(over)
+    stale = ALLOWED_OVER_LIMITS - {v.split(" ")[0] for v in found}
+    assert stale == set(), "no longer over the limits: take them off ALLOWED_OVER_LIMITS"
+
+
+def test_the_allowlist_names_only_verify_and_cli() -> None:
+    assert {a.split(".")[1] for a in ALLOWED_OVER_LIMITS} <= {"verify", "cli"}
+
+
+def _planted() -> str:
+    """Functions at and over the limits; complexities counted by hand (1 + one per branch)."""
+    ifs = lambda n: "".join(f"    if x == {i}:\n        return {i}\n" for i in range(n))  # noqa: E731
+    body = lambda n: "".join(f"    y = {i}\n" for i in range(n))  # noqa: E731
+    ands = " and ".join(f"x{i}" for i in range(16))  # 15 boolean operators: 1 + 15 = 16
+    return (f"def at_complexity(x):\n{ifs(14)}    return -1\n\n\n"           # 1 + 14 = 15
+            f"def over_complexity(x):\n{ifs(15)}    return -1\n\n\n"         # 1 + 15 = 16
+            f"def over_by_operators({', '.join(f'x{i}' for i in range(16))}):\n    return {ands}\n\n\n"
+            f"class Holder:\n    def method(self, x):\n"
+            + "".join(f"        if x == {i}:\n            return {i}\n" for i in range(15))
+            + "        return -1\n\n\n"
+            f"def outer(x):\n    def inner(x):\n{ifs(15).replace('    ', '        ')}"
+            f"        return -1\n    return inner(x)\n\n\n"
+            f"def at_length():\n{body(58)}    return y\n\n\n"                 # 1 + 58 + 1 = 60 lines
+            f"def over_length():\n{body(59)}    return y\n")                   # 61 lines
+
+
+def test_limits_fail_on_planted_violations(tmp_path: Path) -> None:
+    planted = tmp_path / "planted.py"
+    planted.write_text(_planted(), encoding="utf-8")
+    assert over_limits(planted, "planted") == [
+        "planted:Holder.method (complexity 16)",
+        "planted:outer.inner (complexity 16)",
+        "planted:over_by_operators (complexity 16)",
+        "planted:over_complexity (complexity 16)",
+        "planted:over_length (61 lines)",
+    ]
+
+
+def test_lint_fails_on_a_planted_violation(tmp_path: Path) -> None:
+    """The test `nox -s lint` runs fails, naming the function, when a module breaks a limit."""
+    shutil.copytree(PACKAGE, tmp_path / "toolkit", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "toolkit" / "core" / "planted.py").write_text(_planted(), encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+         f"{Path(__file__)}::test_no_function_over_the_complexity_or_length_limit"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "LIMITS_ROOT": str(tmp_path)})
+    assert proc.returncode == 1, proc.stdout[-3000:]
+    assert "toolkit.core.planted:over_length (61 lines)" in proc.stdout
+    assert "toolkit.core.planted:over_complexity (complexity 16)" in proc.stdout
+
+
+def test_a_cycle_through_type_checking_imports_breaks_the_contracts(tmp_path: Path) -> None:
+    """`lint-imports` counts imports under ``if TYPE_CHECKING:``: one closing a cycle
+    (data.gpus -> data.matrix, which imports data.gpus) breaks the no-cycles contract."""
+    shutil.copytree(PACKAGE, tmp_path / "toolkit", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    gpus = tmp_path / "toolkit" / "data" / "gpus.py"
+    gpus.write_text(gpus.read_text(encoding="utf-8") + "\n\nfrom typing import TYPE_CHECKING\n\n"
+                    "if TYPE_CHECKING:\n    from toolkit.data.matrix import Matrix\n", encoding="utf-8")
+    exe = shutil.which("lint-imports", path=str(Path(sys.executable).parent)) or "lint-imports"
+    proc = subprocess.run([exe, "--no-cache"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert proc.returncode == 1, proc.stdout[-3000:]
+    assert "No cycles are allowed in toolkit.data." in proc.stdout
+    assert ".gpus -> .matrix" in proc.stdout

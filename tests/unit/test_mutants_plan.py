@@ -18,7 +18,7 @@ from pip._internal.req.req_file import build_parser as pip_req_parser
 
 from toolkit.core.errors import UsageError
 from toolkit.core.steps import BuildWheel, CopySources, ExpectWheel
-from toolkit.core.steps_more import ProvideLibrary
+from toolkit.core.steps.env import ProvideLibrary
 from toolkit.data.known import _in
 from toolkit.data.matrix import load_matrix
 from toolkit.env.host import HostFacts, SystemRocm

@@ -12,7 +12,7 @@ import tomllib
 from packaging.requirements import Requirement
 
 from toolkit.core.errors import DataError, UsageError
-from toolkit.core.steps_more import ProvideLibrary
+from toolkit.core.steps.env import ProvideLibrary
 from toolkit.data.ci import github_json, load_ci
 from toolkit.data.known import KnownFailure
 from toolkit.data.matrix import Build, TbbSource, load_matrix

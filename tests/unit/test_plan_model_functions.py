@@ -261,7 +261,7 @@ def test_recorded_options_read_back_every_field_as_written() -> None:
 
 def test_sources_are_a_fresh_worktree_of_the_tag_and_its_submodules_from_mirrors() -> None:
     from toolkit.core.steps import FetchSources
-    from toolkit.core.steps_more import FetchSubmodules, Submodule
+    from toolkit.core.steps.sources import FetchSubmodules, Submodule
 
     raw = next(v for v in tomllib.loads((data_dir() / "fbgemm_gpu.toml").read_text())["versions"]
                if v["version"] == "1.3.0")

@@ -195,22 +195,8 @@ def github_matrix(
     known.check_trigger(trigger, include_known_failures)
     rule = config.triggers[trigger]
     wanted = _families(families)
-    if wanted and rule.families == "default":
-        requested = [t for t, r in config.triggers.items() if r.families != "default"]
-        raise UsageError(
-            f"trigger {trigger!r} builds each ROCm release's default family only "
-            f"({config.source.name}: triggers.{trigger}.families = 'default'); --families "
-            f"applies to: {', '.join(requested) or 'no trigger'}")
-    for fam in wanted:
-        if fam not in config.families:
-            raise unknown("GPU family for CI", fam, config.families)
-    pool = list(matrix.builds if builds is None else builds)
-    if rule.versions == "newest":
-        latest = _newest_versions(pool)
-        pool = [b for b in pool if (b.package.name, Version(b.version)) in latest]
-    if rule.python == "newest":
-        keep = _newest_pythons(pool)
-        pool = [b for b in pool if (b.package.name, b.version, b.rocm.version, b.python) in keep]
+    _check_families(config, trigger, rule, wanted)
+    pool = _pool(list(matrix.builds if builds is None else builds), rule)
     entries: list[CiEntry] = []
     for b in pool:
         # a family within the release's era: its members that release's compilers build
@@ -225,6 +211,30 @@ def github_matrix(
             entries.append(CiEntry(b, fam, targets[fam], config.build_runner,
                                    config.runner_for(fam), ",".join(e.id for e in failing)))
     return entries
+
+
+def _check_families(config: CiConfig, trigger: str, rule: TriggerRule, wanted: list[str]) -> None:
+    """Requested families: only for a trigger that takes them, and each one CI knows."""
+    if wanted and rule.families == "default":
+        requested = [t for t, r in config.triggers.items() if r.families != "default"]
+        raise UsageError(
+            f"trigger {trigger!r} builds each ROCm release's default family only "
+            f"({config.source.name}: triggers.{trigger}.families = 'default'); --families "
+            f"applies to: {', '.join(requested) or 'no trigger'}")
+    for fam in wanted:
+        if fam not in config.families:
+            raise unknown("GPU family for CI", fam, config.families)
+
+
+def _pool(pool: list[Build], rule: TriggerRule) -> list[Build]:
+    """The builds a rule runs: the newest versions, the newest Pythons, when it says so."""
+    if rule.versions == "newest":
+        latest = _newest_versions(pool)
+        pool = [b for b in pool if (b.package.name, Version(b.version)) in latest]
+    if rule.python == "newest":
+        keep = _newest_pythons(pool)
+        pool = [b for b in pool if (b.package.name, b.version, b.rocm.version, b.python) in keep]
+    return pool
 
 
 def _rule_families(config: CiConfig, rule: TriggerRule, build: Build,

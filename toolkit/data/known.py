@@ -38,7 +38,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -47,8 +47,35 @@ from toolkit.core.errors import UsageError
 from toolkit.data.schema import Map, Ref, Table, Text, Texts, check, fail, read_toml
 from toolkit.data.specs import PYTHONS
 
-if TYPE_CHECKING:
-    from toolkit.data.matrix import Build
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+class _Versioned(Protocol):
+    @property
+    def version(self) -> str: ...
+
+
+class _TorchPinned(Protocol):
+    @property
+    def torch(self) -> str: ...
+
+
+class Build(Protocol):
+    """What an entry reads of a build (``toolkit.data.matrix.Build``, which imports this module)."""
+
+    @property
+    def package(self) -> _Named: ...
+    @property
+    def pkg_version(self) -> _TorchPinned: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def python(self) -> str: ...
+    @property
+    def rocm(self) -> _Versioned: ...
 
 KNOWN_FILE = "known_failures.toml"
 # the GitHub events that may re-try known failures (every other trigger leaves them out)

@@ -19,12 +19,13 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING
 
 from toolkit.core.errors import DataError, UsageError, unknown
 from toolkit.core.versions import rocm_label, version_sort_key
+from toolkit.data import known
 from toolkit.data import waiting as awaiting
 from toolkit.data.gpus import GpuEra, GpuFamily, family_names, load_gpus
+from toolkit.data.known import KnownFailure
 from toolkit.data.releases import ReleaseLine as ReleaseLine
 from toolkit.data.releases import RocmRelease as RocmRelease
 from toolkit.data.releases import SdkSource as SdkSource
@@ -32,9 +33,6 @@ from toolkit.data.releases import TorchSource as TorchSource
 from toolkit.data.releases import load_rocm
 from toolkit.data.schema import check, fail, read_toml
 from toolkit.data.specs import CI, PACKAGE, RESERVED_FILES
-
-if TYPE_CHECKING:
-    from toolkit.data.known import KnownFailure
 
 DATA_DIR = Path(__file__).parent
 # ReleaseLine, RocmRelease, SdkSource, TorchSource: re-exported from toolkit.data.releases
@@ -130,6 +128,16 @@ class Build:
         }
 
 
+def _selected(b: Build, pkgs: list[str], rocms: list[str], pys: list[str], vers: list[str],
+              pats: list[str]) -> bool:
+    """Does ``b`` match every given filter (an empty one matches all)?"""
+    return ((not pkgs or b.package.name in pkgs)
+            and (not rocms or b.rocm.version in rocms)
+            and (not pys or b.python in pys)
+            and (not vers or b.version in vers)
+            and (not pats or any(fnmatch.fnmatchcase(b.id, p) for p in pats)))
+
+
 def python_tag(python: str) -> str:
     """``3.12`` -> ``cp312``; ``3.13t`` -> ``cp313t``."""
     threaded = python.endswith("t")
@@ -218,6 +226,16 @@ class Matrix:
         pys = _split(python)
         vers = _split(versions)
         pats = _split(patterns)
+        self._check_filters(pkgs, rocms, pys)
+        out = [b for b in self.builds if _selected(b, pkgs, rocms, pys, vers, pats)]
+        if vers and not out:
+            awaiting.refuse(self, versions=vers, packages=pkgs)
+            known = sorted({b.version for b in self.builds if not pkgs or b.package.name in pkgs})
+            raise unknown("package version", ",".join(vers), known)
+        return out
+
+    def _check_filters(self, pkgs: list[str], rocms: list[str], pys: list[str]) -> None:
+        """Every filter value names a package, ROCm release or Python of the matrix."""
         for value in pkgs:
             if value not in self.packages:
                 raise unknown("package", value, sorted(self.packages))
@@ -228,20 +246,6 @@ class Matrix:
         for value in pys:
             if value not in all_pys:
                 raise unknown("Python version", value, all_pys)
-        out = [
-            b
-            for b in self.builds
-            if (not pkgs or b.package.name in pkgs)
-            and (not rocms or b.rocm.version in rocms)
-            and (not pys or b.python in pys)
-            and (not vers or b.version in vers)
-            and (not pats or any(fnmatch.fnmatchcase(b.id, p) for p in pats))
-        ]
-        if vers and not out:
-            awaiting.refuse(self, versions=vers, packages=pkgs)
-            known = sorted({b.version for b in self.builds if not pkgs or b.package.name in pkgs})
-            raise unknown("package version", ",".join(vers), known)
-        return out
 
     def build(self, build_id: str) -> Build:
         for b in self.builds:
@@ -361,8 +365,6 @@ def _load(data_dir: Path, recipes: Recipes | None) -> Matrix:
 def _with_known_failures(matrix: Matrix) -> Matrix:
     """The matrix with its known failures (``known_failures.toml``, checked against it)."""
     from dataclasses import replace
-
-    from toolkit.data import known
 
     entries = known.load(matrix.source / known.KNOWN_FILE, matrix.builds, list(matrix.packages),
                          matrix.family_targets, matrix.known_targets)

@@ -210,6 +210,16 @@ class _Checker:
         for key in data:
             if key not in spec.fields:
                 fail(self.file, _join(path, key), f"unknown key; valid: {', '.join(spec.fields)}")
+        self.groups(spec, data, path)
+        grouped = {k for group in (*spec.one_of, *spec.any_of) for k in group}
+        for key, sub in spec.fields.items():
+            if key in data:
+                self.value(sub, data[key], _join(path, key))
+            elif key not in spec.optional and key not in grouped:
+                fail(self.file, _join(path, key), f"missing ({describe(sub)} is required)")
+
+    def groups(self, spec: Table, data: dict[str, Any], path: str) -> None:
+        """Exactly one key of each ``one_of`` group, at least one of each ``any_of`` group."""
         for group in spec.one_of:
             given = [k for k in group if k in data]
             if len(given) != 1:
@@ -218,12 +228,6 @@ class _Checker:
         for group in spec.any_of:
             if not any(k in data for k in group):
                 fail(self.file, path, f"needs at least one of {', '.join(group)} (none given)")
-        grouped = {k for group in (*spec.one_of, *spec.any_of) for k in group}
-        for key, sub in spec.fields.items():
-            if key in data:
-                self.value(sub, data[key], _join(path, key))
-            elif key not in spec.optional and key not in grouped:
-                fail(self.file, _join(path, key), f"missing ({describe(sub)} is required)")
 
     def map(self, spec: Map, value: Any, path: str) -> None:
         data = self.keys(value, path, spec)

@@ -10,15 +10,39 @@ matrix has its torch.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from toolkit.core.errors import AwaitsUpstream
 from toolkit.data.schema import fail
 
-if TYPE_CHECKING:
-    from toolkit.data.matrix import Matrix, PackageVersion
+
+# What this module reads of toolkit.data.matrix's PackageVersion, Package and Matrix (that
+# module imports this one)
+class PackageVersion(Protocol):
+    @property
+    def package(self) -> str: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def rocm(self) -> Sequence[str]: ...
+    @property
+    def waiting(self) -> str: ...
+    @property
+    def torch_minor(self) -> str: ...
+
+
+class _Package(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def versions(self) -> Sequence[PackageVersion]: ...
+
+
+class Matrix(Protocol):
+    @property
+    def packages(self) -> Mapping[str, _Package]: ...
 
 
 def reason(torch: str, among: Sequence[str] = ()) -> str:

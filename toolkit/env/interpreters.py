@@ -113,14 +113,7 @@ def candidates(
         yield "PATH", found
     # 2. pyenv versions folder
     root = Path(pyenv_root or os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv")
-    versions = root / "versions"
-    if versions.is_dir():
-        pattern = re.compile(rf"^{major}\.{minor}\.[0-9]+{suffix}$")
-        for d in sorted((d for d in versions.iterdir() if pattern.match(d.name)),
-                        key=lambda d: _patch_key(d.name), reverse=True):
-            cand = d / "bin" / exe
-            if cand.is_file():
-                yield "pyenv", str(cand)
+    yield from _pyenv(root / "versions", major, minor, suffix, exe)
     # 3. manylinux
     tag = f"cp{major}{minor}"
     cand = Path(manylinux_root) / f"{tag}-{tag}{suffix}" / "bin" / "python"
@@ -129,14 +122,31 @@ def candidates(
     # 4. uv
     uv_bin = uv if uv is not None else find_uv()
     if uv_bin:
-        try:
-            res = run([uv_bin, "python", "find", "--no-python-downloads", python],
-                      timeout=PROBE_TIMEOUT_S, check=False, env={**os.environ, "PATH": search})
-        except CommandFailed:
-            return
-        out = res.stdout.strip()
-        if res.ok and out:
-            yield "uv", out.splitlines()[-1]
+        yield from _uv_find(uv_bin, python, search)
+
+
+def _pyenv(versions: Path, major: int, minor: int, suffix: str,
+           exe: str) -> Iterator[tuple[str, str]]:
+    """pyenv's interpreters of ``major.minor`` (``suffix``: "t", free-threaded), newest first."""
+    if versions.is_dir():
+        pattern = re.compile(rf"^{major}\.{minor}\.[0-9]+{suffix}$")
+        for d in sorted((d for d in versions.iterdir() if pattern.match(d.name)),
+                        key=lambda d: _patch_key(d.name), reverse=True):
+            cand = d / "bin" / exe
+            if cand.is_file():
+                yield "pyenv", str(cand)
+
+
+def _uv_find(uv_bin: str, python: str, search: str) -> Iterator[tuple[str, str]]:
+    """The interpreter ``uv python find`` names (nothing when it cannot run)."""
+    try:
+        res = run([uv_bin, "python", "find", "--no-python-downloads", python],
+                  timeout=PROBE_TIMEOUT_S, check=False, env={**os.environ, "PATH": search})
+    except CommandFailed:
+        return
+    out = res.stdout.strip()
+    if res.ok and out:
+        yield "uv", out.splitlines()[-1]
 
 
 def places(python: str, *, pyenv_root: str | os.PathLike[str] | None = None,

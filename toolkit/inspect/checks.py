@@ -82,13 +82,7 @@ def check_paths(
     cands: dict[Path, set[str]] = {}
     try:
         for inp in inputs:
-            inp.result = WheelResult(str(inp.path))
-            if inp.wheel is not None:
-                collect_wheel(inp, inp.wheel, jobs)
-                check_metadata(inp.result, inp.wheel)
-                inp.result.content_key = _content_key(inp, inp.wheel)
-            else:
-                collect_dir(inp)
+            _collect(inp, jobs)
             cands[inp.path] = symbols.compact_defined(inp.libs, required_symbols)
             pending += _check_libraries(inp, resolver, targets, allow_bundled, req_policy)
     finally:
@@ -107,6 +101,17 @@ def check_paths(
 
 
 _RANK = {"error": 0, "warning": 1, "info": 2}
+
+
+def _collect(inp: Input, jobs: int | None) -> None:
+    """Read an input's libraries (and a wheel's metadata) into a fresh result."""
+    inp.result = WheelResult(str(inp.path))
+    if inp.wheel is not None:
+        collect_wheel(inp, inp.wheel, jobs)
+        check_metadata(inp.result, inp.wheel)
+        inp.result.content_key = _content_key(inp, inp.wheel)
+    else:
+        collect_dir(inp)
 
 
 def _kind(info: ElfInfo) -> str:
@@ -142,25 +147,10 @@ def _check_libraries(
     f = res.findings
     claim = required if required is not None else manylinux.claimed_policy(res.tags)[0]
     for lib in inp.libs:
-        if lib.info is None:
-            res.libraries.append(LibraryResult(lib.path, "unreadable"))
-            msg = f"{lib.path}: corrupt or unreadable ELF ({lib.error}): it cannot be judged"
-            f.append(Finding("elf", "error", lib.path, msg, cause="corrupt or unreadable ELF"))
+        lr = _library_result(inp, lib)
+        if lr is None or lib.info is None:
             continue
         info = lib.info
-        code, where = gpu.library_code(info.gpu_code, lib.path)
-        lr = LibraryResult(
-            lib.path, _kind(info), needed=list(info.needed), gpu_targets=list(info.gpu_targets),
-            gpu_code=code, gpu_where=where,
-        )
-        res.libraries.append(lr)
-        inp.pairs.append((lib, lr))
-        for prob in info.problems:
-            f.append(Finding("elf", "error", lib.path, f"{lib.path}: {prob}", cause="ELF cannot be judged"))
-        for prob in info.gpu_problems:
-            f.append(Finding("gpu-code", "error", lib.path, f"{lib.path}: {prob}",
-                             cause="GPU code present but unreadable"))
-        f.extend(gpu.mislabel_findings(lib.path, info.gpu_code))
         if info.is_gpu_code_object:
             code_objects.extend(info.gpu_targets)
             continue
@@ -174,6 +164,40 @@ def _check_libraries(
         if info.type != ET_REL and info.has_sections:  # else: not loaded / nothing to resolve
             _resolve_library(inp, resolver, lib, lr, loaded, claim)
     f.extend(loaded.findings())
+    _input_findings(inp, hosts, code_objects, targets)
+    return loaded.pending
+
+
+def _library_result(inp: Input, lib: Lib) -> LibraryResult | None:
+    """A library's result (added to the input's), with its ELF and GPU-code reading
+    findings; None for an unreadable one."""
+    res, f = inp.result, inp.result.findings
+    if lib.info is None:
+        res.libraries.append(LibraryResult(lib.path, "unreadable"))
+        msg = f"{lib.path}: corrupt or unreadable ELF ({lib.error}): it cannot be judged"
+        f.append(Finding("elf", "error", lib.path, msg, cause="corrupt or unreadable ELF"))
+        return None
+    info = lib.info
+    code, where = gpu.library_code(info.gpu_code, lib.path)
+    lr = LibraryResult(
+        lib.path, _kind(info), needed=list(info.needed), gpu_targets=list(info.gpu_targets),
+        gpu_code=code, gpu_where=where,
+    )
+    res.libraries.append(lr)
+    inp.pairs.append((lib, lr))
+    for prob in info.problems:
+        f.append(Finding("elf", "error", lib.path, f"{lib.path}: {prob}", cause="ELF cannot be judged"))
+    for prob in info.gpu_problems:
+        f.append(Finding("gpu-code", "error", lib.path, f"{lib.path}: {prob}",
+                         cause="GPU code present but unreadable"))
+    f.extend(gpu.mislabel_findings(lib.path, info.gpu_code))
+    return lr
+
+
+def _input_findings(inp: Input, hosts: list[tuple[str, ElfInfo]], code_objects: list[str],
+                    targets: Sequence[TargetId]) -> None:
+    """The findings about the input as a whole: machine, RPATHs, GPU code, variants."""
+    res, f = inp.result, inp.result.findings
     arch = machine.tag_arch(res.tags)
     if arch is not None:
         f.extend(x for path, info in hosts if (x := machine.mismatch(path, info, *arch)))
@@ -187,7 +211,6 @@ def _check_libraries(
     res.built_against = gpu.built_against(res.libraries, hygiene.ROCM_LIBS)
     if inp.wheel is not None:
         f.extend(redundant_variant(res))
-    return loaded.pending
 
 
 @dataclass

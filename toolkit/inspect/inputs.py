@@ -128,6 +128,28 @@ def _collect_wheel(inp: Input, wz: WheelZip, pool: ProcessPoolExecutor | None) -
         res.findings += record_findings(entries, seen, unread)
 
 
+def _collect_file(inp: Input, f: Path) -> None:
+    """One regular file of a folder: an ELF file is read (its errors kept), a file named like
+    a library that is not ELF is a finding, anything else is left alone."""
+    inp.names.append(str(f))
+    try:
+        with open(f, "rb") as fh:
+            head = fh.read(4)
+    except OSError as err:
+        inp.result.findings.append(Finding("elf", "error", str(f), f"{f}: unreadable ({err})"))
+        return
+    if not is_elf(head):
+        if looks_native(f.name):
+            inp.result.findings.append(Finding("elf", "error", str(f), _NOT_ELF % f))
+        return
+    try:
+        lib = Lib(str(f), str(f.parent.resolve()), load_file(f))
+    except (ElfError, OSError, ValueError) as err:
+        lib = Lib(str(f), str(f.parent.resolve()), None, str(err))
+    inp.libs.append(lib)
+    inp.index[os.path.normpath(str(f.resolve()))] = lib
+
+
 def collect_dir(inp: Input) -> None:
     """Read the ELF files of a folder (recursively) or one ELF file."""
     root = inp.path
@@ -136,25 +158,8 @@ def collect_dir(inp: Input) -> None:
     else:
         files = sorted(Path(d) / f for d, _, fs in os.walk(root) for f in fs)
     for f in files:
-        if f.is_symlink() or not f.is_file():
-            continue
-        inp.names.append(str(f))
-        try:
-            with open(f, "rb") as fh:
-                head = fh.read(4)
-        except OSError as err:
-            inp.result.findings.append(Finding("elf", "error", str(f), f"{f}: unreadable ({err})"))
-            continue
-        if not is_elf(head):
-            if looks_native(f.name):
-                inp.result.findings.append(Finding("elf", "error", str(f), _NOT_ELF % f))
-            continue
-        try:
-            lib = Lib(str(f), str(f.parent.resolve()), load_file(f))
-        except (ElfError, OSError, ValueError) as err:
-            lib = Lib(str(f), str(f.parent.resolve()), None, str(err))
-        inp.libs.append(lib)
-        inp.index[os.path.normpath(str(f.resolve()))] = lib
+        if not f.is_symlink() and f.is_file():
+            _collect_file(inp, f)
     if not inp.libs and not inp.result.findings:
         raise UsageError(f"{escape(root)}: no ELF files found (give wheels, folders of .so "
                          "files or .so files)")

@@ -70,18 +70,23 @@ def options_from_json(data: Any) -> Options:
         if key not in known:
             raise UsageError(f"recorded options: unknown field {key!r}; valid: "
                              f"{', '.join(sorted(known))}")
-        default = getattr(Options(), key)
-        if isinstance(default, tuple):
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise UsageError(f"recorded options: {key} must be a list of strings")
-            value = tuple(value)
-        elif isinstance(default, bool):
-            if not isinstance(value, bool):
-                raise UsageError(f"recorded options: {key} must be true or false")
-        elif not (value is None or isinstance(value, str)):
-            raise UsageError(f"recorded options: {key} must be a string or null")
-        values[key] = value
+        values[key] = _recorded_value(key, value)
     return Options(**values)
+
+
+def _recorded_value(key: str, value: Any) -> Any:
+    """One recorded option, checked against the type of its default."""
+    default = getattr(Options(), key)
+    if isinstance(default, tuple):
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise UsageError(f"recorded options: {key} must be a list of strings")
+        return tuple(value)
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise UsageError(f"recorded options: {key} must be true or false")
+    elif not (value is None or isinstance(value, str)):
+        raise UsageError(f"recorded options: {key} must be a string or null")
+    return value
 
 
 @dataclass(frozen=True)

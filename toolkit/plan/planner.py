@@ -25,7 +25,7 @@ from toolkit.core.steps import (
     Step,
     Submodule,
 )
-from toolkit.core.steps_more import mirror_name
+from toolkit.core.steps.sources import mirror_name
 from toolkit.data.matrix import Build, Matrix
 from toolkit.env.buildenv import RocmPaths, build_env
 from toolkit.env.host import HostFacts
@@ -34,6 +34,7 @@ from toolkit.plan.layout import Layout
 from toolkit.plan.model import Context, Options, Plan
 from toolkit.plan.provision import default_targets, provision_steps, sources_for
 from toolkit.plan.recipes import recipe_for
+from toolkit.plan.recipes.base import Recipe
 
 
 def submodule_mirrors(layout: Layout) -> Path:
@@ -84,20 +85,24 @@ def rocm_provider(build: Build, rocm: RocmPaths) -> tuple[str, ...]:
     return (f"{root}/lib",)
 
 
-def plan(
-    matrix: Matrix,
-    build: Build,
-    options: Options,
-    host: HostFacts,
-    layout: Layout,
-    *,
-    toolkit_python: str = "python",
-) -> Plan:
-    recipe = recipe_for(build.package.recipe)
-    targets = default_targets(matrix, build, options)
-    steps, rocm_paths, family = provision_steps(matrix, build, options, host, layout)
-    steps.extend(_sources_steps(build, options, layout))
+def _check_step(ctx: Context, recipe: Recipe, steps: list[Step]) -> Step:
+    """The wheel checks, with the libraries the earlier steps provide."""
+    build, options = ctx.build, ctx.options
+    return Step(
+        "check", "symbol, GLIBCXX, GPU-code and hygiene checks (fail on findings)",
+        CheckWheel(ctx.toolkit_python, "{WHEEL}", str(ctx.layout.artifacts(build)),
+                   gfx=tuple(ctx.targets) if recipe.carries_gpu_code(build, options) else (),
+                   with_libs=(*(("{TORCH_LIB}",) if recipe.needs_torch or build.pkg_version.torch
+                                 else ()),
+                              *rocm_provider(build, ctx.rocm),
+                              *(s.action.placeholder for s in steps
+                                if isinstance(s.action, ProvideLibrary))),
+                   require_symbols=recipe.required_symbols(build.pkg_version)),
+    )
 
+
+def _base_env(build: Build, host: HostFacts, layout: Layout, targets: tuple[str, ...],
+              rocm_paths: RocmPaths) -> dict[str, str]:
     base_env = build_env(
         rocm=rocm_paths,
         targets=targets,
@@ -113,6 +118,24 @@ def plan(
     base_env["LDCXXSHARED"] = "{LDCXXSHARED}"
     for var in ("CFLAGS", "CXXFLAGS", "HIPCC_COMPILE_FLAGS_APPEND"):
         base_env[var] = f"{base_env.get(var, '')} {{PYTHON_PREFIX_MAP}}".strip()
+    return base_env
+
+
+def plan(
+    matrix: Matrix,
+    build: Build,
+    options: Options,
+    host: HostFacts,
+    layout: Layout,
+    *,
+    toolkit_python: str = "python",
+) -> Plan:
+    recipe = recipe_for(build.package.recipe)
+    targets = default_targets(matrix, build, options)
+    steps, rocm_paths, family = provision_steps(matrix, build, options, host, layout)
+    steps.extend(_sources_steps(build, options, layout))
+
+    base_env = _base_env(build, host, layout, targets, rocm_paths)
     ctx = Context(build, options, host, layout, tuple(targets), rocm_paths,
                   MappingProxyType(base_env), toolkit_python)
     steps.extend(recipe.build_steps(ctx))
@@ -137,17 +160,7 @@ def plan(
         + (" (the source has uncommitted changes: --allow-dirty)" if options.dirty else ""),
         NameWheel(ctx.wheelhouse, staging, build.rocm.version, options.naming),
     ))
-    steps.append(Step(
-        "check", "symbol, GLIBCXX, GPU-code and hygiene checks (fail on findings)",
-        CheckWheel(toolkit_python, "{WHEEL}", str(layout.artifacts(build)),
-                   gfx=tuple(targets) if recipe.carries_gpu_code(build, options) else (),
-                   with_libs=(*(("{TORCH_LIB}",) if recipe.needs_torch or build.pkg_version.torch
-                                 else ()),
-                              *rocm_provider(build, rocm_paths),
-                              *(s.action.placeholder for s in steps
-                                if isinstance(s.action, ProvideLibrary))),
-                   require_symbols=recipe.required_symbols(build.pkg_version)),
-    ))
+    steps.append(_check_step(ctx, recipe, steps))
     if options.smoke:
         steps.append(Step("install-wheel", "install the named wheel into the build's environment",
                           ctx.uv_pip("--no-deps", "--reinstall", "{WHEEL}")))

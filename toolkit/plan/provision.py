@@ -171,37 +171,50 @@ def sources_for(matrix: Matrix, build: Build, options: Options) -> Sources:
         check_location(options.index_url, allow_insecure=options.allow_insecure_index)
     for url in options.find_links:
         check_location(url, allow_insecure=options.allow_insecure_index, what="find-links value")
-    family: str | None = None
-    sdk_index: str | None = None
-    spec: str | None = None
-    layout: str | None = None
     channel = channel_for(build, options)
     therock_torch = bool(build.pkg_version.torch) and build.torch_source.kind == "therock"
     if provider != "pip" and not therock_torch:
         channel = None  # nothing installs from TheRock: a system SDK and another torch
     channel_url = options.index_url or sdk.url_for(channel)  # the SDK's and TheRock's torch
-    if provider == "pip":
-        index = channel_url
-        spec = sdk.spec_for(channel) or "rocm[libraries,devel]>1.0"
-        if not index:
-            why = f" ({sdk.note})" if sdk.note else ""
-            raise UsageError(f"ROCm {build.rocm.version} has no pip SDK index in the matrix{why}; "
-                             "give --index-url or use --rocm-from system")
-        layout = sdk.layout or "per-family"
-        if layout == "multi-arch":
-            if options.family:
-                raise UsageError(
-                    f"--family {options.family}: ROCm {build.rocm.version}'s SDK is multi-arch "
-                    "(one index for every GPU, device code chosen per gfx id), not per-family",
-                    hint="use --gfx (a gfx id or family name, e.g. --gfx gfx942)")
-            spec = with_extras(spec, device_extras(build, targets))
-            sdk_index = join_path(index)  # a folder; its query stays a query
-        else:
-            family = choose_family(matrix, build, targets, options.family)
-            sdk_index = join_path(index, family)
+    family, sdk_index, spec, layout = (
+        _pip_sdk(matrix, build, options, targets, channel, channel_url) if provider == "pip"
+        else (None, None, None, None))
+    system_version = sdk.version if provider == "system" else None
     if not build.pkg_version.torch:  # a package that needs no torch (the bundled sample)
         return Sources(provider, layout, family, sdk_index, spec, tuple(options.find_links),
-                       "", (), sdk.version if provider == "system" else None, channel=channel)
+                       "", (), system_version, channel=channel)
+    torch_spec, torch_args, pins = _torch_install(matrix, build, options, targets, family,
+                                                  channel_url, spec)
+    return Sources(provider, layout, family, sdk_index, spec, tuple(options.find_links),
+                   torch_spec, torch_args, system_version, pins, channel)
+
+
+def _pip_sdk(matrix: Matrix, build: Build, options: Options, targets: tuple[str, ...],
+             channel: str | None, index: str | None) -> tuple[str | None, str, str, str]:
+    """A pip SDK's family (None: multi-arch), index, requirement and layout."""
+    sdk = build.rocm.sdk
+    spec = sdk.spec_for(channel) or "rocm[libraries,devel]>1.0"
+    if not index:
+        why = f" ({sdk.note})" if sdk.note else ""
+        raise UsageError(f"ROCm {build.rocm.version} has no pip SDK index in the matrix{why}; "
+                         "give --index-url or use --rocm-from system")
+    layout = sdk.layout or "per-family"
+    if layout == "multi-arch":
+        if options.family:
+            raise UsageError(
+                f"--family {options.family}: ROCm {build.rocm.version}'s SDK is multi-arch "
+                "(one index for every GPU, device code chosen per gfx id), not per-family",
+                hint="use --gfx (a gfx id or family name, e.g. --gfx gfx942)")
+        # a folder; its query stays a query
+        return None, join_path(index), with_extras(spec, device_extras(build, targets)), layout
+    family = choose_family(matrix, build, targets, options.family)
+    return family, join_path(index, family), spec, layout
+
+
+def _torch_install(matrix: Matrix, build: Build, options: Options, targets: tuple[str, ...],
+                   family: str | None, channel_url: str | None, sdk_spec: str | None,
+                   ) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """torch's requirement, its index arguments and the requirements pinned with it."""
     src = build.torch_source
     torch_args: list[str] = []
     torch_url = channel_url if src.kind == "therock" else src.index_url
@@ -215,19 +228,17 @@ def sources_for(matrix: Matrix, build: Build, options: Options) -> Sources:
             torch_args += ["--extra-index-url", PYPI]
     if src.find_links:
         torch_args += ["--find-links", src.find_links]
-    torch_spec, pins = src.spec, tuple[str, ...]()
-    if src.device_extras:  # split torch: host wheel + amd-torch-device-<gfx> per target
-        extras = device_extras(build, targets)
-        torch_spec = with_extras(src.spec, extras)
-        # named as well as asked for by extra: an extra torch lacks (TheRock built no device
-        # package for that gfx) is only a warning to pip and uv, a missing requirement fails
-        # (a device package's version is its torch's: RELEASES.md, so torch's range pins it)
-        versions = re.sub(r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(\[[^\]]*\])?", "", src.spec)
-        pins = ((spec,) if provider == "pip" and spec else ()) \
-            + tuple(TORCH_DEVICE_PREFIX + e.removeprefix("device-") + versions for e in extras)
-    return Sources(provider, layout, family, sdk_index, spec, tuple(options.find_links),
-                   torch_spec, tuple(torch_args),
-                   sdk.version if provider == "system" else None, pins, channel)
+    if not src.device_extras:
+        return src.spec, tuple(torch_args), ()
+    # split torch: host wheel + amd-torch-device-<gfx> per target
+    extras = device_extras(build, targets)
+    # named as well as asked for by extra: an extra torch lacks (TheRock built no device
+    # package for that gfx) is only a warning to pip and uv, a missing requirement fails
+    # (a device package's version is its torch's: RELEASES.md, so torch's range pins it)
+    versions = re.sub(r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(\[[^\]]*\])?", "", src.spec)
+    pins = ((sdk_spec,) if sdk_spec else ()) \
+        + tuple(TORCH_DEVICE_PREFIX + e.removeprefix("device-") + versions for e in extras)
+    return with_extras(src.spec, extras), tuple(torch_args), pins
 
 
 def uv_index_args(pip_args: Sequence[str]) -> tuple[str, ...]:
@@ -281,90 +292,29 @@ def provision_steps(
     env_python = str(layout.env_python(build))
     interp = host.interpreters.get(build.python, f"python{build.python}")
     lock = _lock_for(matrix, build, options, src)
-    tools = {"PATH": TOOLS_PATH}
     found_where = ("" if os.path.isabs(interp)
                    else f"; {interp} is looked up at execution (PATH, pyenv, /opt/python, uv)")
 
-    steps: list[Step] = []
     # a stable channel holds releases only: resolved without pre-releases (uv's default)
     uv_install = (host.uv, "pip", "install", "--python", env_python,
                   *(("--prerelease=allow",) if src.allows_prereleases else ()))
     locked = ("--require-hashes", "--index-strategy", "unsafe-best-match",
               *src.index_args(), "-r", lock) if lock else ()
-    family_env = {"ROCM_SDK_TARGET_FAMILY": src.family} if src.family else {}
     if src.provider == "pip":
-        assert src.sdk_index and src.sdk_spec
-        links = [a for fl in src.find_links for a in ("--find-links", fl)]
-        # `--refresh-package rocm` is TheRock's `pip cache remove rocm`: the rocm sdist
-        # picks its GPU family when it is built, so a cached build must never be reused.
-        argv = (*uv_install, "--refresh-package", "rocm",
-                *(locked or ("--index-url", src.sdk_index, *links, src.sdk_spec)))
-        steps.append(Step(
-            "install-rocm-sdk",
-            f"install the ROCm {build.rocm.version} SDK from {_origin(src, options)}"
-            + (f" (family {src.family}{_partial(matrix, build, options, src.family)})"
-               if src.family else " (multi-arch)")
-            + (f"; {build.rocm.sdk.note}" if build.rocm.sdk.note and not options.index_url else "")
-            + (f", locked by {lock}" if lock else ""),
-            InstallSdk(Command(argv, env=MappingProxyType({**tools, **family_env})), env_python,
-                       build.rocm.version, options.allow_rocm_mismatch),
-            reuse_env=True,
-        ))
+        steps = _pip_sdk_steps(matrix, build, options, src, env_python, uv_install, locked, lock)
         rocm_paths = RocmPaths.learned()
-        if options.rocm_sdk_test:
-            steps.append(Step("rocm-sdk-test", "TheRock's own SDK self-test (`rocm-sdk test`)",
-                              Command((env_python, "-m", "rocm_sdk", "test")), reuse_env=True))
     elif build.rocm.sdk.provider == "none":  # a CPU variant (the sample): no ROCm at all
+        steps = []
         rocm_paths = RocmPaths.system(host.system_rocm.root if host.system_rocm else "/opt/rocm")
     else:
-        expected = src.system_version or build.rocm.version
         # the root the caller discovered (HostFacts.system_rocm), else the conventional
         # /opt/rocm; execution verifies it is there and that its version matches
         root = host.system_rocm.root if host.system_rocm else "/opt/rocm"
         rocm_paths = RocmPaths.system(root)
-        steps.append(Step(
-            "install-rocm-sdk",
-            f"use the system ROCm install at {root} (expected {expected}; "
-            "toolkit.env.rocm.find_system looks at ROCM_PATH, /opt/rocm, /opt/rocm-X.Y.Z, "
-            "hipcc on PATH)",
-            UseSystemRocm(root, expected, options.allow_rocm_mismatch),
-            reuse_env=True,
-        ))
+        steps = [_system_sdk_step(build, options, src, root)]
 
     if build.pkg_version.torch:
-        if lock:
-            torch_argv = (*uv_install, *locked)
-        else:
-            # uv's default (the first index that has torch wins) keeps PyPI's CUDA torch out
-            # when torch comes from an index. A find-links page is weighed together with PyPI,
-            # whose newer CUDA torch could win: pin-torch first installs torch alone from that
-            # page (no index at all), then install-torch keeps it and adds its dependencies.
-            pairs = zip(src.torch_args[::2], src.torch_args[1::2], strict=False)
-            links = [val for opt, val in pairs if opt == "--find-links"]
-            if links:
-                steps.append(Step(
-                    "pin-torch",
-                    f"install torch alone from {', '.join(links)} (--no-index: no other source "
-                    "is weighed, so PyPI's CUDA torch can never win)",
-                    Command((*uv_install, "--no-deps", "--no-index",
-                             *(a for link in links for a in ("--find-links", link)),
-                             src.torch_spec), env=MappingProxyType(dict(tools))),
-                    reuse_env=True,
-                ))
-            torch_argv = (*uv_install, *uv_index_args(src.torch_args), src.torch_spec,
-                          *src.torch_pins)
-        steps.append(Step(
-            "install-torch",
-            f"install torch {build.pkg_version.torch} for ROCm {build.rocm.version} "
-            f"({build.torch_source.kind} build"
-            + ("; split: a host wheel plus the device packages of "
-               + ", ".join(device_extras(build, default_targets(matrix, build, options)))
-               + ", with the SDK it pins" if build.torch_source.device_extras else "")
-            + (f"; {build.torch_source.note}" if build.torch_source.note else "") + ")",
-            InstallTorch(Command(torch_argv, env=MappingProxyType(dict(tools))), env_python,
-                         build.rocm.hip, build.rocm.version, options.allow_rocm_mismatch),
-            reuse_env=True,
-        ))
+        steps += _torch_steps(matrix, build, options, src, env_python, uv_install, locked)
 
     if src.provider == "pip" and src.layout == "multi-arch":
         steps.append(Step("rocm-sdk-init", INIT_WHY,
@@ -389,6 +339,88 @@ def provision_steps(
     tail = Step("mark-env-ready", "mark the environment ready (only after every step above)",
                 MarkEnvReady(env_dir), reuse_env=True)
     return [*head, *steps, tail], rocm_paths, src.family
+
+
+def _system_sdk_step(build: Build, options: Options, src: Sources, root: str) -> Step:
+    expected = src.system_version or build.rocm.version
+    return Step(
+        "install-rocm-sdk",
+        f"use the system ROCm install at {root} (expected {expected}; "
+        "toolkit.env.rocm.find_system looks at ROCM_PATH, /opt/rocm, /opt/rocm-X.Y.Z, "
+        "hipcc on PATH)",
+        UseSystemRocm(root, expected, options.allow_rocm_mismatch),
+        reuse_env=True,
+    )
+
+
+def _pip_sdk_steps(matrix: Matrix, build: Build, options: Options, src: Sources, env_python: str,
+                   uv_install: tuple[str, ...], locked: tuple[str, ...], lock: str | None,
+                   ) -> list[Step]:
+    """install-rocm-sdk from a pip index (and TheRock's self-test when asked for)."""
+    assert src.sdk_index and src.sdk_spec
+    tools = {"PATH": TOOLS_PATH}
+    family_env = {"ROCM_SDK_TARGET_FAMILY": src.family} if src.family else {}
+    links = [a for fl in src.find_links for a in ("--find-links", fl)]
+    # `--refresh-package rocm` is TheRock's `pip cache remove rocm`: the rocm sdist
+    # picks its GPU family when it is built, so a cached build must never be reused.
+    argv = (*uv_install, "--refresh-package", "rocm",
+            *(locked or ("--index-url", src.sdk_index, *links, src.sdk_spec)))
+    steps = [Step(
+        "install-rocm-sdk",
+        f"install the ROCm {build.rocm.version} SDK from {_origin(src, options)}"
+        + (f" (family {src.family}{_partial(matrix, build, options, src.family)})"
+           if src.family else " (multi-arch)")
+        + (f"; {build.rocm.sdk.note}" if build.rocm.sdk.note and not options.index_url else "")
+        + (f", locked by {lock}" if lock else ""),
+        InstallSdk(Command(argv, env=MappingProxyType({**tools, **family_env})), env_python,
+                   build.rocm.version, options.allow_rocm_mismatch),
+        reuse_env=True,
+    )]
+    if options.rocm_sdk_test:
+        steps.append(Step("rocm-sdk-test", "TheRock's own SDK self-test (`rocm-sdk test`)",
+                          Command((env_python, "-m", "rocm_sdk", "test")), reuse_env=True))
+    return steps
+
+
+def _torch_steps(matrix: Matrix, build: Build, options: Options, src: Sources, env_python: str,
+                 uv_install: tuple[str, ...], locked: tuple[str, ...]) -> list[Step]:
+    """install-torch, after pin-torch when torch comes from a find-links page."""
+    tools = {"PATH": TOOLS_PATH}
+    steps: list[Step] = []
+    if locked:
+        torch_argv = (*uv_install, *locked)
+    else:
+        # uv's default (the first index that has torch wins) keeps PyPI's CUDA torch out
+        # when torch comes from an index. A find-links page is weighed together with PyPI,
+        # whose newer CUDA torch could win: pin-torch first installs torch alone from that
+        # page (no index at all), then install-torch keeps it and adds its dependencies.
+        pairs = zip(src.torch_args[::2], src.torch_args[1::2], strict=False)
+        links = [val for opt, val in pairs if opt == "--find-links"]
+        if links:
+            steps.append(Step(
+                "pin-torch",
+                f"install torch alone from {', '.join(links)} (--no-index: no other source "
+                "is weighed, so PyPI's CUDA torch can never win)",
+                Command((*uv_install, "--no-deps", "--no-index",
+                         *(a for link in links for a in ("--find-links", link)),
+                         src.torch_spec), env=MappingProxyType(dict(tools))),
+                reuse_env=True,
+            ))
+        torch_argv = (*uv_install, *uv_index_args(src.torch_args), src.torch_spec,
+                      *src.torch_pins)
+    steps.append(Step(
+        "install-torch",
+        f"install torch {build.pkg_version.torch} for ROCm {build.rocm.version} "
+        f"({build.torch_source.kind} build"
+        + ("; split: a host wheel plus the device packages of "
+           + ", ".join(device_extras(build, default_targets(matrix, build, options)))
+           + ", with the SDK it pins" if build.torch_source.device_extras else "")
+        + (f"; {build.torch_source.note}" if build.torch_source.note else "") + ")",
+        InstallTorch(Command(torch_argv, env=MappingProxyType(dict(tools))), env_python,
+                     build.rocm.hip, build.rocm.version, options.allow_rocm_mismatch),
+        reuse_env=True,
+    ))
+    return steps
 
 
 def _probes(src: Sources, lock: str | None) -> tuple[IndexProbe, ...]:

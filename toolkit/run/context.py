@@ -17,7 +17,7 @@ from toolkit.core.errors import StepFailed, TimedOut, ToolkitError
 from toolkit.core.proc import CommandFailed, stream
 from toolkit.core.reporter import NullReporter, Reporter
 from toolkit.core.steps import PLACEHOLDER_HELP, Command, Step
-from toolkit.core.steps_more import LIB_DIR
+from toolkit.core.steps.placeholders import LIB_DIR
 from toolkit.core.urls import mask
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Plan

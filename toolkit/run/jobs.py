@@ -241,8 +241,7 @@ def write_manifest(run: Run, outcome: Outcome | None, name: str = "manifest.json
         "wheel_sha256": manifest.file_sha256(run.values["WHEEL"]) if "WHEEL" in run.values else None,
         "sdk": sdk,
         "installed": installed,
-        "environment": {s.name: dict(s.env) for s in p.steps if s.env},
-        "unset": sorted({v for s in p.steps for v in s.unset}),
+        **_step_env(p),
         "tools": manifest.tool_versions(env_python, run.values.get("ROCM_BIN"))
         if finished else {},
         # what decides the wheel's bits, apart from the host's facts and paths
@@ -252,15 +251,9 @@ def write_manifest(run: Run, outcome: Outcome | None, name: str = "manifest.json
         "host": {**(manifest.host_facts() if finished else {}),
                  "paths": host_paths(p, run.layout)},
         "learned": {k: v for k, v in run.values.items() if not k.startswith("_")},
-        "steps": [
-            {"name": r.name, "kind": r.kind, "argv": r.argv, "env": r.env,
-             "returncode": r.returncode,
-             "seconds": round(r.seconds, 3), "skipped": r.skipped}
-            for r in run.results
-        ],
+        "steps": _step_rows(run),
         "plan": plan_json,
-        "outcome": ("running" if outcome is None else "interrupted" if interrupted
-                    else "ok" if outcome.error is None else "failed"),
+        "outcome": _outcome_word(outcome, interrupted),
         "failed_step": run.failed_step,
         "error": outcome.error if outcome else None,
         "repro": repro_command(run.layout, b.id),
@@ -269,6 +262,26 @@ def write_manifest(run: Run, outcome: Outcome | None, name: str = "manifest.json
     if outcome is not None:
         outcome.failure = data["failure"]
     return manifest.write(target, data)
+
+
+def _step_rows(run: Run) -> list[dict[str, Any]]:
+    return [{"name": r.name, "kind": r.kind, "argv": r.argv, "env": r.env,
+             "returncode": r.returncode, "seconds": round(r.seconds, 3), "skipped": r.skipped}
+            for r in run.results]
+
+
+def _step_env(p: Plan) -> dict[str, Any]:
+    """The manifest's ``environment`` (each step's variables) and ``unset``."""
+    return {"environment": {s.name: dict(s.env) for s in p.steps if s.env},
+            "unset": sorted({v for s in p.steps for v in s.unset})}
+
+
+def _outcome_word(outcome: Outcome | None, interrupted: bool) -> str:
+    if outcome is None:
+        return "running"
+    if interrupted:
+        return "interrupted"
+    return "ok" if outcome.error is None else "failed"
 
 
 def _failure(run: Run, outcome: Outcome | None, interrupted: bool) -> dict[str, Any] | None:

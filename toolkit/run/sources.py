@@ -19,7 +19,7 @@ from toolkit.core.files import Ignore, hash_tree
 from toolkit.core.proc import CommandFailed
 from toolkit.core.proc import run as run_proc
 from toolkit.core.steps import CopySources, FetchSources, FetchSubmodules, Step, Submodule
-from toolkit.core.steps_more import mirror_name
+from toolkit.core.steps.sources import mirror_name
 from toolkit.core.urls import mask
 from toolkit.run.context import Run, StepResult
 from toolkit.run.locking import hold

@@ -135,19 +135,25 @@ def retag(src: Path, dest_dir: Path, *, version: str | None = None,
     try:
         tmp = tmp_dir / filename
         names = sorted(members, key=lambda n: (n == record_name, _order(n, new_prefix)))
-        with zipfile.ZipFile(tmp, "w") as out:
-            for name in names:
-                data, executable = members[name]
-                zi = zipfile.ZipInfo(name, date_time=when)
-                zi.external_attr = ((0o100755 if executable else 0o100644) & 0xFFFF) << 16
-                zi.compress_type = zipfile.ZIP_DEFLATED
-                zi.create_system = 3  # unix
-                out.writestr(zi, data, compresslevel=6)
+        _write_zip(tmp, [(name, *members[name]) for name in names], when)
         final = dest_dir / filename
         os.replace(tmp, final)
     finally:
         shutil.rmtree(tmp_dir, ignore_errors=True)
     return final
+
+
+def _write_zip(path: Path, members: list[tuple[str, bytes, bool]],
+               when: tuple[int, int, int, int, int, int]) -> None:
+    """``members`` (name, data, executable) in this order, normalised: time ``when``, mode 0644
+    or 0755, deflate at level 6."""
+    with zipfile.ZipFile(path, "w") as out:
+        for name, data, executable in members:
+            zi = zipfile.ZipInfo(name, date_time=when)
+            zi.external_attr = ((0o100755 if executable else 0o100644) & 0xFFFF) << 16
+            zi.compress_type = zipfile.ZIP_DEFLATED
+            zi.create_system = 3  # unix
+            out.writestr(zi, data, compresslevel=6)
 
 
 def find_one_wheel(folder: Path) -> Path:

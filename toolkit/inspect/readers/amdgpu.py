@@ -115,6 +115,18 @@ def note_target(obj: bytes | bytearray | memoryview) -> str | None:
     object is malformed); every offset is bounds-checked, and note sections that overlap make
     it malformed (each note is read once: linear time, however many sections there are)."""
     data = bytes(obj)
+    notes = _note_sections(data)
+    if notes is None:
+        return None
+    found: str | None = None
+    for pos, end in notes:
+        found = _notes_isa(data, pos, end, found)
+    return found
+
+
+def _note_sections(data: bytes) -> list[tuple[int, int]] | None:
+    """(start, end) of each note section inside ``data``; None when the section table is
+    malformed or note sections overlap."""
     if len(data) < ELF64_HEADER:
         return None
     shoff = struct.unpack_from("<Q", data, 40)[0]
@@ -129,19 +141,23 @@ def note_target(obj: bytes | bytearray | memoryview) -> str | None:
     ordered = sorted(notes)
     if any(b > c for (_, b), (c, _) in zip(ordered, ordered[1:], strict=False)):
         return None  # note sections overlapping: each note is read once (linear time)
-    found: str | None = None
-    for pos, end in notes:
-        while pos + 12 <= end:
-            namesz, descsz, ntype = struct.unpack_from("<III", data, pos)
-            name_at = pos + 12
-            desc_at = name_at + _align4(namesz)
-            if desc_at + descsz > end:
-                break
-            if data[name_at:name_at + namesz].rstrip(b"\0") == b"AMD":
-                got = _isa(ntype, data[desc_at:desc_at + descsz])
-                if got is not None and (found is None or ntype == NT_AMD_HSA_ISA_NAME):
-                    found = got
-            pos = desc_at + _align4(descsz)
+    return notes
+
+
+def _notes_isa(data: bytes, pos: int, end: int, found: str | None) -> str | None:
+    """The ISA the ``"AMD"`` notes in ``data[pos:end]`` name (an ISA name note wins over a
+    version note), else ``found``."""
+    while pos + 12 <= end:
+        namesz, descsz, ntype = struct.unpack_from("<III", data, pos)
+        name_at = pos + 12
+        desc_at = name_at + _align4(namesz)
+        if desc_at + descsz > end:
+            break
+        if data[name_at:name_at + namesz].rstrip(b"\0") == b"AMD":
+            got = _isa(ntype, data[desc_at:desc_at + descsz])
+            if got is not None and (found is None or ntype == NT_AMD_HSA_ISA_NAME):
+                found = got
+        pos = desc_at + _align4(descsz)
     return found
 
 
@@ -161,6 +177,13 @@ def _isa(ntype: int, desc: bytes) -> str | None:
     return None
 
 
+def _hsa_ident(head: bytes | bytearray) -> bool:
+    """An ELF header's identification: 64-bit little-endian, version 1, the HSA OS ABI."""
+    if len(head) < ELF64_HEADER or bytes(head[:4]) != b"\x7fELF":
+        return False
+    return not (head[4] != 2 or head[5] != 1 or head[6] != 1 or head[7] != ELFOSABI_AMDGPU_HSA)
+
+
 def code_object_at(head: bytes | bytearray, room: int) -> tuple[str, int] | None:
     """(target id, bytes) of an AMDGPU code object whose ELF header starts ``head``, or None.
 
@@ -170,9 +193,7 @@ def code_object_at(head: bytes | bytearray, room: int) -> tuple[str, int] | None
     the ELF64 format has them, and section/program header tables inside the ``room`` bytes
     left (its size is the end of the furthest table).
     """
-    if len(head) < ELF64_HEADER or bytes(head[:4]) != b"\x7fELF":
-        return None
-    if head[4] != 2 or head[5] != 1 or head[6] != 1 or head[7] != ELFOSABI_AMDGPU_HSA:
+    if not _hsa_ident(head):
         return None
     e_type, machine, version = struct.unpack_from("<HHI", head, 16)
     if machine != EM_AMDGPU or e_type not in (1, 3) or version != 1:

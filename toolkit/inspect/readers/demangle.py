@@ -37,6 +37,29 @@ def demangle_many(names: Iterable[str], *, tool: str | None = "c++filt") -> dict
     return out
 
 
+_MALFORMED = -1
+
+
+def _special_part(s: bytes, i: int, parts: list[str]) -> int | None:
+    """At ``s[i]``, ``St`` (std), an ABI tag or a constructor/destructor name: added to
+    ``parts``, and the position after it; None when none starts there; ``_MALFORMED``."""
+    if s.startswith(b"St", i):
+        parts.append("std")
+        return i + 2
+    if s.startswith(b"B", i) and parts:  # ABI tag: [abi:cxx11]
+        m = _SOURCE_NAME.match(s, i + 1)
+        if not m:
+            return _MALFORMED
+        n = int(m.group(1))
+        parts[-1] += f"[abi:{s[m.end() : m.end() + n].decode()}]"
+        return m.end() + n
+    if s[i : i + 1] in (b"C", b"D") and parts and s[i + 1 : i + 2].isdigit():
+        base = parts[-1].split("[")[0]
+        parts.append(("~" if s[i : i + 1] == b"D" else "") + base)
+        return i + 2
+    return None
+
+
 def qualified_name(mangled: str) -> str | None:
     """``_ZN10fbgemm_gpu18jagged_2d_to_denseEN2at6TensorE...`` -> ``fbgemm_gpu::jagged_2d_to_dense``."""
     if not mangled.startswith("_Z"):
@@ -49,22 +72,11 @@ def qualified_name(mangled: str) -> str | None:
         while s[i : i + 1] in (b"r", b"V", b"K", b"R", b"O"):  # cv/ref qualifiers
             i += 1
     while i < len(s):
-        if s.startswith(b"St", i):
-            parts.append("std")
-            i += 2
-            continue
-        if s.startswith(b"B", i) and parts:  # ABI tag: [abi:cxx11]
-            m = _SOURCE_NAME.match(s, i + 1)
-            if not m:
-                return None
-            n = int(m.group(1))
-            parts[-1] += f"[abi:{s[m.end() : m.end() + n].decode()}]"
-            i = m.end() + n
-            continue
-        if s[i : i + 1] in (b"C", b"D") and parts and s[i + 1 : i + 2].isdigit():
-            base = parts[-1].split("[")[0]
-            parts.append(("~" if s[i : i + 1] == b"D" else "") + base)
-            i += 2
+        after = _special_part(s, i, parts)
+        if after == _MALFORMED:
+            return None
+        if after is not None:
+            i = after
             continue
         m = _SOURCE_NAME.match(s, i)
         if not m:

@@ -16,13 +16,21 @@ Every offset read from the file is bounds-checked; malformed input raises
 from __future__ import annotations
 
 import struct
-from array import array
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from toolkit.core.gfx import sort_key
 from toolkit.inspect.readers.amdgpu import V2_MAX_BYTES, amdgpu_target, needs_note, note_target
-from toolkit.inspect.readers.elftables import Strings, read_dynamic, read_verdef, read_verneed, strings
+from toolkit.inspect.readers.elftables import (
+    Strings,
+    add_version,
+    read_dynamic,
+    read_verdef,
+    read_verneed,
+    strings,
+    symbol_layout,
+    version_entries,
+)
 from toolkit.inspect.readers.errors import ElfError as ElfError
 from toolkit.inspect.readers.gpuscan import CodeObject, ScanRange
 from toolkit.inspect.readers.inflate import name_batches, pack_bytes, pack_pairs, unpack_pairs
@@ -302,10 +310,7 @@ def parse_elf(img: Image, pack: bool = False) -> ElfInfo:
     info = ElfInfo(machine=hdr.machine, elf_class=hdr.elf_class, type=hdr.type, flags=hdr.flags,
                    little=hdr.little)
     if hdr.machine == EM_AMDGPU:
-        target = amdgpu_target(hdr.flags, hdr.abiversion)
-        if needs_note(target, hdr.abiversion) and img.size <= V2_MAX_BYTES:
-            target = note_target(img.view(0, img.size, "code object")) or target
-        info.gpu_code = (CodeObject(target, img.size, "file"),)
+        info.gpu_code = (CodeObject(_code_object_target(img, hdr), img.size, "file"),)
         return info
     sections = read_sections(img, hdr)
     if not sections:
@@ -318,15 +323,9 @@ def parse_elf(img: Image, pack: bool = False) -> ElfInfo:
     by_type: dict[int, Section] = {}
     for s in sections:
         by_type.setdefault(s.type, s)
-    if set(by_type) == {0}:
-        info.problems.append("its section header table is empty (every entry SHT_NULL): it cannot be judged")
-    elif hdr.type == ET_DYN and SHT_DYNAMIC not in by_type:
-        info.problems.append("a shared object without a dynamic section: it cannot be judged")
+    info.problems += _table_problems(by_type, hdr)
     dynsym, dynamic = by_type.get(SHT_DYNSYM), by_type.get(SHT_DYNAMIC)
-    linked = [sections[s.link] for s in (dynsym, dynamic) if s and 0 < s.link < len(sections)]
-    parts = [s for s in (dynsym, dynamic, *linked) if s]
-    parts += [by_type[t] for t in (SHT_VERSYM, SHT_VERNEED, SHT_VERDEF) if t in by_type]
-    img.require((s.offset, s.offset + s.size) for s in parts)
+    img.require((s.offset, s.offset + s.size) for s in _read_parts(sections, by_type))
 
     def data(sec: Section) -> bytes:
         view = img.view(sec.offset, sec.size, sec.name or "section")
@@ -342,20 +341,53 @@ def parse_elf(img: Image, pack: bool = False) -> ElfInfo:
             tables[index] = Strings(data(sections[index]), sections[index].name or "string table")
         return tables[index]
 
-    e = hdr.endian
     if dynamic is not None and 0 < dynamic.link < len(sections):
         _read_dynamic(info, data(dynamic), names(dynamic.link), hdr)
     if dynsym is not None and 0 < dynsym.link < len(sections):
-        strtab = names(dynsym.link)
-        vneed = by_type.get(SHT_VERNEED)
-        vdef = by_type.get(SHT_VERDEF)
-        need_idx = _read_verneed(info, data(vneed), strtab, e, vneed.info) if vneed else {}
-        def_idx = _read_verdef(info, data(vdef), strtab, e, vdef.info) if vdef else {}
-        versym = by_type.get(SHT_VERSYM)
-        versym_raw = data(versym) if versym else b""
-        _read_symbols(info, data(dynsym), strtab, versym_raw, hdr, need_idx, def_idx, pack)
+        _read_dynsym(info, by_type, dynsym, names(dynsym.link), data, hdr, pack)
     info.scan = scan_ranges(sections, img.size)
     return info
+
+
+def _read_parts(sections: list[Section], by_type: Mapping[int, Section]) -> list[Section]:
+    """The sections ``parse_elf`` reads: the dynamic symbols and section, their string tables,
+    the symbol versions."""
+    dynsym, dynamic = by_type.get(SHT_DYNSYM), by_type.get(SHT_DYNAMIC)
+    linked = [sections[s.link] for s in (dynsym, dynamic) if s and 0 < s.link < len(sections)]
+    parts = [s for s in (dynsym, dynamic, *linked) if s]
+    parts += [by_type[t] for t in (SHT_VERSYM, SHT_VERNEED, SHT_VERDEF) if t in by_type]
+    return parts
+
+
+def _read_dynsym(info: ElfInfo, by_type: Mapping[int, Section], dynsym: Section, strtab: Strings,
+                 data: Callable[[Section], bytes], hdr: Header, pack: bool) -> None:
+    """The dynamic symbols with their versions (needed and defined)."""
+    e = hdr.endian
+    vneed = by_type.get(SHT_VERNEED)
+    vdef = by_type.get(SHT_VERDEF)
+    need_idx = _read_verneed(info, data(vneed), strtab, e, vneed.info) if vneed else {}
+    def_idx = _read_verdef(info, data(vdef), strtab, e, vdef.info) if vdef else {}
+    versym = by_type.get(SHT_VERSYM)
+    versym_raw = data(versym) if versym else b""
+    _read_symbols(info, data(dynsym), strtab, versym_raw, hdr, need_idx, def_idx, pack)
+
+
+def _code_object_target(img: Image, hdr: Header) -> str:
+    """A code object's target: its header's, or (a v2 object) its ISA note's."""
+    target = amdgpu_target(hdr.flags, hdr.abiversion)
+    if needs_note(target, hdr.abiversion) and img.size <= V2_MAX_BYTES:
+        target = note_target(img.view(0, img.size, "code object")) or target
+    return target
+
+
+def _table_problems(by_type: Mapping[int, Section], hdr: Header) -> list[str]:
+    """Why a section table cannot be judged: all SHT_NULL, or a shared object without
+    a dynamic section."""
+    if set(by_type) == {0}:
+        return ["its section header table is empty (every entry SHT_NULL): it cannot be judged"]
+    if hdr.type == ET_DYN and SHT_DYNAMIC not in by_type:
+        return ["a shared object without a dynamic section: it cannot be judged"]
+    return []
 
 
 def _read_dynamic(info: ElfInfo, raw: bytes, strtab: bytes | Strings, hdr: Header) -> None:
@@ -390,16 +422,11 @@ def _read_symbols(
     def_idx: Mapping[int, str],
     pack: bool = False,
 ) -> None:
-    if hdr.elf_class == 64:  # name, info, other, shndx, value, size
-        fmt, size, i_name, i_info, i_other, i_shndx = hdr.endian + "IBBHQQ", 24, 0, 1, 2, 3
-    else:  # name, value, size, info, other, shndx
-        fmt, size, i_name, i_info, i_other, i_shndx = hdr.endian + "IIIBBH", 16, 0, 3, 4, 5
+    fmt, size, i_name, i_info, i_other, i_shndx = symbol_layout(hdr.elf_class, hdr.endian)
     raw = raw[: len(raw) - len(raw) % size]
-    versym = array("H", versym_raw[: len(versym_raw) & ~1])
-    if hdr.little != (struct.pack("=H", 1) == b"\x01\x00"):
-        versym.byteswap()
+    versym = version_entries(versym_raw, hdr.little)
     info.has_versym = bool(versym)
-    nver = len(versym)
+    versym.extend([0] * (len(raw) // size - len(versym)))  # a symbol past the table: version 0
     undefined: list[tuple[bytes, str | None]] = []
     defined: set[bytes] = set()
     as_set = not pack or bool(def_idx)  # the version bookkeeping below asks "defined before?"
@@ -421,28 +448,36 @@ def _read_symbols(
         if spent > table.left:
             table.spend(spent)
         name = data[name_off:end]
-        ver = versym[i] & 0x7FFF if i < nver else 0
+        ver = versym[i] & 0x7FFF
         if sym[i_shndx] == 0:  # undefined
             if bind == STB_GLOBAL:
-                undefined.append((name, need_idx[ver][0] if ver in need_idx else None))
+                undefined.append((name, _needed_version(need_idx, ver)))
             continue
         if bind in (STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE) and sym[i_other] & 3 in (0, 3):
             if name in dver or ver in def_idx:
-                if name not in dver:
-                    dver[name] = [""] if name in defined else []
-                dver[name].append(def_idx.get(ver, ""))
+                add_version(dver, name, def_idx.get(ver, ""), name in defined)
             if as_set:
                 defined.add(name)
             else:
                 blob += name
                 blob += b"\0"
     table.spend(spent)
+    _keep_symbols(info, undefined, defined, dver, None if as_set else blob, pack)
+
+
+def _needed_version(need_idx: Mapping[int, tuple[str, str]], ver: int) -> str | None:
+    return need_idx[ver][0] if ver in need_idx else None
+
+
+def _keep_symbols(info: ElfInfo, undefined: list[tuple[bytes, str | None]], defined: set[bytes],
+                  dver: dict[bytes, list[str]], blob: bytearray | None, pack: bool) -> None:
+    """Store what ``_read_symbols`` read; ``blob``: the defined names, packed (else a set)."""
     info.undefined = undefined
     info.defined = frozenset(defined)
     info.defined_versions = {k: tuple(v) for k, v in dver.items()}
     if pack:
         info.packed_undefined, info.undefined = pack_pairs(undefined), []
-        info.packed = None if as_set else pack_bytes(blob)
+        info.packed = None if blob is None else pack_bytes(blob)
         info.pack()  # (when built as a set)
 
 

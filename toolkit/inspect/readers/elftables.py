@@ -20,6 +20,7 @@ Malformed input raises :class:`ElfError` (a ``UsageError``), never ``struct.erro
 from __future__ import annotations
 
 import struct
+from array import array
 from dataclasses import dataclass
 
 from toolkit.inspect.readers.errors import ElfError
@@ -153,3 +154,26 @@ def read_verdef(raw: bytes, names: Strings, e: str, count: int) -> dict[int, str
         _step(nxt, VERDEF_SIZE, ".gnu.version_d entry", off)
         off += nxt
     return out
+
+
+def symbol_layout(elf_class: int, endian: str) -> tuple[str, int, int, int, int, int]:
+    """A symbol entry's struct format, size and the indexes of name, info, other, shndx."""
+    if elf_class == 64:  # name, info, other, shndx, value, size
+        return endian + "IBBHQQ", 24, 0, 1, 2, 3
+    # name, value, size, info, other, shndx
+    return endian + "IIIBBH", 16, 0, 3, 4, 5
+
+
+def version_entries(versym_raw: bytes, little: bool) -> array[int]:
+    """``.gnu.version``'s entries, in this machine's byte order."""
+    versym = array("H", versym_raw[: len(versym_raw) & ~1])
+    if little != (struct.pack("=H", 1) == b"\x01\x00"):
+        versym.byteswap()
+    return versym
+
+
+def add_version(dver: dict[bytes, list[str]], name: bytes, version: str, seen: bool) -> None:
+    """Record a defined symbol's version ("" for an earlier unversioned definition)."""
+    if name not in dver:
+        dver[name] = [""] if seen else []
+    dver[name].append(version)

@@ -235,30 +235,40 @@ def _all(buf: bytes | bytearray, pat: bytes) -> Iterable[int]:
         i = buf.find(pat, i + 1)
 
 
+def _raw_elf(s: Stream, room: int, name: str) -> list[CodeObject]:
+    """A raw code object at the stream position (skipped whole), else step 1."""
+    head = s.peek(64)
+    hit = code_object_at(head, room)
+    if hit is None:
+        s.skip(1)
+        return []
+    target = hit[0]
+    if needs_note(target, head[8]) and hit[1] <= V2_MAX_BYTES:
+        target = note_target(s.peek(hit[1])) or target
+    s.skip(hit[1])
+    return [CodeObject(target, hit[1], f"{name} (raw ELF)")]
+
+
+def _plain_bundle(s: Stream, room: int, name: str) -> list[CodeObject]:
+    """An uncompressed offload bundle with device entries at the stream position, else step 1."""
+    try:
+        parsed = plain_header(s.peek(min(PEEK_HEADER, room)))
+    except OffloadError:
+        parsed = None
+    if parsed is None or parsed[2] > room or not any(e.is_device for e in parsed[0]):
+        s.skip(1)
+        return []
+    entries, _, end = parsed
+    return _from_bundle(Bundle(0, None, None, probe_plain(s, entries, 0, end), end), name)
+
+
 def _candidate(s: Stream, pat: bytes, size: int, name: str) -> list[CodeObject]:
     """Handle the magic at the stream position: count and skip what validates, else step 1."""
     room = size - s.pos
     if pat == ELF_MAGIC:
-        head = s.peek(64)
-        hit = code_object_at(head, room)
-        if hit is None:
-            s.skip(1)
-            return []
-        target = hit[0]
-        if needs_note(target, head[8]) and hit[1] <= V2_MAX_BYTES:
-            target = note_target(s.peek(hit[1])) or target
-        s.skip(hit[1])
-        return [CodeObject(target, hit[1], f"{name} (raw ELF)")]
+        return _raw_elf(s, room, name)
     if pat == PLAIN_MAGIC:
-        try:
-            parsed = plain_header(s.peek(min(PEEK_HEADER, room)))
-        except OffloadError:
-            parsed = None
-        if parsed is None or parsed[2] > room or not any(e.is_device for e in parsed[0]):
-            s.skip(1)
-            return []
-        entries, _, end = parsed
-        return _from_bundle(Bundle(0, None, None, probe_plain(s, entries, 0, end), end), name)
+        return _plain_bundle(s, room, name)
     head = s.peek(8)
     version, method = int.from_bytes(head[4:6], "little"), int.from_bytes(head[6:8], "little")
     if len(head) < 8 or version not in (1, 2, 3) or method not in METHODS:

@@ -206,17 +206,9 @@ def read_member(
         held: dict[tuple[int, int], bytearray] = {}
         for off, chunk in reader.first_pass():
             if off == 0:
-                res.is_elf = is_elf(chunk)
-                if res.is_elf:
-                    held = {r: bytearray() for r in [(0, min(HEAD_KEEP, info.file_size))]}
-                    for r in _header_ranges(chunk, info.file_size):
-                        held.setdefault(r, bytearray())
-                    hits = _start_hits(chunk, info.file_size)
+                res.is_elf, held, hits = _first_chunk(chunk, info.file_size)
             h.update(chunk, off, hits)
-            end = off + len(chunk)
-            for (a, b), buf in held.items():
-                if a < end and b > off:
-                    buf += memoryview(chunk)[max(a, off) - off : min(b, end) - off]
+            _keep(held, chunk, off)
         reader.confirm(h.crc)
         res.size = info.file_size
         res.digest = _encode(h)
@@ -233,6 +225,26 @@ def read_member(
         except UsageError as err:
             res.elf_error = str(err)
     return res
+
+
+def _first_chunk(chunk: bytes, size: int) -> tuple[bool, dict[tuple[int, int], bytearray],
+                                                   Hits | None]:
+    """From a member's first chunk: is it ELF; the ranges to keep while inflating (its head
+    and header tables) and where GPU code may start."""
+    if not is_elf(chunk):
+        return False, {}, None
+    held = {r: bytearray() for r in [(0, min(HEAD_KEEP, size))]}
+    for r in _header_ranges(chunk, size):
+        held.setdefault(r, bytearray())
+    return True, held, _start_hits(chunk, size)
+
+
+def _keep(held: dict[tuple[int, int], bytearray], chunk: bytes, off: int) -> None:
+    """Add the parts of ``chunk`` (at ``off``) that fall in the held ranges."""
+    end = off + len(chunk)
+    for (a, b), buf in held.items():
+        if a < end and b > off:
+            buf += memoryview(chunk)[max(a, off) - off : min(b, end) - off]
 
 
 def _start_hits(first: bytes, size: int) -> Hits | None:

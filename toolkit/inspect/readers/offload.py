@@ -346,21 +346,9 @@ def read_ccob(s: Stream, limit: int) -> Bundle:
     start = s.pos
     method, version, total, hlen = _ccob_header(s, start, limit)
     left = None if total is None else total - hlen
-    inflater, out, parsed = _Inflater(method), bytearray(), None
+    inflater, out = _Inflater(method), bytearray()
     try:
-        while parsed is None and not inflater.eof and left != 0:
-            piece = s.read(_FEED if left is None else min(_FEED, left))
-            if not piece:
-                break
-            if left is not None:
-                left -= len(piece)
-            out += inflater.feed(piece, MAX_HEADER_BYTES)
-            if len(out) >= 32:
-                if bytes(out[:24]) != PLAIN_MAGIC:
-                    raise OffloadError("compressed offload bundle does not hold a bundle")
-                parsed = plain_header(bytes(out))
-            if len(out) >= MAX_HEADER_BYTES and parsed is None:
-                raise OffloadError("compressed offload bundle: header too large")
+        parsed, left = _inflate_header(s, inflater, out, left)
         if parsed is None:
             raise OffloadError(f"truncated compressed offload bundle at offset {start}")
         heads = _Heads(parsed[0])
@@ -368,14 +356,7 @@ def read_ccob(s: Stream, limit: int) -> Bundle:
         if left is not None and total is not None:
             s.skip(_inflate_heads(s, inflater, heads, left, len(out) + PROBE_MAX_BYTES))
         else:  # v1 has no size: inflate to the end of the stream to find where it stops
-            while not inflater.eof:
-                piece = b"" if inflater.pending else s.read(1024)
-                if not piece and not inflater.pending:
-                    raise OffloadError(f"truncated compressed offload bundle at offset {start}")
-                got = inflater.feed(piece, 1 << 20)
-                if heads.wanted:
-                    heads.feed(got)
-            s.unread(inflater.unused)
+            _inflate_to_end(s, inflater, heads, start)
     except (zlib.error, ValueError) as err:
         raise OffloadError(f"corrupt compressed offload bundle at offset {start}: {err}") from err
     except Exception as err:  # zstandard.ZstdError (imported lazily)
@@ -383,6 +364,40 @@ def read_ccob(s: Stream, limit: int) -> Bundle:
             raise OffloadError(f"corrupt compressed offload bundle at {start}: {err}") from err
         raise
     return Bundle(start, method, version, heads.result(), s.pos - start)
+
+
+def _inflate_header(s: Stream, inflater: _Inflater, out: bytearray,
+                    left: int | None) -> tuple[tuple[list[BundleEntry], int, int] | None, int | None]:
+    """Inflate into ``out`` until the inner bundle's header parses (None: the data ended
+    first); returns it and the stored bytes left (None: unknown, v1)."""
+    parsed = None
+    while parsed is None and not inflater.eof and left != 0:
+        piece = s.read(_FEED if left is None else min(_FEED, left))
+        if not piece:
+            break
+        if left is not None:
+            left -= len(piece)
+        out += inflater.feed(piece, MAX_HEADER_BYTES)
+        if len(out) >= 32:
+            if bytes(out[:24]) != PLAIN_MAGIC:
+                raise OffloadError("compressed offload bundle does not hold a bundle")
+            parsed = plain_header(bytes(out))
+        if len(out) >= MAX_HEADER_BYTES and parsed is None:
+            raise OffloadError("compressed offload bundle: header too large")
+    return parsed, left
+
+
+def _inflate_to_end(s: Stream, inflater: _Inflater, heads: _Heads, start: int) -> None:
+    """A v1 bundle (no size): inflate to its end, feeding the entries' headers still wanted;
+    the stream is left just after it."""
+    while not inflater.eof:
+        piece = b"" if inflater.pending else s.read(1024)
+        if not piece and not inflater.pending:
+            raise OffloadError(f"truncated compressed offload bundle at offset {start}")
+        got = inflater.feed(piece, 1 << 20)
+        if heads.wanted:
+            heads.feed(got)
+    s.unread(inflater.unused)
 
 
 def _inflate_heads(s: Stream, inflater: _Inflater, heads: _Heads, left: int, budget: int) -> int:

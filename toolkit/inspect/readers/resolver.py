@@ -158,20 +158,24 @@ class Resolver:
         if obj.info is None:
             return None
         for d in dirs:
-            if d.startswith("wheel:"):
-                hit = index.get(posixpath.normpath(posixpath.join(d[6:], name)).lstrip("/"))
-                if hit and hit.info and compatible(hit.info, obj.info):
-                    return hit
-            elif os.path.isabs(d):
-                hit = index.get(os.path.normpath(os.path.join(d, name))) or (
-                    self.fs_lib(os.path.join(d, name)) if obj.origin.startswith("/") else None
-                )
-                if hit and hit.info and compatible(hit.info, obj.info):
-                    return hit
+            hit = self._in_dir(d, name, obj, index)
+            if hit and hit.info and compatible(hit.info, obj.info):
+                return hit
         for lib in self.with_libs.get(name, ()):
             lib.load()
             if lib.info and compatible(lib.info, obj.info):
                 return lib
+        return None
+
+    def _in_dir(self, d: str, name: str, obj: Lib, index: dict[str, Lib]) -> Lib | None:
+        """``name`` in a search folder: ``wheel:<dir>`` inside the input, or an absolute
+        folder (on disk only for a library loaded from disk)."""
+        if d.startswith("wheel:"):
+            return index.get(posixpath.normpath(posixpath.join(d[6:], name)).lstrip("/"))
+        if os.path.isabs(d):
+            return index.get(os.path.normpath(os.path.join(d, name))) or (
+                self.fs_lib(os.path.join(d, name)) if obj.origin.startswith("/") else None
+            )
         return None
 
     def closure(

@@ -26,31 +26,13 @@ def check_metadata(res: WheelResult, wz: WheelZip) -> None:
         f.append(Finding("metadata", "error", None, f"bad wheel file name {fname!r}: {err}"))
         return
     infos = {i.filename: i for i in wz.members}
-    dist_infos = sorted({n.split("/")[0] for n in infos if n.split("/")[0].endswith(".dist-info")})
-    if len(dist_infos) != 1:
-        msg = f"expected exactly one .dist-info folder, found {dist_infos or 'none'}"
-        f.append(Finding("metadata", "error", None, msg))
+    di = _dist_info(infos, f, name, version)
+    if di is None:
         return
-    di = dist_infos[0]
-    di_name, _, di_version = di[: -len(".dist-info")].rpartition("-")
-    if canonicalize_name(di_name) != name or not _same_version(di_version, version):
-        msg = f"{di} does not match the file name ({name} {version})"
-        f.append(Finding("metadata", "error", None, msg))
     meta = _headers(wz, infos.get(f"{di}/METADATA"), f, "METADATA")
     if meta is not None:
         res.requires = _requires(meta.get_all("Requires-Dist") or [])
-        m_name, m_version = meta.get("Name"), meta.get("Version")
-        if not m_name or canonicalize_name(m_name) != name:
-            msg = f"METADATA Name {m_name!r} does not match the file name ({name})"
-            f.append(Finding("metadata", "error", None, msg))
-        if not m_version:
-            f.append(Finding("metadata", "error", None, "METADATA has no Version"))
-        elif not _valid_version(m_version):
-            msg = f"METADATA Version {m_version!r} is not valid PEP 440"
-            f.append(Finding("metadata", "error", None, msg))
-        elif Version(m_version) != version:
-            msg = f"METADATA Version {m_version} does not match the file name ({version})"
-            f.append(Finding("metadata", "error", None, msg))
+        f.extend(_metadata_findings(meta, name, version))
     wheel = _headers(wz, infos.get(f"{di}/WHEEL"), f, "WHEEL")
     if wheel is not None:
         wtags = {t.strip() for t in wheel.get_all("Tag") or []}
@@ -58,6 +40,41 @@ def check_metadata(res: WheelResult, wz: WheelZip) -> None:
         if wtags != expanded:
             msg = f"WHEEL Tag lines {sorted(wtags)} do not match the file name tags {sorted(expanded)}"
             f.append(Finding("metadata", "error", None, msg))
+
+
+def _dist_info(infos: dict[str, zipfile.ZipInfo], f: list[Finding], name: str,
+               version: Version) -> str | None:
+    """The one ``.dist-info`` folder (a finding when it does not match the file name); None,
+    with a finding, when there is not exactly one."""
+    dist_infos = sorted({n.split("/")[0] for n in infos if n.split("/")[0].endswith(".dist-info")})
+    if len(dist_infos) != 1:
+        msg = f"expected exactly one .dist-info folder, found {dist_infos or 'none'}"
+        f.append(Finding("metadata", "error", None, msg))
+        return None
+    di = dist_infos[0]
+    di_name, _, di_version = di[: -len(".dist-info")].rpartition("-")
+    if canonicalize_name(di_name) != name or not _same_version(di_version, version):
+        msg = f"{di} does not match the file name ({name} {version})"
+        f.append(Finding("metadata", "error", None, msg))
+    return di
+
+
+def _metadata_findings(meta: email.message.Message, name: str, version: Version) -> list[Finding]:
+    """METADATA's Name and Version against the file name's."""
+    out = []
+    m_name, m_version = meta.get("Name"), meta.get("Version")
+    if not m_name or canonicalize_name(m_name) != name:
+        msg = f"METADATA Name {m_name!r} does not match the file name ({name})"
+        out.append(Finding("metadata", "error", None, msg))
+    if not m_version:
+        out.append(Finding("metadata", "error", None, "METADATA has no Version"))
+    elif not _valid_version(m_version):
+        msg = f"METADATA Version {m_version!r} is not valid PEP 440"
+        out.append(Finding("metadata", "error", None, msg))
+    elif Version(m_version) != version:
+        msg = f"METADATA Version {m_version} does not match the file name ({version})"
+        out.append(Finding("metadata", "error", None, msg))
+    return out
 
 
 def _requires(lines: list[str]) -> list[str]:

@@ -128,6 +128,14 @@ def undefined_symbols(
     wanted: dict[bytes, set[str | None]] = {}
     for name, ver in todo:
         wanted.setdefault(name, set()).add(ver)
+    open_names = _still_open(wanted, providers)
+    if not open_names:
+        return []
+    return [(n, v) for n, v in todo if n in open_names and not any(defines(d, n, v) for d in providers)]
+
+
+def _still_open(wanted: dict[bytes, set[str | None]], providers: Sequence[Lib]) -> set[bytes]:
+    """The wanted names some of whose versions no provider defines."""
     open_names = set(wanted)
     for d in providers:
         if not open_names:
@@ -137,9 +145,7 @@ def undefined_symbols(
         for name in open_names & d.info.defined:  # set intersection: the bulk at C speed
             if all(defines(d, name, ver) for ver in wanted[name]):
                 open_names.discard(name)
-    if not open_names:
-        return []
-    return [(n, v) for n, v in todo if n in open_names and not any(defines(d, n, v) for d in providers)]
+    return open_names
 
 
 def _candidates(names: Iterable[bytes], symbols: Sequence[str]) -> set[str]:
