@@ -24,11 +24,14 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.cli.running import Finished
 from toolkit.cli.sessions import _guard
 from toolkit.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from xml.etree.ElementTree import Element
 
 FUZZ_EXAMPLES = 5000
 FLAKE_RUNS = 5
@@ -175,27 +178,30 @@ def failing_examples(junit: Path, root: Path) -> list[Failing]:
         tree = ET.parse(junit)
     except (OSError, ET.ParseError) as exc:
         raise UsageError(f"{junit}: not a readable JUnit file: {exc}") from None
-    out: list[Failing] = []
-    for tc in tree.getroot().iter("testcase"):
-        # the element's text is pytest's full report; its message may be cut short
-        texts = [el.text if el.text and _HEADER.search(el.text) else el.get("message") or ""
-                 for tag in ("failure", "error") for el in tc.findall(tag)]
-        if not texts:
-            continue
-        classname, name = tc.get("classname") or "", tc.get("name") or ""
-        path = _test_file(classname, root)
-        function = name.split("[", 1)[0]
-        try:
-            given = given_names(path.read_text(encoding="utf-8"), function)
-        except OSError:
-            given = None
-        test = f"{path.relative_to(root) if path.is_relative_to(root) else path}::{name}"
-        seen: set[str] = set()
-        for block in (b for t in texts for b in _blocks(t)):
-            if block not in seen:
-                seen.add(block)
-                out.append(Failing(test, block, to_example(block, given)))
-    return out
+    return [f for tc in tree.getroot().iter("testcase") for f in _case_examples(tc, root)]
+
+
+def _case_examples(tc: Element, root: Path) -> list[Failing]:
+    """A failed (or erroring) test case's failing examples, each block once; none when it passed."""
+    # the element's text is pytest's full report; its message may be cut short
+    texts = [el.text if el.text and _HEADER.search(el.text) else el.get("message") or ""
+             for tag in ("failure", "error") for el in tc.findall(tag)]
+    if not texts:
+        return []
+    classname, name = tc.get("classname") or "", tc.get("name") or ""
+    path = _test_file(classname, root)
+    given = _given_of(path, name.split("[", 1)[0])
+    test = f"{path.relative_to(root) if path.is_relative_to(root) else path}::{name}"
+    blocks = dict.fromkeys(b for t in texts for b in _blocks(t))  # each once, in order
+    return [Failing(test, block, to_example(block, given)) for block in blocks]
+
+
+def _given_of(path: Path, function: str) -> set[str] | None:
+    """The names ``function``'s @given draws, in the test file at ``path``; None: unreadable."""
+    try:
+        return given_names(path.read_text(encoding="utf-8"), function)
+    except OSError:
+        return None
 
 
 def fuzz_report(failing: Sequence[Failing], failed_tests: int) -> list[str]:
@@ -306,20 +312,25 @@ def flakes_report(runs: Sequence[RunResult], what: str) -> tuple[list[str], int]
                      f"{r.seconds:.0f} s" + (f"; ccache {r.ccache}" if r.ccache else ""))
     changed = changed_tests(runs)
     failing = always_failing(runs)
-    if changed:
-        lines.append(f"CHANGED: {len(changed)} test(s) did not give the same outcome every run:")
-        for t, row in changed.items():
-            lines.append(f"  {t}")
-            lines.append("    " + "  ".join(f"run {i + 1}: {o}" for i, o in enumerate(row)))
-            for r in runs:
-                if t in r.messages:
-                    lines.append(f"    run {r.number}: {r.messages[t]}")
+    lines += _changed_lines(runs, changed)
     if failing:
         lines.append(f"FAILED EVERY RUN (not a flake, a failure): {len(failing)} test(s):")
         lines += [f"  {t}: {runs[-1].messages.get(t, '')}" for t in failing]
     if not changed and not failing:
         lines.append(f"no test changed its outcome across {len(runs)} runs")
     return lines, (1 if changed or failing else 0)
+
+
+def _changed_lines(runs: Sequence[RunResult], changed: dict[str, list[str]]) -> list[str]:
+    """Each test whose outcome changed: its outcome per run and each run's failure line."""
+    if not changed:
+        return []
+    lines = [f"CHANGED: {len(changed)} test(s) did not give the same outcome every run:"]
+    for t, row in changed.items():
+        lines.append(f"  {t}")
+        lines.append("    " + "  ".join(f"run {i + 1}: {o}" for i, o in enumerate(row)))
+        lines += [f"    run {r.number}: {r.messages[t]}" for r in runs if t in r.messages]
+    return lines
 
 
 def cache_kinds(runs: int) -> list[str]:

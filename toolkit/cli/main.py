@@ -121,6 +121,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     known = {command_name(m) for m in SUBCOMMAND_MODULES}
     parser = build_parser(argv[0] if argv and argv[0] in known else None)
+    args = _parse(parser, argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    return _run(args)
+
+
+def _parse(parser: Parser, argv: list[str]) -> argparse.Namespace:
+    """The parsed arguments; a bad or unrecognised one exits 2 (argparse), with ``--json``
+    printing the error document too."""
     try:
         args, extra = parser.parse_known_args(argv)
         if extra:  # named by the subcommand's parser, with its usage, not the top level's
@@ -131,9 +141,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             doc = error_document(argv[0], Parser.refused, 2)
             sys.stdout.write(json.dumps(doc, indent=2) + "\n")
         raise
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
+    return args
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the chosen command: its exit code, or the error table's for what it raised (one
+    line on stderr, no traceback)."""
     from toolkit.cli.running import Finished
 
     out = _Watched(sys.stdout)

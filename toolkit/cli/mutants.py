@@ -259,38 +259,44 @@ def _body(session: Any, posargs: Sequence[str]) -> None:
         for path in refresh_data(root):
             session.log(f"refreshed {path.relative_to(root)}")
     if args.sample is not None:
-        if not args.score_only:
-            session.run(sys.executable, "-c", GENERATE, str(children or 2))
-        codes = {k: c for cs in generated(root, modules).values() for k, c in cs.items()}
-        names = list(codes)
-        if not names:
-            raise UsageError(f"no mutants of {', '.join(modules)} in mutants/: "
-                             "run without --score-only first")
-        chosen = draw(names, args.sample, args.seed)
-        session.log(f"sample: {len(chosen)} of {len(names)} mutants, seed {args.seed}")
-        todo = chosen
-        if args.unkilled:  # after new tests: what a test killed stays killed
-            todo = [k for k in chosen if codes.get(k) not in KILLED]
-            session.log(f"running the {len(todo)} of them no test has killed yet")
-        if not args.score_only and todo:
-            session.run(str(exe), "run", *extra, *todo)
+        chosen = _run_sample(session, args, root, modules, [str(exe), "run", *extra])
     elif not args.score_only:
         session.run(str(exe), "run", *extra, *[f"{m}.*" for m in modules])
     _report(session, root, modules, chosen)
+
+
+def _run_sample(session: Any, args: argparse.Namespace, root: Path, modules: list[str],
+                mutmut_run: list[str]) -> list[str]:
+    """--sample N: draw N of the modules' mutants (seeded) and run them (with --unkilled,
+    those no test killed yet; with --score-only, none); the drawn mutants."""
+    if not args.score_only:
+        session.run(sys.executable, "-c", GENERATE, str(args.max_children or 2))
+    codes = {k: c for cs in generated(root, modules).values() for k, c in cs.items()}
+    names = list(codes)
+    if not names:
+        raise UsageError(f"no mutants of {', '.join(modules)} in mutants/: "
+                         "run without --score-only first")
+    chosen = draw(names, args.sample, args.seed)
+    session.log(f"sample: {len(chosen)} of {len(names)} mutants, seed {args.seed}")
+    todo = chosen
+    if args.unkilled:  # after new tests: what a test killed stays killed
+        todo = [k for k in chosen if codes.get(k) not in KILLED]
+        session.log(f"running the {len(todo)} of them no test has killed yet")
+    if not args.score_only and todo:
+        session.run(*mutmut_run, *todo)
+    return chosen
 
 
 def _report(session: Any, root: Path, modules: Sequence[str], chosen: list[str] | None) -> None:
     docs = root / EQUIVALENTS
     equivalent = equivalents(docs.read_text(encoding="utf-8")) if docs.is_file() else set()
     total = score(root, modules, chosen, equivalent)
-    for key in total.survived:
-        session.log(f"survived: {key}")
-    for key in total.no_tests:
-        session.log(f"no test covers: {key}")
-    for key in total.suspicious:
-        session.log(f"suspicious: {key}")
-    for key in total.wrongly_equivalent:
-        session.log(f"killed, yet listed as equivalent in {EQUIVALENTS}: {key}")
+    listed = ((total.survived, "survived"), (total.no_tests, "no test covers"),
+              (total.suspicious, "suspicious"),
+              (total.wrongly_equivalent, f"killed, yet listed as equivalent in {EQUIVALENTS}"))
+    for keys, says in listed:  # each list's mutants, under what the score says of them
+        for key in keys:
+            session.log(f"{says}: {key}")
     parts = [p for p in PACKAGES if any(_inside(m, [p]) for m in modules)]
     for label in [*parts, "overall"] if len(parts) > 1 else parts:
         scope = modules if label == "overall" else [m for m in modules if _inside(m, [label])]

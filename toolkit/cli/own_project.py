@@ -44,13 +44,26 @@ def session_project(matrix: Matrix, python: str, rocm: str, args: argparse.Names
     except StepFailed as err:
         raise StepFailed(err.message, hint=f"a checkout of {' or '.join(sorted(matrix.packages))}"
                          " (whose setup.py needs torch) takes --package NAME") from None
-    known = {n for p in matrix.packages.values() for n in (p.name, _norm(p.dist))}
-    if build.package.name in known or _norm(build.package.dist) in known:
+    if _of_the_matrix(matrix, build):
         if named:
             raise UsageError(f"--source {args.source} is {build.package.dist}, a package of the "
                              f"matrix; give --package {build.package.name}")
         args.package = [build.package.name]
         return None
+    _refuse_matrix_selection(matrix, build, named, args)
+    return build
+
+
+def _of_the_matrix(matrix: Matrix, build: Build) -> bool:
+    """Is the project one of the matrix's packages (by name or normalised dist name)?"""
+    known = {n for p in matrix.packages.values() for n in (p.name, _norm(p.dist))}
+    return build.package.name in known or _norm(build.package.dist) in known
+
+
+def _refuse_matrix_selection(matrix: Matrix, build: Build, named: list[str],
+                             args: argparse.Namespace) -> None:
+    """UsageError for --package names other than the project's, or --version (the project
+    at --source has its own version)."""
     unknown = [p for p in named if p not in (build.package.name, build.package.dist)]
     if unknown:
         raise UsageError(f"--package {','.join(unknown)}: the project at {args.source} is "
@@ -59,7 +72,6 @@ def session_project(matrix: Matrix, python: str, rocm: str, args: argparse.Names
     if args.versions:
         raise UsageError("--version selects matrix builds; the project at --source has its own "
                          f"version ({build.version})")
-    return build
 
 
 def _norm(name: str) -> str:

@@ -101,6 +101,19 @@ class Row:
         return out
 
 
+# the headline's row kinds counted by outcome: (kind, what one is called, outcomes counted)
+_COUNTED = (("nox", "nox session", (PASSED, FAILED, SKIPPED)), ("build", "build", (PASSED, FAILED)))
+
+
+def _counted(rows: list[Row], noun: str, outcomes: tuple[str, ...]) -> str:
+    """``3 builds: 2 passed, 1 failed`` (outcomes none of them had left out); "" for no rows."""
+    if not rows:
+        return ""
+    counts = {o: sum(r.outcome == o for r in rows) for o in outcomes}
+    return (f"{len(rows)} {noun}{'s' * (len(rows) != 1)}: "
+            + ", ".join(f"{n} {o}" for o, n in counts.items() if n))
+
+
 @dataclass(frozen=True)
 class Summary:
     rows: tuple[Row, ...]
@@ -127,17 +140,8 @@ class Summary:
 
     def headline(self) -> str:
         """``5 nox sessions: 3 passed, 1 failed, 1 skipped; 3 tests in 1 suite: ...``."""
-        parts: list[str] = []
-        sessions = [r for r in self.rows if r.kind == "nox"]
-        if sessions:
-            counts = {o: sum(r.outcome == o for r in sessions) for o in (PASSED, FAILED, SKIPPED)}
-            parts.append(f"{len(sessions)} nox session{'s' * (len(sessions) != 1)}: "
-                         + ", ".join(f"{n} {o}" for o, n in counts.items() if n))
-        builds = [r for r in self.rows if r.kind == "build"]
-        if builds:
-            counts = {o: sum(r.outcome == o for r in builds) for o in (PASSED, FAILED)}
-            parts.append(f"{len(builds)} build{'s' * (len(builds) != 1)}: "
-                         + ", ".join(f"{n} {o}" for o, n in counts.items() if n))
+        parts = [_counted([r for r in self.rows if r.kind == kind], noun, outcomes)
+                 for kind, noun, outcomes in _COUNTED]
         suites = sum(r.kind == "junit" for r in self.rows)
         if suites:
             tests = self.test_totals()
@@ -145,7 +149,7 @@ class Summary:
             parts.append(f"{total} test{'s' * (total != 1)} in {suites} suite{'s' * (suites != 1)}"
                          + (": " + ", ".join(f"{n} {o}" for o, n in tests.items() if n)
                             if total else ""))
-        return "; ".join(parts) or "nothing ran"
+        return "; ".join(p for p in parts if p) or "nothing ran"
 
     def as_json(self) -> dict[str, Any]:
         return {"ok": self.ok, "totals": self.totals(), "tests": self.test_totals(),
@@ -176,23 +180,26 @@ def read_nox_report(path: Path, source: str | None = None) -> list[Row]:
     sessions = doc.get("sessions") if isinstance(doc, dict) else None
     if not isinstance(sessions, list):
         raise _bad(path, "not a nox report: expected an object with a 'sessions' list")
-    rows: list[Row] = []
-    for i, s in enumerate(sessions):
-        if not isinstance(s, dict) or not isinstance(s.get("name"), str):
-            raise _bad(path, f"sessions[{i}]: expected an object with a 'name'")
-        result = s.get("result")
-        if result not in _NOX_RESULTS:
-            raise _bad(path, f"sessions[{i}].result: {result!r} is not one of "
-                       f"{', '.join(_NOX_RESULTS)}")
-        sigs = s.get("signatures")
-        name = sigs[0] if isinstance(sigs, list) and sigs and isinstance(sigs[0], str) else s["name"]
-        duration = s.get("duration")
-        reason = s.get("reason")
-        message, code = split_reason(reason) if isinstance(reason, str) and reason else (None, None)
-        rows.append(Row("nox", source or str(path), name, _NOX_RESULTS[result],
-                        float(duration) if isinstance(duration, (int, float)) else None,
-                        message, exit_code=code if _NOX_RESULTS[result] == FAILED else None))
-    return rows
+    return [_nox_row(path, i, s, source or str(path)) for i, s in enumerate(sessions)]
+
+
+def _nox_row(path: Path, i: int, s: object, source: str) -> Row:
+    """The row of ``sessions[i]`` of a nox report: its signature (else name), result,
+    duration and the failure's reason and exit code."""
+    if not isinstance(s, dict) or not isinstance(s.get("name"), str):
+        raise _bad(path, f"sessions[{i}]: expected an object with a 'name'")
+    result = s.get("result")
+    if result not in _NOX_RESULTS:
+        raise _bad(path, f"sessions[{i}].result: {result!r} is not one of "
+                   f"{', '.join(_NOX_RESULTS)}")
+    sigs = s.get("signatures")
+    name = sigs[0] if isinstance(sigs, list) and sigs and isinstance(sigs[0], str) else s["name"]
+    duration = s.get("duration")
+    reason = s.get("reason")
+    message, code = split_reason(reason) if isinstance(reason, str) and reason else (None, None)
+    return Row("nox", source, name, _NOX_RESULTS[result],
+               float(duration) if isinstance(duration, (int, float)) else None,
+               message, exit_code=code if _NOX_RESULTS[result] == FAILED else None)
 
 
 def _suite_row(suite: JUnitSuite, source: str) -> Row:
@@ -350,20 +357,26 @@ def markdown(summary: Summary, title: str = "Sessions and tests", max_failures: 
         lines.append("| " + " | ".join(_cell(c) for c in (
             _ICONS[r.outcome], r.kind, f"`{r.source}`", f"`{r.name}`", r.outcome, exit_text(r),
             r.counts(), duration_text(r.duration))) + " |")
-    failures = [(r, c) for r in summary.rows for c in r.failures]
-    reasons = [r for r in summary.rows if r.outcome == FAILED and r.reason]
-    if failures or reasons:
-        lines += ["", f"<details><summary>Failures ({len(failures) + len(reasons)})</summary>", ""]
-        for r in reasons:
-            code = "" if r.exit_code is None else f"exit {r.exit_code}: "
-            lines.append(f"- `{_cell(r.name)}` ({_cell(r.source)}): {code}{_cell(r.reason or '')}")
-        for r, c in failures[:max_failures]:
-            lines.append(f"- `{_cell(c.name)}` ({_cell(r.source)}): {_cell(c.message)}")
-        if len(failures) > max_failures:
-            lines.append(f"- ... and {len(failures) - max_failures} more")
-        lines += ["", "</details>"]
+    lines += _failure_lines(summary, max_failures)
     lines += _signatures(summary)
     return "\n".join(lines) + "\n"
+
+
+def _failure_lines(summary: Summary, max_failures: int) -> list[str]:
+    """A folded list of the failed rows' reasons, then the first ``max_failures`` failed cases."""
+    failures = [(r, c) for r in summary.rows for c in r.failures]
+    reasons = [r for r in summary.rows if r.outcome == FAILED and r.reason]
+    if not failures and not reasons:
+        return []
+    lines = ["", f"<details><summary>Failures ({len(failures) + len(reasons)})</summary>", ""]
+    for r in reasons:
+        code = "" if r.exit_code is None else f"exit {r.exit_code}: "
+        lines.append(f"- `{_cell(r.name)}` ({_cell(r.source)}): {code}{_cell(r.reason or '')}")
+    for r, c in failures[:max_failures]:
+        lines.append(f"- `{_cell(c.name)}` ({_cell(r.source)}): {_cell(c.message)}")
+    if len(failures) > max_failures:
+        lines.append(f"- ... and {len(failures) - max_failures} more")
+    return [*lines, "", "</details>"]
 
 
 def _signatures(summary: Summary) -> list[str]:

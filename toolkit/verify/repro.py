@@ -181,18 +181,22 @@ def plan_differences(data: Mapping[str, Any], again: Plan, layout: Layout) -> li
         out.append("the manifest's identity is not the digest of its own plan")
     old = normal_steps(steps, paths)
     new = normal_steps(json.loads(again.to_json())["steps"], host_paths(again, layout))
-    if old == new:
-        return out
+    return out if old == new else [*out, *_step_differences(old, new)]
+
+
+def _step_differences(old: list[Any], new: list[Any]) -> list[str]:
+    """Recorded and planned steps (normalised): other step names, else each step's fields
+    that differ."""
     names_old = [s.get("name") for s in old if isinstance(s, dict)]
     names_new = [s.get("name") for s in new]
     if names_old != names_new:
-        return [*out, f"steps {', '.join(map(str, names_old))} recorded; "
-                f"{', '.join(names_new)} planned here"]
-    for a, b in zip(old, new, strict=True):
-        if a != b:
-            keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
-            out.append(f"step {b['name']}: {', '.join(keys)} differ")
-    return out
+        return [f"steps {', '.join(map(str, names_old))} recorded; {', '.join(names_new)} planned here"]
+    return [f"step {b['name']}: {', '.join(_fields_differing(a, b))} differ"
+            for a, b in zip(old, new, strict=True) if a != b]
+
+
+def _fields_differing(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
+    return sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
 
 
 def _abi(facts: Mapping[str, Any]) -> str:
@@ -202,13 +206,23 @@ def _abi(facts: Mapping[str, Any]) -> str:
 def differences(data: Mapping[str, Any], again: Plan, layout: Layout) -> list[Difference]:
     """What differs between the recording host and this one: fatal where the comparison
     would be meaningless (no such Python, another ROCm release, another interpreter ABI)."""
-    from toolkit.env.gpus import detect
+    here_paths = host_paths(again, layout)
+    host = data.get("host") or {}
+    return [*_interpreter_differences(data, here_paths.get("interpreter")),
+            *_rocm_differences(data),
+            *_path_differences(host.get("paths") or {}, here_paths),
+            *_gpu_differences(host),
+            *_host_fact_differences(host),
+            *_tool_differences(data)]
+
+
+def _interpreter_differences(data: Mapping[str, Any], interp: str | None) -> list[Difference]:
+    """Fatal: no interpreter for the recorded Python here, or one of another ABI."""
     from toolkit.env.interpreters import find
-    from toolkit.run.manifest import host_facts, interpreter_identity, tool_versions
+    from toolkit.run.manifest import interpreter_identity
 
     out: list[Difference] = []
     python = data["build"]["python"]
-    interp = host_paths(again, layout).get("interpreter")
     try:
         interp = interp or find(python).path
     except EnvironmentProblem as err:
@@ -218,40 +232,63 @@ def differences(data: Mapping[str, Any], again: Plan, layout: Layout) -> list[Di
         here_abi = interpreter_identity(interp)
         if here_abi != recorded_abi:
             out.append(Difference("Python", _abi(recorded_abi), _abi(here_abi), True))
+    return out
+
+
+def _rocm_differences(data: Mapping[str, Any]) -> list[Difference]:
+    """Fatal: a build on the system's ROCm, and this system has none or another release."""
     sdk = data["sdk"]
     wanted = _major_minor(sdk.get("version")) or data["build"]["rocm"]
-    if sdk.get("provider") == "system" and wanted != "cpu":
-        from toolkit.env.rocm import find_system
+    if sdk.get("provider") != "system" or wanted == "cpu":
+        return []
+    from toolkit.env.rocm import find_system
 
-        try:
-            found = find_system(want=wanted)
-            here = f"{found.version} at {found.root}"
-            if _major_minor(found.version) != wanted:
-                out.append(Difference("ROCm", f"{sdk.get('version') or wanted}", here, True))
-        except EnvironmentProblem:
-            out.append(Difference("ROCm", f"{sdk.get('version') or wanted}", "no system ROCm",
-                                  True))
-    host = data.get("host") or {}
-    paths = host.get("paths") or {}
-    for role, path in host_paths(again, layout).items():
-        if role in paths and paths[role] != path:
-            out.append(Difference(role.replace("_", " "), str(paths[role]), path, False))
+    recorded = f"{sdk.get('version') or wanted}"
+    try:
+        found = find_system(want=wanted)
+    except EnvironmentProblem:
+        return [Difference("ROCm", recorded, "no system ROCm", True)]
+    if _major_minor(found.version) != wanted:
+        return [Difference("ROCm", recorded, f"{found.version} at {found.root}", True)]
+    return []
+
+
+def _path_differences(recorded: Mapping[str, Any], here: Mapping[str, str]) -> list[Difference]:
+    """The host paths (work folder, cache, interpreter...) recorded with other values here."""
+    return [Difference(role.replace("_", " "), str(recorded[role]), path, False)
+            for role, path in here.items() if role in recorded and recorded[role] != path]
+
+
+def _gpu_differences(host: Mapping[str, Any]) -> list[Difference]:
+    """Other GPUs here than on the recording host (in any order)."""
+    from toolkit.env.gpus import detect
+
     gpus = [g.gfx for g in detect().gpus]
-    if sorted(host.get("gpus", [])) != sorted(gpus):
-        out.append(Difference("GPUs", ", ".join(host.get("gpus", [])) or "none",
-                              ", ".join(gpus) or "none", False))
-    here_host = host_facts()
-    for key in ("glibc", "os", "cores"):
-        if host.get(key) and host.get(key) != here_host.get(key):
-            out.append(Difference(key, str(host.get(key)), str(here_host.get(key)), False))
-    recorded_tools = data.get("tools") or {}
+    if sorted(host.get("gpus", [])) == sorted(gpus):
+        return []
+    return [Difference("GPUs", ", ".join(host.get("gpus", [])) or "none", ", ".join(gpus) or "none",
+                       False)]
+
+
+def _host_fact_differences(host: Mapping[str, Any]) -> list[Difference]:
+    """The recorded glibc, OS and core count that differ here (unrecorded ones are not compared)."""
+    from toolkit.run.manifest import host_facts
+
+    here = host_facts()
+    return [Difference(key, str(host.get(key)), str(here.get(key)), False)
+            for key in ("glibc", "os", "cores") if host.get(key) and host.get(key) != here.get(key)]
+
+
+def _tool_differences(data: Mapping[str, Any]) -> list[Difference]:
+    """Another hipcc, clang or gcc version here than recorded ("none": not found)."""
+    from toolkit.run.manifest import tool_versions
+
+    sdk = data["sdk"]
+    recorded = data.get("tools") or {}
     rocm_bin = f"{sdk['root']}/bin" if isinstance(sdk.get("root"), str) else None
-    here_tools = tool_versions(sys.executable, rocm_bin)
-    for key in ("hipcc", "clang", "gcc"):
-        if recorded_tools.get(key) != here_tools.get(key):
-            out.append(Difference(key, str(recorded_tools.get(key) or "none"),
-                                  str(here_tools.get(key) or "none"), False))
-    return out
+    here = tool_versions(sys.executable, rocm_bin)
+    return [Difference(key, str(recorded.get(key) or "none"), str(here.get(key) or "none"), False)
+            for key in ("hipcc", "clang", "gcc") if recorded.get(key) != here.get(key)]
 
 
 def _changes(source: str | Path) -> str | None:
@@ -414,6 +451,16 @@ def _run(plan: Plan, layout: Layout, wanted: set[str], reporter: Reporter, *,
         return run, None, jobs.write_manifest(run, outcome, "repro-manifest.json")
 
 
+def _failure_verdict(failed: Failure, here: Failure | None, ran: list[str], reporter: Reporter) -> int:
+    """A failed build's repro: 0 when the recorded failure happened again, else CheckFailed."""
+    verdict = judge(failed, here, ran)
+    for line in verdict.lines:
+        reporter.info(line)
+    if not verdict.reproduced:
+        raise CheckFailed(verdict.headline)
+    return 0
+
+
 def reproduce(path: str, reporter: Reporter, *, step: str | None = None, dry_run: bool = False,
               force: bool = False, workdir: str | None = None, source: str | None = None) -> int:
     from toolkit.plan.model import render
@@ -439,12 +486,7 @@ def reproduce(path: str, reporter: Reporter, *, step: str | None = None, dry_run
         reporter.info(f"stopped after {step} as asked: nothing to compare")
         return 0
     if failed is not None:
-        verdict = judge(failed, here, [n for n in names if n in wanted])
-        for line in verdict.lines:
-            reporter.info(line)
-        if not verdict.reproduced:
-            raise CheckFailed(verdict.headline)
-        return 0
+        return _failure_verdict(failed, here, [n for n in names if n in wanted], reporter)
     code = _verdict(data, run.values.get("WHEEL"), same_tree, reporter)
     if code:
         raise CheckFailed("the rebuilt wheel is not identical to the recorded one")

@@ -314,6 +314,41 @@ def _pytest(argv: list[str], cwd: Path, env: dict[str, str], on_line: Callable[[
             on_line("\n")
 
 
+def _suite_env(scratch: Path) -> dict[str, str]:
+    """The suite's environment: this one, importing the scratch path first, writing no
+    bytecode, without the user's site-packages or a PYTHONHOME."""
+    env = {**os.environ, "PYTHONPATH": str(scratch / "path"), "PYTHONDONTWRITEBYTECODE": "1",
+           "PYTHONNOUSERSITE": "1"}
+    env.pop("PYTHONHOME", None)
+    return env
+
+
+def _stopped(err: limits.TimedOut, test: str | None, report: Path,
+             junit: Path | None) -> limits.TimedOut:
+    """A run stopped past a time limit: the JUnit XML kept at ``junit`` (written for the
+    test that hung, when pytest wrote none), and ``err`` to raise."""
+    if junit and test and not report.exists():
+        limits.write_junit(report, test, err.message)
+    if junit and report.exists():
+        _keep_junit(report, junit)
+    return err
+
+
+def _outcome(target: SmokeTarget, targets: Sequence[str], returncode: int, last: str,
+             report: Path, junit: Path | None) -> SmokeOutcome:
+    """The run's outcome with its cases from the JUnit XML (kept at ``junit``); no XML is
+    CheckFailed unless pytest passed or collected nothing (exit 0 or 5)."""
+    result = SmokeOutcome(target.build_id, tuple(targets), returncode=returncode)
+    if report.exists():
+        result.cases = parse_junit(report)
+        if junit:
+            result.junit = _keep_junit(report, junit)
+    elif returncode not in (0, 5):
+        raise CheckFailed(f"pytest did not run in {target.env_dir} (exit {returncode})"
+                          + (f": {last}" if last else ""))
+    return result
+
+
 def run(target: SmokeTarget, targets: Sequence[str], *, require_gpu: bool = False,
         workers: str | None = None, junit: Path | None = None,
         reporter: Reporter | None = None, out: TextIO | None = None, uv: str | None = None,
@@ -343,33 +378,16 @@ def run(target: SmokeTarget, targets: Sequence[str], *, require_gpu: bool = Fals
                            extra=[*(["--color=yes"] if _is_tty(out) else []),
                                   "--test-timeout", f"{test_timeout or 0:g}",
                                   "--status-file", str(status), *extra])
-        env = {**os.environ, "PYTHONPATH": str(scratch / "path"), "PYTHONDONTWRITEBYTECODE": "1",
-               "PYTHONNOUSERSITE": "1"}
-        env.pop("PYTHONHOME", None)
-
-        def stopped(err: limits.TimedOut, test: str | None) -> limits.TimedOut:
-            if junit and test and not report.exists():
-                limits.write_junit(report, test, err.message)
-            if junit and report.exists():
-                _keep_junit(report, junit)
-            return err
-
         try:
-            returncode, last = _pytest(argv, scratch, env, on_line, timeout)
+            returncode, last = _pytest(argv, scratch, _suite_env(scratch), on_line, timeout)
         except CommandFailed:  # past the total limit
             test, _ = limits.running(status)
-            raise stopped(limits.total_limit(target.build_id, timeout, test), test) from None
+            raise _stopped(limits.total_limit(target.build_id, timeout, test), test, report,
+                           junit) from None
         test, hung = limits.running(status)
         if returncode == limits.WATCHDOG_EXIT and hung and test:
-            raise stopped(limits.hung_test(target.build_id, test, test_timeout), test)
-        result = SmokeOutcome(target.build_id, tuple(targets), returncode=returncode)
-        if report.exists():
-            result.cases = parse_junit(report)
-            if junit:
-                result.junit = _keep_junit(report, junit)
-        elif returncode not in (0, 5):
-            raise CheckFailed(f"pytest did not run in {target.env_dir} (exit {returncode})"
-                              + (f": {last}" if last else ""))
+            raise _stopped(limits.hung_test(target.build_id, test, test_timeout), test, report, junit)
+        result = _outcome(target, targets, returncode, last, report, junit)
     timed = [c.name for c in result.cases if limits.PER_TEST in c.message]
     if timed:
         raise limits.hung_test(target.build_id, ", ".join(timed), test_timeout)

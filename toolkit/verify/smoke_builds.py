@@ -82,37 +82,52 @@ def resolve(workdir: Path, build_id: str | None = None, env: str | None = None,
     for a build that has none."""
     env_dir = Path(env).expanduser().resolve() if env else None
     if manifest:
-        data = read_manifest(Path(manifest))
-        named = str(data["build"]["id"])
-        if build_id and build_id != named:
-            raise UsageError(f"--build {escape(build_id)} but the manifest {escape(manifest)} "
-                             f"is of {escape(named)}")
-        return load_target(named, Path(manifest), env_dir)
+        return _of_manifest(manifest, build_id, env_dir)
     found = manifests(workdir)
     if build_id:
-        if build_id in found:
-            return load_target(build_id, found[build_id], env_dir)
-        made = manifest_for_id(build_id, env_dir) if env_dir else None
-        if made is None or env_dir is None:
-            raise UsageError(
-                f"no build {build_id!r} in {workdir / 'artifacts'}; builds with a manifest: "
-                f"{_ids(found)}",
-                hint=None if found else DEMO_HINT,
-            )
-        return SmokeTarget(build_id, made, env_dir, None)
+        return _of_id(workdir, found, build_id, env_dir)
     if not found:
         raise EnvironmentProblem(f"no builds in {workdir} yet (no artifacts/*/manifest.json)",
                                  hint=DEMO_HINT)
     if env_dir:
-        for bid, path in reversed(found.items()):
-            data = read_manifest(path)
-            recorded = data.get("env_dir")
-            if isinstance(recorded, str) and recorded and \
-                    Path(recorded).expanduser().resolve() == env_dir:
-                return SmokeTarget(bid, data, env_dir, path)
-        raise UsageError(f"no build in {workdir / 'artifacts'} used the environment {env_dir}; "
-                         f"give --build ID (builds with a manifest: {_ids(found)})")
+        return _of_env(workdir, found, env_dir)
     return newest_successful(found, workdir)
+
+
+def _of_manifest(manifest: str, build_id: str | None, env_dir: Path | None) -> SmokeTarget:
+    """--manifest: its build, which --build (if given) must name."""
+    data = read_manifest(Path(manifest))
+    named = str(data["build"]["id"])
+    if build_id and build_id != named:
+        raise UsageError(f"--build {escape(build_id)} but the manifest {escape(manifest)} "
+                         f"is of {escape(named)}")
+    return load_target(named, Path(manifest), env_dir)
+
+
+def _of_id(workdir: Path, found: dict[str, Path], build_id: str, env_dir: Path | None) -> SmokeTarget:
+    """--build ID: its manifest in the work folder, else (with --env) one made from the id."""
+    if build_id in found:
+        return load_target(build_id, found[build_id], env_dir)
+    made = manifest_for_id(build_id, env_dir) if env_dir else None
+    if made is None or env_dir is None:
+        raise UsageError(
+            f"no build {build_id!r} in {workdir / 'artifacts'}; builds with a manifest: "
+            f"{_ids(found)}",
+            hint=None if found else DEMO_HINT,
+        )
+    return SmokeTarget(build_id, made, env_dir, None)
+
+
+def _of_env(workdir: Path, found: dict[str, Path], env_dir: Path) -> SmokeTarget:
+    """--env alone: the newest build whose manifest records that environment."""
+    for bid, path in reversed(found.items()):
+        data = read_manifest(path)
+        recorded = data.get("env_dir")
+        if isinstance(recorded, str) and recorded and \
+                Path(recorded).expanduser().resolve() == env_dir:
+            return SmokeTarget(bid, data, env_dir, path)
+    raise UsageError(f"no build in {workdir / 'artifacts'} used the environment {env_dir}; "
+                     f"give --build ID (builds with a manifest: {_ids(found)})")
 
 
 def newest_successful(found: dict[str, Path], workdir: Path) -> SmokeTarget:

@@ -30,60 +30,50 @@ def register(subparsers: Any) -> None:
         ),
     )
     p.add_argument("paths", nargs="+", metavar="WHEEL_OR_DIR", help="wheels, folders or .so files")
-    p.add_argument(
-        "--gfx",
-        action="append",
-        default=[],
-        metavar="TARGETS",
-        help="gfx ids or family names (comma separated, repeatable) every GPU library must carry code for",
-    )
-    p.add_argument(
-        "--policy",
-        metavar="POLICY",
-        help="require this manylinux policy (e.g. manylinux_2_28) for every input",
-    )
-    p.add_argument(
-        "--with",
-        dest="with_paths",
-        action="append",
-        default=[],
-        metavar="PATH",
-        help="more libraries to resolve against: a folder (torch/lib, ROCm lib/), a library or a wheel; "
-        "repeatable",
-    )
-    p.add_argument(
-        "--require-symbol",
-        dest="required",
-        action="append",
-        default=[],
-        metavar="SYM",
-        help="a demangled name some library must define, e.g. 'fbgemm_gpu::jagged_2d_to_dense'; repeatable",
-    )
-    p.add_argument(
-        "--allow-bundled",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="allow this torch/ROCm library inside the wheel (name or glob)",
-    )
-    p.add_argument(
-        "--exclude",
-        action="append",
-        default=[],
-        metavar="PATTERN",
-        help="a needed library (soname glob, as auditwheel repair --exclude) to leave unchecked; repeatable",
-    )
-    p.add_argument("--jobs", type=_jobs, default=None, help="worker processes (default: CPUs)")
-    p.add_argument("--max-member-size", type=_size, default=None, metavar="SIZE",
-                   help="refuse a member declaring more inflated bytes (default 4G)")
-    p.add_argument("--max-total-size", type=_size, default=None, metavar="SIZE",
-                   help="refuse members past this many inflated bytes in all (default 16G)")
-    p.add_argument("--max-ratio", type=_ratio, default=None, metavar="N",
-                   help="refuse a member over 64M that inflates more than N:1 (default 200)")
-    p.add_argument("--json", action="store_true", help="print one JSON object (every finding)")
-    p.add_argument("-v", "--verbose", action="store_true",
-                   help="every library, every finding and each library's GPU code objects")
+    for flags, settings in _options():
+        p.add_argument(*flags, **settings)
     p.set_defaults(func=run)
+
+
+def _repeatable(metavar: str, help_text: str, dest: str | None = None) -> dict[str, Any]:
+    """An option given any number of times, gathered into a list."""
+    return {"action": "append", "default": [], "metavar": metavar, "help": help_text,
+            **({"dest": dest} if dest else {})}
+
+
+def _options() -> list[tuple[tuple[str, ...], dict[str, Any]]]:
+    """check's options in --help order: (flags, add_argument keywords)."""
+    return [
+        (("--gfx",), _repeatable(
+            "TARGETS",
+            "gfx ids or family names (comma separated, repeatable) every GPU library must carry code for")),
+        (("--policy",), {"metavar": "POLICY",
+                         "help": "require this manylinux policy (e.g. manylinux_2_28) for every input"}),
+        (("--with",), _repeatable(
+            "PATH",
+            "more libraries to resolve against: a folder (torch/lib, ROCm lib/), a library or a wheel; "
+            "repeatable", dest="with_paths")),
+        (("--require-symbol",), _repeatable(
+            "SYM",
+            "a demangled name some library must define, e.g. 'fbgemm_gpu::jagged_2d_to_dense'; repeatable",
+            dest="required")),
+        (("--allow-bundled",), _repeatable(
+            "NAME", "allow this torch/ROCm library inside the wheel (name or glob)")),
+        (("--exclude",), _repeatable(
+            "PATTERN",
+            "a needed library (soname glob, as auditwheel repair --exclude) to leave unchecked; repeatable")),
+        (("--jobs",), {"type": _jobs, "default": None, "help": "worker processes (default: CPUs)"}),
+        (("--max-member-size",), {"type": _size, "default": None, "metavar": "SIZE",
+                                  "help": "refuse a member declaring more inflated bytes (default 4G)"}),
+        (("--max-total-size",), {
+            "type": _size, "default": None, "metavar": "SIZE",
+            "help": "refuse members past this many inflated bytes in all (default 16G)"}),
+        (("--max-ratio",), {"type": _ratio, "default": None, "metavar": "N",
+                            "help": "refuse a member over 64M that inflates more than N:1 (default 200)"}),
+        (("--json",), {"action": "store_true", "help": "print one JSON object (every finding)"}),
+        (("-v", "--verbose"), {"action": "store_true",
+                               "help": "every library, every finding and each library's GPU code objects"}),
+    ]
 
 
 def _size(text: str) -> int:
@@ -211,55 +201,85 @@ def _built_against(b: dict[str, Any]) -> str:
 def lines(wheel: WheelResult, verbose: bool = False) -> list[str]:
     """The text report of one input: the picture first, then libraries, then findings."""
     title = wheel.path if wheel.name is None else f"{wheel.name} {wheel.version}  ({wheel.path})"
-    out = [title]
     hosts = [lib for lib in wheel.libraries if lib.kind not in ("gpu-code-object", "unreadable")]
     objs = [lib for lib in wheel.libraries if lib.kind == "gpu-code-object"]
-    gpu_libs, cpu_libs = wheel.gpu_libraries, wheel.cpu_only
-    count = f"{len(hosts)} native librar{'y' if len(hosts) == 1 else 'ies'} ({len(gpu_libs)} with GPU code)"
-    if objs:
-        count += f", {len(objs)} GPU code object file{'s' * (len(objs) != 1)}"
-    out.append(f"  {', '.join(wheel.tags) or 'files on disk'}: {count}")
-    if wheel.gpu:
-        out.append("  GPU targets (libraries, code objects, bytes of code):")
-        for target, tc in wheel.gpu.items():
-            counts = f"{len(tc.libraries):>5} lib  {tc.code_objects:>6} obj"
-            out.append(f"    {target:<18} {counts}  {_bytes(tc.bytes):>10}")
-    else:
-        out.append("  GPU targets: none (no library carries device code)")
-    if gpu_libs:
-        by_why: dict[str, list[str]] = {}
-        for lib in gpu_libs:
-            why = ", ".join(sorted({w.split(" in ", 1)[-1] for w in lib.gpu_where}))
-            by_why.setdefault(why, []).append(lib.path)
-        for why, paths in by_why.items():
-            out.append(f"  GPU libraries, device code in {why}: {_names(paths, verbose)}")
-    if cpu_libs:
-        names = _names([lib.path for lib in cpu_libs], verbose)
-        out.append(f"  CPU-only libraries ({len(cpu_libs)}): {names}")
+    out = [title, _count_line(wheel, hosts, objs), *_target_lines(wheel), *_gpu_cpu_lines(wheel, verbose)]
     out.append(f"  built against: {_built_against(wheel.built_against)}")
-    shown = hosts if verbose else sorted(hosts, key=lambda lib: _row_rank(wheel, lib))[:ROWS]
-    setter = next((lib for lib in hosts if lib.path == wheel.policy_library), None)
-    if setter is not None and setter not in shown:
-        shown = [*shown[: ROWS - 1], setter]  # the library that sets the policy is always shown
-    if shown:
-        out.append("  " + "  ".join(f"{h:<14}" for h in ("GLIBC", "GLIBCXX", "CXXABI", "GCC", "policy"))
-                   + "  GPU targets     library")
-        for lib in shown:
-            nodes = lib.symbol_versions
-            cells = [nodes.get(p, "-") for p in PREFIXES] + [lib.policy or "-"]
-            n = len(lib.gpu_targets)
-            gpu = "-" if not n else (", ".join(lib.gpu_targets) if n <= 2 else f"{n} targets")
-            out.append("  " + "  ".join(f"{c:<14}" for c in cells) + f"  {gpu:<15} {lib.path}")
-            if verbose:
-                out += [f"      {w}" for w in lib.gpu_where]
-                out += [f"      {t:<22} {tc.code_objects:>6} obj  {_bytes(tc.bytes):>10}"
-                        for t, tc in lib.gpu_code.items()]
-        if len(hosts) > len(shown):
-            out.append(f"  ... {len(hosts) - len(shown)} more libraries (--verbose)")
+    out += _table_lines(wheel, hosts, verbose)
     if verbose:
         out += [f"  code object  {', '.join(lib.gpu_targets):<24} {lib.path}" for lib in objs]
     out += _finding_lines(wheel.findings, verbose)
     out.append(verdict_line(wheel))
+    return out
+
+
+def _count_line(wheel: WheelResult, hosts: list[LibraryResult], objs: list[LibraryResult]) -> str:
+    """The wheel's tags and how many libraries (with GPU code) and code object files it holds."""
+    count = (f"{len(hosts)} native librar{'y' if len(hosts) == 1 else 'ies'} "
+             f"({len(wheel.gpu_libraries)} with GPU code)")
+    if objs:
+        count += f", {len(objs)} GPU code object file{'s' * (len(objs) != 1)}"
+    return f"  {', '.join(wheel.tags) or 'files on disk'}: {count}"
+
+
+def _target_lines(wheel: WheelResult) -> list[str]:
+    """Each GPU target with its libraries, code objects and bytes of code, or that there is none."""
+    if not wheel.gpu:
+        return ["  GPU targets: none (no library carries device code)"]
+    return ["  GPU targets (libraries, code objects, bytes of code):"] + [
+        f"    {target:<18} {len(tc.libraries):>5} lib  {tc.code_objects:>6} obj  {_bytes(tc.bytes):>10}"
+        for target, tc in wheel.gpu.items()
+    ]
+
+
+def _gpu_cpu_lines(wheel: WheelResult, verbose: bool) -> list[str]:
+    """The GPU libraries grouped by where their device code is, then the CPU-only libraries."""
+    by_why: dict[str, list[str]] = {}
+    for lib in wheel.gpu_libraries:
+        why = ", ".join(sorted({w.split(" in ", 1)[-1] for w in lib.gpu_where}))
+        by_why.setdefault(why, []).append(lib.path)
+    out = [f"  GPU libraries, device code in {why}: {_names(paths, verbose)}"
+           for why, paths in by_why.items()]
+    cpu_libs = wheel.cpu_only
+    if cpu_libs:
+        names = _names([lib.path for lib in cpu_libs], verbose)
+        out.append(f"  CPU-only libraries ({len(cpu_libs)}): {names}")
+    return out
+
+
+def _shown_libraries(wheel: WheelResult, hosts: list[LibraryResult], verbose: bool) -> list[LibraryResult]:
+    """Every library with --verbose; else the first ROWS, errors first, and always the policy's setter."""
+    shown = hosts if verbose else sorted(hosts, key=lambda lib: _row_rank(wheel, lib))[:ROWS]
+    setter = next((lib for lib in hosts if lib.path == wheel.policy_library), None)
+    if setter is not None and setter not in shown:
+        shown = [*shown[: ROWS - 1], setter]  # the library that sets the policy is always shown
+    return shown
+
+
+def _table_lines(wheel: WheelResult, hosts: list[LibraryResult], verbose: bool) -> list[str]:
+    """The library table: symbol versions, policy and GPU targets of each shown library."""
+    shown = _shown_libraries(wheel, hosts, verbose)
+    if not shown:
+        return []
+    out = ["  " + "  ".join(f"{h:<14}" for h in ("GLIBC", "GLIBCXX", "CXXABI", "GCC", "policy"))
+           + "  GPU targets     library"]
+    for lib in shown:
+        out += _library_row(lib, verbose)
+    if len(hosts) > len(shown):
+        out.append(f"  ... {len(hosts) - len(shown)} more libraries (--verbose)")
+    return out
+
+
+def _library_row(lib: LibraryResult, verbose: bool) -> list[str]:
+    """One library's row; with --verbose, where its device code is and its code objects per target."""
+    cells = [lib.symbol_versions.get(p, "-") for p in PREFIXES] + [lib.policy or "-"]
+    n = len(lib.gpu_targets)
+    gpu = "-" if not n else (", ".join(lib.gpu_targets) if n <= 2 else f"{n} targets")
+    out = ["  " + "  ".join(f"{c:<14}" for c in cells) + f"  {gpu:<15} {lib.path}"]
+    if verbose:
+        out += [f"      {w}" for w in lib.gpu_where]
+        out += [f"      {t:<22} {tc.code_objects:>6} obj  {_bytes(tc.bytes):>10}"
+                for t, tc in lib.gpu_code.items()]
     return out
 
 

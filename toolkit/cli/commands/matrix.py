@@ -20,6 +20,7 @@ from toolkit.plan.recipes import load_matrix
 
 if TYPE_CHECKING:
     from toolkit.data.ci import CiEntry
+    from toolkit.data.releases import SdkSource
 
 FORMATS = ("table", "json", "github", "github-shards")
 
@@ -99,22 +100,12 @@ def table_rows(builds: Sequence[Build]) -> list[tuple[str, str, str, str, str, s
 
 def explain(build_id: str) -> list[tuple[str, str, str]]:
     """(fact, value, evidence or note) rows for one build, in the order a build uses them."""
-    from toolkit.plan.model import Options
-    from toolkit.plan.provision import default_targets, served_families
-
     m = load_matrix()
     b = m.build(build_id)
-    pv, rel, sdk, torch = b.pkg_version, b.rocm, b.rocm.sdk, b.torch_source
+    pv, sdk, torch = b.pkg_version, b.rocm.sdk, b.torch_source
     rows = [("package", f"{b.package.name} {pv.version} ({b.package.dist}) from {b.package.repo} "
              f"at {pv.ref}, build style {pv.build_style}", f"evidence: {pv.evidence}")]
-    channels = ", ".join(f"{name} {url}" for name, url in sdk.channels.items())
-    if sdk.provider == "pip":
-        where = (f"TheRock pip SDK {sdk.spec} from its {sdk.default_channel} channel "
-                 f"{sdk.index_url} ({sdk.layout}; channels: {channels})")
-    else:
-        where = f"system install of ROCm {sdk.version}" + (
-            f" (pip SDK with --channel: {channels})" if channels else " (no pip SDK)")
-    rows.append(("rocm sdk", where, f"evidence: {sdk.evidence}"))
+    rows.append(("rocm sdk", _sdk_where(sdk), f"evidence: {sdk.evidence}"))
     if sdk.note:
         rows.append(("", "", f"note: {sdk.note}"))
     # TheRock's torch comes from the SDK's channel (the default one without --channel)
@@ -124,6 +115,33 @@ def explain(build_id: str) -> list[tuple[str, str, str]]:
                  f"evidence: {torch.evidence}"))
     if torch.note:
         rows.append(("", "", f"note: {torch.note}"))
+    rows += _target_rows(m, b)
+    rows.extend(_build_rows(m, b, pv.evidence))
+    if pv.submodules:
+        rows.append(("submodules", ", ".join(f"{p} ({u})" for p, u in pv.submodules.items()),
+                     f"evidence: {pv.evidence}"))
+    if pv.tbb:
+        rows.append(("tbb", f"{pv.tbb.provider} {pv.tbb.spec or ''}".strip(),
+                     f"evidence: {pv.evidence}"))
+    return rows
+
+
+def _sdk_where(sdk: SdkSource) -> str:
+    """Where the build's ROCm comes from: TheRock's pip SDK and its channels, or a system install."""
+    channels = ", ".join(f"{name} {url}" for name, url in sdk.channels.items())
+    if sdk.provider == "pip":
+        return (f"TheRock pip SDK {sdk.spec} from its {sdk.default_channel} channel "
+                f"{sdk.index_url} ({sdk.layout}; channels: {channels})")
+    return f"system install of ROCm {sdk.version}" + (
+        f" (pip SDK with --channel: {channels})" if channels else " (no pip SDK)")
+
+
+def _target_rows(m: Matrix, b: Build) -> list[tuple[str, str, str]]:
+    """The GPU targets built without --gfx and why; the families the release's index serves."""
+    from toolkit.plan.model import Options
+    from toolkit.plan.provision import default_targets, served_families
+
+    pv, rel = b.pkg_version, b.rocm
     targets = default_targets(m, b, Options())
     if pv.targets_for(rel.version):
         why = f"evidence: {pv.evidence}"
@@ -132,19 +150,12 @@ def explain(build_id: str) -> list[tuple[str, str, str]]:
         why = (f"evidence: {rel.families_evidence}" if rel.families
                else "the release's default family (gpus.toml)")
         what = f"ROCm {rel.version}'s default family {rel.default_family}"
-    rows.append(("targets", f"{', '.join(targets)} without --gfx ({what})", why))
+    rows = [("targets", f"{', '.join(targets)} without --gfx ({what})", why)]
     if rel.families:
         fams = served_families(m, b)
         rows.append(("families", "served by ROCm " + rel.version + "'s index: "
                      + "; ".join(f"{f} ({' '.join(t)})" for f, t in fams.items()),
                      f"evidence: {rel.families_evidence}"))
-    rows.extend(_build_rows(m, b, pv.evidence))
-    if pv.submodules:
-        rows.append(("submodules", ", ".join(f"{p} ({u})" for p, u in pv.submodules.items()),
-                     f"evidence: {pv.evidence}"))
-    if pv.tbb:
-        rows.append(("tbb", f"{pv.tbb.provider} {pv.tbb.spec or ''}".strip(),
-                     f"evidence: {pv.evidence}"))
     return rows
 
 
@@ -180,53 +191,76 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.core.errors import UsageError
 
     if getattr(args, "explain", None):
-        if args.format != "table" or args.package or args.rocm or args.python:
-            raise UsageError("--explain ID takes no other option")
-        from toolkit.cli.known import explain_known, known_rows
-
-        rows = explain_known(args.explain) or explain(args.explain) + known_rows(args.explain)
-        print(args.explain)
-        for fact, value, why in rows:
-            if fact:
-                print(f"  {fact:<11} {value}")
-            if why:
-                print(f"  {'':<11}   {why}")
-        return 0
+        return _print_explain(args)
     if args.format not in FORMATS:
         raise UsageError(f"unknown format {args.format!r}; valid: {', '.join(FORMATS)}")
-    trigger = getattr(args, "trigger", None)
-    families = getattr(args, "families", [])
-    include = bool(getattr(args, "include_known_failures", False))
     github = args.format.startswith("github")
-    since = getattr(args, "changed_since", None)
-    if not github and (trigger or any(f.strip() for f in families) or include
-                       or since is not None):
+    if not github and _github_options_given(args):
         raise UsageError("--trigger, --families, --include-known-failures and --changed-since "
                          "apply to --format github and github-shards only")
     builds = select(args)
     if github:
-        from toolkit.data.ci import github_json, github_matrix, github_shards, load_ci
-
-        matrix = load_matrix()
-        entries = github_matrix(matrix, load_ci(matrix), trigger or "workflow_dispatch",
-                                families=families, builds=builds, include_known_failures=include)
-        if since is not None:
-            entries = changed_entries(matrix, entries, since,
-                                      bool(getattr(args, "allow_insecure_index", False)))
-            if not entries:  # nothing to build: the workflow skips an empty include
-                print(json.dumps({"include": []} if args.format == "github" else []))
-                return 0
-        doc = github_json(entries) if args.format == "github" else github_shards(entries)
-        print(json.dumps(doc))
-        return 0
-    from toolkit.cli.known import build_json, known_notes, row_failures
-
+        return _print_github(args, builds)
     if args.format == "json":
+        from toolkit.cli.known import build_json
+
         print(json.dumps([build_json(b) for b in builds], indent=1))
         return 0
+    return _print_table(args, builds)
+
+
+def _print_explain(args: argparse.Namespace) -> int:
+    """``--explain ID``: each fact of one build with its evidence (alone: no other option)."""
+    from toolkit.core.errors import UsageError
+
+    if args.format != "table" or args.package or args.rocm or args.python:
+        raise UsageError("--explain ID takes no other option")
+    from toolkit.cli.known import explain_known, known_rows
+
+    rows = explain_known(args.explain) or explain(args.explain) + known_rows(args.explain)
+    print(args.explain)
+    for fact, value, why in rows:
+        if fact:
+            print(f"  {fact:<11} {value}")
+        if why:
+            print(f"  {'':<11}   {why}")
+    return 0
+
+
+def _github_options_given(args: argparse.Namespace) -> bool:
+    """Was an option given that only the github formats take?"""
+    return bool(getattr(args, "trigger", None)
+                or any(f.strip() for f in getattr(args, "families", []))
+                or getattr(args, "include_known_failures", False)
+                or getattr(args, "changed_since", None) is not None)
+
+
+def _print_github(args: argparse.Namespace, builds: list[Build]) -> int:
+    """The GitHub Actions matrix (``github``) or its shards (``github-shards``) as JSON."""
+    from toolkit.data.ci import github_json, github_matrix, github_shards, load_ci
+
+    matrix = load_matrix()
+    entries = github_matrix(matrix, load_ci(matrix), getattr(args, "trigger", None) or "workflow_dispatch",
+                            families=getattr(args, "families", []), builds=builds,
+                            include_known_failures=bool(getattr(args, "include_known_failures", False)))
+    since = getattr(args, "changed_since", None)
+    if since is not None:
+        entries = changed_entries(matrix, entries, since,
+                                  bool(getattr(args, "allow_insecure_index", False)))
+        if not entries:  # nothing to build: the workflow skips an empty include
+            print(json.dumps({"include": []} if args.format == "github" else []))
+            return 0
+    doc = github_json(entries) if args.format == "github" else github_shards(entries)
+    print(json.dumps(doc))
+    return 0
+
+
+def _print_table(args: argparse.Namespace, builds: list[Build]) -> int:
+    """The rich table of builds with totals and known failures, then the notes."""
     from rich.table import Table
 
     from toolkit.cli.console import console
+    from toolkit.cli.known import known_notes, row_failures
 
     table = Table(title="Build matrix")
     for col in ("Package", "Version", "Torch", "ROCm", "Python", "Wheels", "Known failure"):

@@ -180,16 +180,50 @@ def pair_parser(prog: str) -> argparse.ArgumentParser:
 
 def run_pair(python: str, rocm: str, posargs: list[str]) -> int:
     """`nox -s smoke-<py>-rocm<rocm>`: every build of the pair with a manifest, one table."""
-    from toolkit.core.errors import EnvironmentProblem, TimedOut, ToolkitError
-    from toolkit.core.text import clean
-    from toolkit.plan.layout import Layout
-    from toolkit.verify.smoke import Case, check_targets, load_target, manifests
+    from toolkit.core.errors import TimedOut
+    from toolkit.verify.smoke import check_targets
 
     args = pair_parser(f"nox -s smoke-{python}-rocm{rocm} --").parse_args(posargs)
     gfx = check_targets(args.gfx) if args.gfx else None
-    packages = {p for v in args.package for p in v.split(",") if p}
+    targets = _pair_builds(python, rocm, args)
+    outcomes = [_smoke_or_broken(t, gfx, args, _junit_for(args.junit, t, len(targets)))
+                for t in sorted(targets, key=lambda t: t.build_id)]
+    show(outcomes)
+    hung = [o for o in outcomes if o.returncode == TimedOut.exit_code]
+    if hung:  # a time limit is exit 9 here too, in one line naming each
+        raise TimedOut("; ".join(c.message for o in hung
+                                 for c in o.cases if c.outcome == "error"))
+    return finish(outcomes)
+
+
+def _pair_builds(python: str, rocm: str, args: argparse.Namespace) -> list[SmokeTarget]:
+    """The pair's successful builds with a manifest (of --package, if given); EnvironmentProblem
+    when there is none, naming the builds that have one."""
+    from toolkit.core.errors import EnvironmentProblem
+    from toolkit.plan.layout import Layout
+    from toolkit.verify.smoke import manifests
+
     workdir = Layout.default(args.workdir).root
     found = manifests(workdir)
+    targets = _pair_targets(found, python, rocm, {p for v in args.package for p in v.split(",") if p})
+    if not targets:
+        raise EnvironmentProblem(
+            f"no build of Python {python} / ROCm {rocm} has a manifest in {workdir / 'artifacts'} "
+            f"(builds with a manifest: {', '.join(sorted(found)) or 'none'})",
+            hint=f"nox -s build-{python}-rocm{rocm}" + (" -- --workdir DIR" if args.workdir else ""),
+        )
+    targets = _succeeded(targets)
+    if not targets:
+        raise EnvironmentProblem(f"no successful build of Python {python} / ROCm {rocm} in "
+                                 f"{workdir / 'artifacts'} to smoke-test",
+                                 hint=f"nox -s build-{python}-rocm{rocm}")
+    return targets
+
+
+def _pair_targets(found: dict[str, Path], python: str, rocm: str, packages: set[str]) -> list[SmokeTarget]:
+    """The builds with a manifest that are of this Python and ROCm (and of ``packages``, if any)."""
+    from toolkit.verify.smoke import load_target
+
     targets: list[SmokeTarget] = []
     for bid, path in found.items():
         t = load_target(bid, path)
@@ -197,36 +231,37 @@ def run_pair(python: str, rocm: str, posargs: list[str]) -> int:
         if str(b.get("python")) == python and str(b.get("rocm")) == rocm and (
                 not packages or b.get("package") in packages):
             targets.append(t)
-    if not targets:
-        raise EnvironmentProblem(
-            f"no build of Python {python} / ROCm {rocm} has a manifest in {workdir / 'artifacts'} "
-            f"(builds with a manifest: {', '.join(sorted(found)) or 'none'})",
-            hint=f"nox -s build-{python}-rocm{rocm}" + (" -- --workdir DIR" if args.workdir else ""),
-        )
-    outcomes: list[SmokeOutcome] = []
-    for t in [t for t in targets if t.manifest.get("outcome") != "ok"]:  # named, never smoked
+    return targets
+
+
+def _succeeded(targets: list[SmokeTarget]) -> list[SmokeTarget]:
+    """The targets whose build succeeded; each other one is named, never smoked."""
+    from toolkit.core.text import clean
+
+    for t in [t for t in targets if t.manifest.get("outcome") != "ok"]:
         print(f"smoke: {t.build_id} passed over: its build did not succeed (outcome "
               f"{clean(str(t.manifest.get('outcome')))}); smoke it with "
               f"`python -m toolkit smoke --build {t.build_id}`")
-    targets = [t for t in targets if t.manifest.get("outcome") == "ok"]
-    if not targets:
-        raise EnvironmentProblem(f"no successful build of Python {python} / ROCm {rocm} in "
-                                 f"{workdir / 'artifacts'} to smoke-test",
-                                 hint=f"nox -s build-{python}-rocm{rocm}")
-    for t in sorted(targets, key=lambda t: t.build_id):
-        junit = None
-        if args.junit:
-            j = Path(args.junit)
-            junit = j if len(targets) == 1 else j.with_name(f"{j.stem}-{t.build_id}{j.suffix}")
-        try:
-            outcomes.append(smoke_one(t, gfx, args, out=sys.stdout, junit=junit))
-        except ToolkitError as err:  # one broken environment does not hide the others
-            o = SmokeOutcome(t.build_id, gfx or t.targets, returncode=err.exit_code)
-            o.cases.append(Case("environment", "error", str(err)))
-            outcomes.append(o)
-    show(outcomes)
-    hung = [o for o in outcomes if o.returncode == TimedOut.exit_code]
-    if hung:  # a time limit is exit 9 here too, in one line naming each
-        raise TimedOut("; ".join(c.message for o in hung
-                                 for c in o.cases if c.outcome == "error"))
-    return finish(outcomes)
+    return [t for t in targets if t.manifest.get("outcome") == "ok"]
+
+
+def _junit_for(junit: str | None, t: SmokeTarget, count: int) -> Path | None:
+    """--junit's file for this target: as given for one target, else one per build id."""
+    if not junit:
+        return None
+    j = Path(junit)
+    return j if count == 1 else j.with_name(f"{j.stem}-{t.build_id}{j.suffix}")
+
+
+def _smoke_or_broken(t: SmokeTarget, gfx: tuple[str, ...] | None, args: argparse.Namespace,
+                     junit: Path | None) -> SmokeOutcome:
+    """Smoke one target; a broken environment is its own error case, never hiding the others."""
+    from toolkit.core.errors import ToolkitError
+    from toolkit.verify.smoke import Case
+
+    try:
+        return smoke_one(t, gfx, args, out=sys.stdout, junit=junit)
+    except ToolkitError as err:
+        o = SmokeOutcome(t.build_id, gfx or t.targets, returncode=err.exit_code)
+        o.cases.append(Case("environment", "error", str(err)))
+        return o

@@ -74,15 +74,22 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"facts": [f.as_json() | {"written": id(f) in settled} for f in facts],
                           "written": written, "drift": len(left)}, indent=2))
     else:
-        for f in facts:
-            line = _safe(f.line())
-            print(f"written {line}" if id(f) in settled else line)
-        if written:
-            print(f"wrote {', '.join(written)} in {data}")
-        where = args.dir or os.environ.get("TOOLKIT_CACHE_DIR") or "the cache"
-        print(f"{len(left)} fact(s) differ from upstream ({where})" if left
-              else f"no drift ({where})", file=sys.stderr)
+        _print_facts(facts, settled, written, data, len(left), args.dir)
     return 1 if left else 0
+
+
+def _print_facts(facts: list[Fact], settled: set[int], written: list[str], data: Path, left: int,
+                 folder: str | None) -> None:
+    """Each fact on a line (``written`` first where --write wrote it), the files written, then
+    on stderr how many facts still differ from upstream and where upstream was read."""
+    for f in facts:
+        line = _safe(f.line())
+        print(f"written {line}" if id(f) in settled else line)
+    if written:
+        print(f"wrote {', '.join(written)} in {data}")
+    where = folder or os.environ.get("TOOLKIT_CACHE_DIR") or "the cache"
+    print(f"{left} fact(s) differ from upstream ({where})" if left else f"no drift ({where})",
+          file=sys.stderr)
 
 
 def _write_body(path: Path, facts: list[Fact], settled: set[int], written: list[str],

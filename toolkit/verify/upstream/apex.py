@@ -25,6 +25,7 @@ range from the newest reviewed version's head). The facts derivable for it are p
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from toolkit.data.matrix import Package, PackageVersion
 from toolkit.verify.upstream.model import Context, Edit, Fact, minor, source_review, versions_key
@@ -143,94 +144,135 @@ def _with_therock(evidence: str, rock_ev: str) -> str:
 def _pair_facts(ctx: Context, i: int, v: PackageVersion, torch: str) -> list[Fact]:
     """The ROCm releases and Pythons of ``v`` (``versions[i]``) from the torch it pairs with;
     a waiting version (``rocm = []``) gets them once a ROCm release of the matrix has it."""
-    file, version, facts = "apex.toml", v.version, []
     derived = _rocm_for(ctx, torch)
+    return [*_release_facts(ctx, i, v, torch, derived), *_python_facts(ctx, i, v, torch, derived)]
+
+
+def _release_facts(ctx: Context, i: int, v: PackageVersion, torch: str,
+                   derived: tuple[tuple[str, ...], str] | None) -> list[Fact]:
+    """The ROCm releases upstream PyTorch and TheRock build ``v``'s torch for, against the
+    data's; else whether the TheRock commits the evidence cites moved; else why it waits."""
+    file, version = "apex.toml", v.version
+    published, derived_ev = derived if derived else ((), "")
     rock, rock_ev = therock_releases(ctx, version, torch)
-    wanted = (derived[0] if derived else ()) + tuple(
-        r for r in rock if r not in (derived[0] if derived else ()))
+    wanted = published + tuple(r for r in rock if r not in published)
     cited = _with_therock(v.evidence, rock_ev)
-    if (derived and derived[0] or v.waiting and wanted) and set(wanted) != set(v.rocm):
-        facts.append(Fact("drift", f"apex {version} ROCm releases",
-                          ", ".join(v.rocm) or f"none ({v.waiting})", ", ".join(wanted),
-                          "; ".join(e for e in (derived[1] if derived else "", rock_ev) if e),
-                          (Edit(file, ("versions", i, "rocm"), list(wanted)),) + (
-                              (Edit(file, ("versions", i, "waiting")),) if v.waiting else ())
-                          + ((Edit(file, ("versions", i, "evidence"), cited),)
-                             if cited != v.evidence else ())))
-    elif cited != v.evidence:  # the releases agree; the commits the evidence names moved
-        facts.append(Fact("drift", f"apex {version} TheRock evidence",
-                          _therock_part(v.evidence) or "none", rock_ev, rock_ev,
-                          (Edit(file, ("versions", i, "evidence"), cited),)))
-    elif v.waiting and not wanted:
-        facts.append(Fact("note", f"apex {version}", f"waiting ({v.waiting})",
-                          f"no ROCm release of the matrix has torch {torch} for it",
-                          derived[1] if derived else f"{SLUG} README.md; {THEROCK} {THEROCK_DOC}"))
+    cite_edit = (Edit(file, ("versions", i, "evidence"), cited),) if cited != v.evidence else ()
+    if _releases_differ(v, published, wanted):
+        unwait = (Edit(file, ("versions", i, "waiting")),) if v.waiting else ()
+        return [Fact("drift", f"apex {version} ROCm releases",
+                     ", ".join(v.rocm) or f"none ({v.waiting})", ", ".join(wanted),
+                     "; ".join(e for e in (derived_ev, rock_ev) if e),
+                     (Edit(file, ("versions", i, "rocm"), list(wanted)), *unwait, *cite_edit))]
+    if cite_edit:  # the releases agree; the commits the evidence names moved
+        return [Fact("drift", f"apex {version} TheRock evidence",
+                     _therock_part(v.evidence) or "none", rock_ev, rock_ev, cite_edit)]
+    if v.waiting and not wanted:
+        return [Fact("note", f"apex {version}", f"waiting ({v.waiting})",
+                     f"no ROCm release of the matrix has torch {torch} for it",
+                     derived[1] if derived else f"{SLUG} README.md; {THEROCK} {THEROCK_DOC}")]
+    return []
+
+
+def _releases_differ(v: PackageVersion, published: tuple[str, ...], wanted: tuple[str, ...]) -> bool:
+    """The ROCm releases to write differ from the data's: upstream PyTorch published the torch
+    for some, or a waiting version has some at last."""
+    return bool(published or v.waiting and wanted) and set(wanted) != set(v.rocm)
+
+
+def _python_facts(ctx: Context, i: int, v: PackageVersion, torch: str,
+                  derived: tuple[tuple[str, ...], str] | None) -> list[Fact]:
+    """The Pythons PyTorch published ``v``'s torch for, against the data's."""
     pythons = _python_for(ctx, torch)
-    if derived and pythons and tuple(v.python) != pythons:
-        facts.append(Fact("drift", f"apex {version} Python", ", ".join(v.python),
-                          ", ".join(pythons), derived[1],
-                          (Edit(file, ("versions", i, "python"), list(pythons)),)))
-    return facts
+    if not derived or not pythons or tuple(v.python) == pythons:
+        return []
+    return [Fact("drift", f"apex {v.version} Python", ", ".join(v.python), ", ".join(pythons), derived[1],
+                 (Edit("apex.toml", ("versions", i, "python"), list(pythons)),))]
+
+
+@dataclass(frozen=True)
+class _Branches:
+    """What upstream apex says of its release branches: heads, version.txt texts, torch pairs."""
+
+    repo: Repo
+    heads: dict[str, str]
+    texts: dict[str, str | None]
+    pairs: dict[str, tuple[str, str]]
 
 
 def check(ctx: Context) -> list[Fact]:
-    from toolkit.plan.recipes import recipe_for
-
     repo = ctx.repos[SLUG]
     package: Package = ctx.matrix.packages["apex"]
-    file = "apex.toml"
     heads = branches(repo)
-    pairs = torch_pairs(ctx)
     texts = dict(zip(heads, repo.read_many([(c, "version.txt") for c in heads.values()]), strict=True))
-    oldest = min((v.version for v in package.versions), key=versions_key)
+    up = _Branches(repo, heads, texts, torch_pairs(ctx))
     facts: list[Fact] = []
     listed = {v.version: (i, v) for i, v in enumerate(package.versions)}
-    reviewed = sorted(listed, key=versions_key)
     for version, (i, v) in listed.items():
-        if version not in heads:
-            facts.append(Fact("drift", f"apex {version}", f"{v.ref}", "no such branch",
-                              f"{SLUG} refs/heads/release/*",
-                              review="the data names a branch upstream lacks"))
-            continue
-        head = heads[version]
-        ev = repo.evidence(head, "version.txt")
-        stated = (texts[version] or "").strip()
-        if stated != version:
-            facts.append(Fact("drift", f"apex {version} version.txt", version, stated or "none", ev))
-        seen = _reviewed_commit(v)
-        if seen is None or not head.startswith(seen):
-            facts.append(source_review(f"apex {version} source", seen, repo.short(head), ev,
-                                       bool(v.waiting),
-                                       f"{SLUG}@{seen}..{repo.short(head)} setup.py op_builder"))
-        if version in pairs and pairs[version][0] != v.torch_minor:
-            torch, tev = pairs[version]
-            facts.append(Fact("drift", f"apex {version} torch", v.torch, torch, tev,
-                              (Edit(file, ("versions", i, "torch"), torch),)))
-        if "seed table" not in v.evidence:  # from the torch upstream pairs it with
-            facts.extend(_pair_facts(ctx, i, v, pairs[version][0] if version in pairs
-                                     else v.torch_minor))
-        if v.build_style == "jit-prebuild":
-            ops = _ops(repo, head)
-            expected = {m.removeprefix("apex.")
-                        for m in recipe_for("apex").expected_modules(v)}
-            if ops is not None and ops != expected:
-                facts.append(Fact(
-                    "review", f"apex {version} ops", ", ".join(sorted(expected - ops)) or "-",
-                    ", ".join(sorted(ops - expected)) or "-", repo.evidence(head, "op_builder/"),
-                    review="the recipe's expected modules (plan/recipes/apex.py) differ from "
-                           "op_builder's NAMEs"))
-    newest = max(reviewed, key=versions_key)
-    for version in sorted(set(heads) - set(listed), key=versions_key):
+        facts += _listed_facts(ctx, up, i, v) if version in heads else [
+            Fact("drift", f"apex {version}", f"{v.ref}", "no such branch", f"{SLUG} refs/heads/release/*",
+                 review="the data names a branch upstream lacks")]
+    return facts + _unlisted_facts(ctx, up, listed)
+
+
+def _listed_facts(ctx: Context, up: _Branches, i: int, v: PackageVersion) -> list[Fact]:
+    """A version the data lists, against its branch: version.txt, the reviewed commit, the
+    torch it pairs with, the ROCm releases and Pythons of that torch, the ops it builds."""
+    version, repo = v.version, up.repo
+    head = up.heads[version]
+    ev = repo.evidence(head, "version.txt")
+    facts: list[Fact] = []
+    stated = (up.texts[version] or "").strip()
+    if stated != version:
+        facts.append(Fact("drift", f"apex {version} version.txt", version, stated or "none", ev))
+    seen = _reviewed_commit(v)
+    if seen is None or not head.startswith(seen):
+        facts.append(source_review(f"apex {version} source", seen, repo.short(head), ev, bool(v.waiting),
+                                   f"{SLUG}@{seen}..{repo.short(head)} setup.py op_builder"))
+    if version in up.pairs and up.pairs[version][0] != v.torch_minor:
+        torch, tev = up.pairs[version]
+        facts.append(Fact("drift", f"apex {version} torch", v.torch, torch, tev,
+                          (Edit("apex.toml", ("versions", i, "torch"), torch),)))
+    if "seed table" not in v.evidence:  # from the torch upstream pairs it with
+        facts += _pair_facts(ctx, i, v, up.pairs[version][0] if version in up.pairs else v.torch_minor)
+    return facts + _ops_facts(repo, head, v)
+
+
+def _ops_facts(repo: Repo, head: str, v: PackageVersion) -> list[Fact]:
+    """A jit-prebuild version: the ops op_builder declares at ``head`` against the recipe's
+    expected modules."""
+    if v.build_style != "jit-prebuild":
+        return []
+    from toolkit.plan.recipes import recipe_for
+
+    ops = _ops(repo, head)
+    expected = {m.removeprefix("apex.") for m in recipe_for("apex").expected_modules(v)}
+    if ops is None or ops == expected:
+        return []
+    return [Fact("review", f"apex {v.version} ops", ", ".join(sorted(expected - ops)) or "-",
+                 ", ".join(sorted(ops - expected)) or "-", repo.evidence(head, "op_builder/"),
+                 review="the recipe's expected modules (plan/recipes/apex.py) differ from "
+                        "op_builder's NAMEs")]
+
+
+def _unlisted_facts(ctx: Context, up: _Branches,
+                    listed: dict[str, tuple[int, PackageVersion]]) -> list[Fact]:
+    """Release branches from the data's oldest version on that it does not list: each needs a
+    recipe review from the newest listed version's reviewed commit."""
+    oldest = min(listed, key=versions_key)
+    newest = max(listed, key=versions_key)
+    since = _reviewed_commit(listed[newest][1]) or newest
+    facts: list[Fact] = []
+    for version in sorted(set(up.heads) - set(listed), key=versions_key):
         if versions_key(version) < versions_key(oldest):
             continue
-        head = heads[version]
-        torch, tev = pairs.get(version, ("unknown", f"{SLUG} README.md"))
+        head = up.heads[version]
+        torch, tev = up.pairs.get(version, ("unknown", f"{SLUG} README.md"))
         rocm = _rocm_for(ctx, torch) if torch != "unknown" else None
         what = f"torch {torch}" + (f", rocm {', '.join(rocm[0])}" if rocm else "")
-        since = _reviewed_commit(listed[newest][1]) or newest
         facts.append(Fact(
-            "review", f"apex {version}", "none", f"release/{version} @{repo.short(head)} ({what})",
-            f"{repo.evidence(head, 'version.txt')}; torch: {tev}",
-            review=f"{SLUG}@{since}..{repo.short(head)} setup.py op_builder (build style, ops, "
+            "review", f"apex {version}", "none", f"release/{version} @{up.repo.short(head)} ({what})",
+            f"{up.repo.evidence(head, 'version.txt')}; torch: {tev}",
+            review=f"{SLUG}@{since}..{up.repo.short(head)} setup.py op_builder (build style, ops, "
                    "switches)"))
     return facts

@@ -154,23 +154,29 @@ def _listed(rule: _Rule, i: int, v: PackageVersion) -> list[Fact]:
         facts.append(Fact("drift", f"fbgemm_gpu {version} Python", ", ".join(v.python),
                           ", ".join(pythons), ci_ev,
                           (Edit(FILE, ("versions", i, "python"), list(pythons)),)))
+    return facts + _rocm_facts(i, v, torch, rocms, unusable, ci_ev)
+
+
+def _rocm_facts(i: int, v: PackageVersion, torch: str | None, rocms: tuple[str, ...],
+                unusable: list[str], ci_ev: str) -> list[Fact]:
+    """The ROCm releases CI builds ``v`` for and the matrix has its torch for, against the
+    data's; a waiting version with none says why; each release CI builds whose torch the
+    matrix lacks is a note."""
+    version = v.version
     if rocms and set(v.rocm) != set(rocms):
         edits = (Edit(FILE, ("versions", i, "rocm"), list(rocms)),) + (
             (Edit(FILE, ("versions", i, "waiting")),) if v.waiting else ())
-        facts.append(Fact("drift", f"fbgemm_gpu {version} ROCm releases",
-                          ", ".join(v.rocm) or f"none ({v.waiting})", ", ".join(rocms), ci_ev,
-                          edits))
+        facts = [Fact("drift", f"fbgemm_gpu {version} ROCm releases",
+                      ", ".join(v.rocm) or f"none ({v.waiting})", ", ".join(rocms), ci_ev, edits)]
     elif v.waiting:
-        facts.append(Fact("note", f"fbgemm_gpu {version}", f"waiting ({v.waiting})",
-                          f"no ROCm release of the matrix that its CI builds "
-                          f"({', '.join(unusable) or 'none'}) has torch {torch or v.torch_minor}",
-                          ci_ev))
-        return facts
-    for rocm in unusable:
-        facts.append(Fact("note", f"fbgemm_gpu {version} on ROCm {rocm}", "none",
-                          f"CI builds it, but rocm.toml has no torch {torch} for ROCm {rocm}",
-                          ci_ev))
-    return facts
+        return [Fact("note", f"fbgemm_gpu {version}", f"waiting ({v.waiting})",
+                     f"no ROCm release of the matrix that its CI builds "
+                     f"({', '.join(unusable) or 'none'}) has torch {torch or v.torch_minor}", ci_ev)]
+    else:
+        facts = []
+    return facts + [Fact("note", f"fbgemm_gpu {version} on ROCm {rocm}", "none",
+                         f"CI builds it, but rocm.toml has no torch {torch} for ROCm {rocm}", ci_ev)
+                    for rocm in unusable]
 
 
 def _new(rule: _Rule) -> list[Fact]:

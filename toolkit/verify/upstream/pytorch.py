@@ -20,10 +20,14 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from toolkit.core.versions import version_sort_key
 from toolkit.verify.upstream.model import Context, Edit, Fact, minor
 from toolkit.verify.upstream.repos import Repo
+
+if TYPE_CHECKING:
+    from toolkit.data.releases import TorchSource
 
 SLUG = "pytorch/test-infra"
 SCRIPT = "tools/scripts/generate_binary_build_matrix.py"
@@ -106,45 +110,60 @@ def check(ctx: Context) -> list[Fact]:
     ctx.derived["pytorch"] = {rel.torch: rel for rel in found}
     facts: list[Fact] = [note] if note else []
     published = {(rocm, rel.torch): rel for rel in found for rocm in rel.rocm}
-    missing: dict[str, list[Release]] = {}
+    missing: dict[str, list[Release]] = {}  # the ROCm releases the data lacks, with their torch
     for (rocm, torch), rel in published.items():
-        where = f"ROCm {rocm} torch {torch}"
-        if rocm not in data:
+        if rocm in data:
+            facts += _pair_facts(rocm, torch, rel, data[rocm].torch.get(torch))
+        else:
             missing.setdefault(rocm, []).append(rel)
-            continue
-        want = rel.source(rocm)
-        have = data[rocm].torch.get(torch)
-        edit = Edit("rocm.toml", ("releases", rocm, "torch", torch), want)
-        if have is None:
-            facts.append(Fact("drift", where, "none",
-                              f"{want['spec']} from {want['index_url']}", rel.evidence, (edit,)))
-        elif (have.kind, have.index_url, have.spec) != (want["kind"], want["index_url"],
-                                                         want["spec"]):
-            facts.append(Fact("drift", where, f"{have.kind} {have.spec}",
-                              f"pytorch {want['spec']} from {want['index_url']}", rel.evidence,
-                              (edit,)))
-        elif not have.evidence.startswith(f"{SLUG}@") or \
-                not rel.commit.startswith(have.evidence.split("@")[1].split()[0]):
-            facts.append(Fact("drift", f"{where} evidence", have.evidence, rel.evidence,
-                              rel.evidence, (Edit("rocm.toml", edit.path + ("evidence",),
-                                                  rel.evidence),)))
-    for rocm, torch in pairs_in_data:
-        src = data[rocm].torch[torch]
-        if src.kind == "pytorch" and (rocm, torch) not in published:
-            known = {rel.torch: rel for rel in found}.get(torch)
-            facts.append(Fact(
-                "review", f"ROCm {rocm} torch {torch}", f"pytorch {src.spec}",
-                f"no such pair (torch {torch}: rocm {', '.join(known.rocm)})" if known
-                else f"no stable torch {torch}",
-                known.evidence if known else repo.evidence(repo.commit("HEAD") or "", SCRIPT),
-                review="upstream PyTorch never published it: point it at AMD's or TheRock's "
-                       "build (with evidence) or drop it"))
-    for rocm, rels in sorted(missing.items(), key=lambda kv: version_sort_key(kv[0])):
-        torches = ", ".join(r.torch for r in rels)
-        facts.append(Fact(
-            "review", f"ROCm {rocm}", "none", f"torch {torches} published for it",
-            rels[-1].evidence,
-            review=f'add [releases."{rocm}"] (hip, default_family, sdk: not upstream '
-                   f"PyTorch's word) and an empty [releases.\"{rocm}\".torch]; `--write` then "
-                   "adds its torch entries"))
-    return facts
+    by_torch = {rel.torch: rel for rel in found}
+    facts += [_unpublished_fact(repo, rocm, torch, data[rocm].torch[torch].spec, by_torch.get(torch))
+              for rocm, torch in pairs_in_data
+              if data[rocm].torch[torch].kind == "pytorch" and (rocm, torch) not in published]
+    return facts + [_missing_release_fact(rocm, rels)
+                    for rocm, rels in sorted(missing.items(), key=lambda kv: version_sort_key(kv[0]))]
+
+
+def _pair_facts(rocm: str, torch: str, rel: Release, have: TorchSource | None) -> list[Fact]:
+    """A torch upstream PyTorch published for a ROCm release of the data, against the data's
+    torch source of that pair: missing, another build, or evidence read at another commit."""
+    where = f"ROCm {rocm} torch {torch}"
+    want = rel.source(rocm)
+    edit = Edit("rocm.toml", ("releases", rocm, "torch", torch), want)
+    if have is None:
+        return [Fact("drift", where, "none", f"{want['spec']} from {want['index_url']}", rel.evidence,
+                     (edit,))]
+    if (have.kind, have.index_url, have.spec) != (want["kind"], want["index_url"], want["spec"]):
+        return [Fact("drift", where, f"{have.kind} {have.spec}",
+                     f"pytorch {want['spec']} from {want['index_url']}", rel.evidence, (edit,))]
+    if not _cites(have.evidence, rel.commit):
+        return [Fact("drift", f"{where} evidence", have.evidence, rel.evidence, rel.evidence,
+                     (Edit("rocm.toml", edit.path + ("evidence",), rel.evidence),))]
+    return []
+
+
+def _cites(evidence: str, commit: str) -> bool:
+    """Does ``evidence`` cite pytorch/test-infra at (a prefix of) ``commit``?"""
+    return evidence.startswith(f"{SLUG}@") and commit.startswith(evidence.split("@")[1].split()[0])
+
+
+def _unpublished_fact(repo: Repo, rocm: str, torch: str, spec: str, known: Release | None) -> Fact:
+    """A pair the data takes from upstream PyTorch that it never published: a review."""
+    return Fact(
+        "review", f"ROCm {rocm} torch {torch}", f"pytorch {spec}",
+        f"no such pair (torch {torch}: rocm {', '.join(known.rocm)})" if known
+        else f"no stable torch {torch}",
+        known.evidence if known else repo.evidence(repo.commit("HEAD") or "", SCRIPT),
+        review="upstream PyTorch never published it: point it at AMD's or TheRock's "
+               "build (with evidence) or drop it")
+
+
+def _missing_release_fact(rocm: str, rels: list[Release]) -> Fact:
+    """A ROCm release upstream PyTorch publishes torch for that the data lacks: a review."""
+    torches = ", ".join(r.torch for r in rels)
+    return Fact(
+        "review", f"ROCm {rocm}", "none", f"torch {torches} published for it",
+        rels[-1].evidence,
+        review=f'add [releases."{rocm}"] (hip, default_family, sdk: not upstream '
+               f"PyTorch's word) and an empty [releases.\"{rocm}\".torch]; `--write` then "
+               "adds its torch entries")

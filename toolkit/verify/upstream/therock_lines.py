@@ -253,26 +253,39 @@ def _from_workflow(text: str, path: str) -> tuple[dict[str, tuple[str, ...]], st
     jobs = doc.get("jobs") if isinstance(doc, dict) else None
     out: dict[str, list[str]] = {}
     details: list[str] = []
-    for job in (jobs or {}).values():
-        strategy = job.get("strategy") if isinstance(job, dict) else None
-        matrix = strategy.get("matrix") if isinstance(strategy, dict) else None
-        if not isinstance(matrix, dict) or "pytorch_git_ref" not in matrix:
-            continue
+    for matrix in (m for m in map(_torch_matrix, (jobs or {}).values()) if m is not None):
         pys, refs, excludes = _matrix_lists(matrix, path)
         for ref in refs:
             torch = _torch_minor(ref, path)
-            for py in pys:
-                row = {"python_version": py, "pytorch_git_ref": ref}
-                if torch and not any(isinstance(e, dict) and e and all(
-                        str(row.get(k)) == str(v) for k, v in e.items()) for e in excludes):
-                    out.setdefault(torch, []).append(str(py))
-        details.append(f"linux: {', '.join(str(r) for r in refs if r != 'nightly')}; "
-                       f"python_version {_span(tuple(str(p) for p in pys))}"
-                       + "".join(f"; exclude {' '.join(str(v) for v in e.values())}"
-                                 for e in excludes if isinstance(e, dict)))
+            built = [str(py) for py in pys
+                     if not _excluded({"python_version": py, "pytorch_git_ref": ref}, excludes)]
+            if torch and built:
+                out.setdefault(torch, []).extend(built)
+        details.append(_matrix_detail(pys, refs, excludes))
     if not details:
         raise Unreadable(f"{path}: no job's strategy.matrix names pytorch_git_ref")
     return {t: tuple(dict.fromkeys(p)) for t, p in out.items()}, "; ".join(details)
+
+
+def _torch_matrix(job: object) -> dict[str, Any] | None:
+    """A workflow job's ``strategy.matrix`` when it names ``pytorch_git_ref``; else None."""
+    strategy = job.get("strategy") if isinstance(job, dict) else None
+    matrix = strategy.get("matrix") if isinstance(strategy, dict) else None
+    return matrix if isinstance(matrix, dict) and "pytorch_git_ref" in matrix else None
+
+
+def _excluded(row: dict[str, Any], excludes: list[Any]) -> bool:
+    """Does one of the matrix's ``exclude`` entries (every key equal, as text) drop ``row``?"""
+    return any(isinstance(e, dict) and e and all(str(row.get(k)) == str(v) for k, v in e.items())
+               for e in excludes)
+
+
+def _matrix_detail(pys: list[Any], refs: list[Any], excludes: list[Any]) -> str:
+    """What one job's matrix says, in words: its torch refs, Pythons and exclusions."""
+    return (f"linux: {', '.join(str(r) for r in refs if r != 'nightly')}; "
+            f"python_version {_span(tuple(str(p) for p in pys))}"
+            + "".join(f"; exclude {' '.join(str(v) for v in e.values())}"
+                      for e in excludes if isinstance(e, dict)))
 
 
 def _span(pythons: tuple[str, ...]) -> str:
