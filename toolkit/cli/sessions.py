@@ -17,9 +17,13 @@ from toolkit.core.text import clean
 
 def session_parser(session_name: str) -> argparse.ArgumentParser:
     from toolkit.cli.commands.plan import add_build_options
-    from toolkit.cli.main import Parser
+    from toolkit.cli.main import COMMAND_HELP, Parser, exit_codes
 
-    p = Parser(prog=f"nox -s {session_name} --", exit_on_error=False)
+    p = Parser(prog=f"nox -s {session_name} --", exit_on_error=False,
+               description="The session's options after --: those of python -m toolkit "
+                           "plan, with --package and --version to narrow the pair's builds; "
+                           "a failure ends the session with 'error: WHAT (exit N)'.",
+               epilog=exit_codes(COMMAND_HELP["demo"][1]))
     p.add_argument("--package", action="append", default=[], help="package name(s), comma list")
     p.add_argument("--version", action="append", default=[], dest="versions",
                    help="package version(s), comma list (e.g. 1.8.0)")

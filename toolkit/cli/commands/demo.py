@@ -49,9 +49,10 @@ def run(args: argparse.Namespace) -> int:
 
 def demo_main(argv: Sequence[str], prog: str) -> None:
     """``nox -s demo -- ARGS``: the same parser, the same body."""
-    from toolkit.cli.main import Parser
+    from toolkit.cli.main import COMMAND_HELP, Parser, exit_codes
 
-    p = Parser(prog=prog, exit_on_error=False, description=DESCRIPTION)
+    p = Parser(prog=prog, exit_on_error=False, description=DESCRIPTION,
+               epilog=exit_codes(COMMAND_HELP["demo"][1]))  # as `python -m toolkit demo -h`
     add_demo_arguments(p)
     demo(p.parse_args(list(argv)))
 
