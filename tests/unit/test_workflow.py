@@ -335,7 +335,7 @@ def test_build_command_is_a_real_session_and_options(wf: dict[str, Any], trigger
         # given for a multi-arch index is refused, one for a system install would be ignored)
         matrix, opts = options_from(args)
         build = next(b for b in builds if b.id == entry["id"])
-        planned = plan(matrix, build, opts, HostFacts(), Layout(Path("/w"), Path("/c")))  # type: ignore[arg-type]
+        planned = plan(matrix, build, opts, HostFacts(), Layout(Path("/w"), Path("/c")))
         assert planned.family == (entry["sdk_family"] or None), entry["id"]
         assert list(planned.targets) == entry["gfx"].split(","), entry["id"]
 

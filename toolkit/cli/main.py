@@ -38,6 +38,58 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
 )
 
 
+# what each exit code means (README "## Exit codes" is the long form)
+EXIT_MEANINGS: Mapping[int, str] = {
+    0: "ok", 1: "a check, smoke test or reproduction failed", 2: "bad input",
+    3: "malformed data file", 4: "environment problem", 5: "a build step failed",
+    6: "busy (a lock is held)", 7: "a known failure was left out", 8: "source unreachable",
+    9: "timed out", 10: "awaits upstream", 11: "build requirements unavailable",
+    12: "dirty source", 130: "interrupted",
+}
+_BUILDS = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 130)
+# each subcommand's description (its --help) and the exit codes it can end with
+COMMAND_HELP: Mapping[str, tuple[str, tuple[int, ...]]] = {
+    "matrix": ("Show the build matrix: a table (seed-table shape), one JSON object per build, "
+               "one build id per line (--ids), or the GitHub Actions matrix (--format github); "
+               "--explain ID: one build's facts with the upstream evidence of each.",
+               (0, 2, 3, 8)),
+    "plan": ("Print the plan of one build: every step, its command and what it does beyond "
+             "it. Nothing runs.", (0, 2, 3, 7, 10, 12)),
+    "check": ("", (0, 1, 2)),
+    "provision": ("Create or reuse the environment of one build (the provisioning steps of "
+                  "its plan) and print its folder; --json: also what was learned.",
+                  (0, 2, 3, 4, 5, 6, 8, 9, 10, 130)),
+    "name-wheel": ("Give the one wheel a build produced its final name (+rocm<r>git<sha8>) "
+                   "and move it into a folder, atomically.", (0, 2, 5)),
+    "preflight": ("Checks before a build: hip-match, the hipcc of the build and the HIP "
+                  "version torch was built with agree.", (0, 2, 4)),
+    "repro": ("Rebuild a build here from its manifest.json (the recorded inputs, never its "
+              "commands) and compare: 'identical: <sha256>' or 'differs' with what differs.",
+              (0, 1, 2, 4, 5, 6, 8, 9, 11, 12, 130)),
+    "report": ("Summarise nox --report JSON and JUnit XML files in one table (and a GitHub "
+               "step summary in Actions).", (0, 1, 2)),
+    "smoke": ("", (0, 1, 2, 4, 9, 130)),
+    "demo": ("", _BUILDS),
+    "index": ("Write DIR/index.html, a pip --find-links page of every wheel under DIR.",
+              (0, 2)),
+    "upstream": ("Show the drift between toolkit/data and the upstream repositories (and "
+                 "--write the values upstream states); exit 1 when a drift is left for a "
+                 "maintainer.", (0, 1, 2, 3, 8)),
+}
+
+
+def exit_codes(codes: Sequence[int]) -> str:
+    """``exit codes: 0 ok, 2 bad input, ...`` (a --help epilog)."""
+    return "exit codes: " + ", ".join(f"{c} {EXIT_MEANINGS[c]}" for c in codes)
+
+
+def _describe(name: str, parser: argparse.ArgumentParser) -> None:
+    """Give a subcommand's --help its description and exit codes (``COMMAND_HELP``)."""
+    text, codes = COMMAND_HELP.get(name, ("", (0, 2)))
+    parser.description = parser.description or text or None
+    parser.epilog = exit_codes(codes)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse, with a bad argument named on one clean line (its value escaped)."""
 
@@ -69,6 +121,8 @@ def build_parser(only: str | None = None) -> Parser:
     for name in SUBCOMMAND_MODULES:
         if only is None or command_name(name) == only:
             importlib.import_module(name).register(sub)
+    for name, command in sub.choices.items():
+        _describe(name, command)
     parser.commands = sub.choices
     return parser
 

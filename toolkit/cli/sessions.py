@@ -17,9 +17,13 @@ from toolkit.core.text import clean
 
 def session_parser(session_name: str) -> argparse.ArgumentParser:
     from toolkit.cli.commands.plan import add_build_options
-    from toolkit.cli.main import Parser
+    from toolkit.cli.main import COMMAND_HELP, Parser, exit_codes
 
-    p = Parser(prog=f"nox -s {session_name} --", exit_on_error=False)
+    p = Parser(prog=f"nox -s {session_name} --", exit_on_error=False,
+               description="The session's options after --: those of python -m toolkit "
+                           "plan, with --package and --version to narrow the pair's builds; "
+                           "a failure ends the session with 'error: WHAT (exit N)'.",
+               epilog=exit_codes(COMMAND_HELP["demo"][1]))
     p.add_argument("--package", action="append", default=[], help="package name(s), comma list")
     p.add_argument("--version", action="append", default=[], dest="versions",
                    help="package version(s), comma list (e.g. 1.8.0)")
@@ -94,32 +98,23 @@ def build(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
         from toolkit.cli.commands.plan import options_from
         from toolkit.cli.own_project import session_project
         from toolkit.cli.running import run_and_summarise
-        from toolkit.data.matrix import Matrix
-        from toolkit.env.host import discover
-        from toolkit.env.rocm import with_system_rocm
         from toolkit.plan.layout import Layout
-        from toolkit.plan.model import Options, render
-        from toolkit.plan.planner import plan
-        from toolkit.plan.provision import sdk_provider
+        from toolkit.plan.model import render
+        from toolkit.plan.request import Request, prepare_all
 
         args = session_parser(f"build-{python}-rocm{rocm}").parse_args(list(posargs))
         matrix, opts = options_from(args)
-        assert isinstance(matrix, Matrix) and isinstance(opts, Options)
         layout = Layout.default(args.workdir)
         own = session_project(matrix, python, rocm, args, layout)  # --source: your project
         builds = [own] if own else session_builds(matrix, python, rocm, args)
         if own:
             opts = dataclasses.replace(opts, source=own.package.repo)
-        host = discover()
-        if any(sdk_provider(b, opts) == "system" for b in builds):
-            host = with_system_rocm(host, rocm)
-        plans = [plan(matrix, b, opts, host, layout, toolkit_python=sys.executable)
-                 for b in builds]
+        planned, _, _ = prepare_all(Request(matrix, tuple(builds), opts, layout))
         from toolkit.cli.known import HINT, plan_header, split
         from toolkit.core.errors import KnownFailureRefused
 
         # known failures: said up front, one line each; run only with --include-known-failures
-        plans, refused = split(plans, args.include_known_failures)
+        plans, refused = split(list(planned), args.include_known_failures)
         if not plans:  # one line (per build) naming the reason and evidence, exit 7
             raise KnownFailureRefused("; ".join(refused), hint=HINT)
         for line in refused:
@@ -162,10 +157,8 @@ def lock(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
 
     def body() -> None:
         from toolkit.cli.commands.plan import options_from
-        from toolkit.data.matrix import Matrix
         from toolkit.env.interpreters import find
         from toolkit.plan.layout import Layout
-        from toolkit.plan.model import Options
         from toolkit.run.lockfiles import lock_status, write_locks
 
         parser = session_parser(f"lock-{python}-rocm{rocm}")
@@ -174,7 +167,6 @@ def lock(session: Any, python: str, rocm: str, posargs: Sequence[str]) -> None:
         args = parser.parse_args(list(posargs))
         args.no_lock = True  # never plan against the locks being (re)written
         matrix, opts = options_from(args)
-        assert isinstance(matrix, Matrix) and isinstance(opts, Options)
         builds = session_builds(matrix, python, rocm, args)
         layout = Layout.default(args.workdir)
         if args.check:

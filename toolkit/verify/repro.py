@@ -129,36 +129,35 @@ def reconstruct(data: Mapping[str, Any], environ: Mapping[str, str] | None = Non
     build, its options and targets, the sources pinned to the recorded commit; in this
     machine's work folder, cache and interpreter (``layout``: where; default the current
     folder and this machine's cache)."""
-    from toolkit.env.host import SystemRocm, discover
-    from toolkit.env.rocm import with_system_rocm
-    from toolkit.plan.locks import read_locks
-    from toolkit.plan.planner import plan
+    from toolkit.env.host import SystemRocm
+    from toolkit.plan.request import Request, prepare, resolve
 
     layout = layout or Layout.default()
     src = _source(data, source)
     build = _build(data, src, layout.root)
     sha = data["source"].get("sha")
-    options = _options(data, os.environ if environ is None else environ)
-    if sha and not options.source and REGISTRY[build.package.recipe].pins_recorded_source:
+    recorded = _options(data, os.environ if environ is None else environ)
+    if sha and not recorded.source and REGISTRY[build.package.recipe].pins_recorded_source:
         build = dataclasses.replace(build, pkg_version=dataclasses.replace(build.pkg_version,
                                                                            ref=sha))
-    options = dataclasses.replace(
-        options, gfx=tuple(data["targets"]), rebuild=True,
-        source=src if options.source else None,
-        locks=() if options.no_lock else read_locks(layout.locks()))
-    if options.source:  # the checkout's changes were compared (``_tree_check``) before it runs
-        options = dataclasses.replace(options, allow_dirty=True,
-                                      dirty=_changes(options.source) is not None)
-    host = discover()
+    # the checkout's changes were compared (``_tree_check``) before it runs: allowed here
+    given = dataclasses.replace(
+        recorded, gfx=tuple(data["targets"]), rebuild=True,
+        source=src if recorded.source else None,
+        allow_dirty=True if recorded.source else recorded.allow_dirty)
+    matrix = load_matrix()
+    options = resolve(given, matrix, layout)
     interp = _interpreter(data, build.python)
-    if interp:
-        host = dataclasses.replace(host, interpreters=MappingProxyType({build.python: interp}))
     root = data["sdk"].get("root")
-    if data["sdk"].get("provider") == "system" and build.rocm.version != "cpu":
-        host = (dataclasses.replace(host, system_rocm=SystemRocm(root, build.rocm.version))
-                if isinstance(root, str) and os.path.isdir(root)
-                else with_system_rocm(host, build.rocm.version))
-    return plan(load_matrix(), build, options, host, layout, toolkit_python=sys.executable), layout
+    request = Request(matrix, (build,), options, layout,
+                      interpreters=MappingProxyType({build.python: interp} if interp else {}))
+    if data["sdk"].get("provider") != "system" or build.rocm.version == "cpu":
+        request = dataclasses.replace(request, rocm="given", system_rocm=None)
+    elif isinstance(root, str) and os.path.isdir(root):
+        request = dataclasses.replace(request, rocm="given",
+                                      system_rocm=SystemRocm(root, build.rocm.version))
+    the_plan, layout, _ = prepare(request)
+    return the_plan, layout
 
 
 def plan_differences(data: Mapping[str, Any], again: Plan, layout: Layout) -> list[str]:

@@ -49,9 +49,10 @@ def run(args: argparse.Namespace) -> int:
 
 def demo_main(argv: Sequence[str], prog: str) -> None:
     """``nox -s demo -- ARGS``: the same parser, the same body."""
-    from toolkit.cli.main import Parser
+    from toolkit.cli.main import COMMAND_HELP, Parser, exit_codes
 
-    p = Parser(prog=prog, exit_on_error=False, description=DESCRIPTION)
+    p = Parser(prog=prog, exit_on_error=False, description=DESCRIPTION,
+               epilog=exit_codes(COMMAND_HELP["demo"][1]))  # as `python -m toolkit demo -h`
     add_demo_arguments(p)
     demo(p.parse_args(list(argv)))
 
@@ -60,35 +61,34 @@ def demo(args: argparse.Namespace) -> None:
     import dataclasses
 
     from toolkit.cli.running import run_and_summarise
-    from toolkit.env.host import SystemRocm, discover
+    from toolkit.env.host import SystemRocm
     from toolkit.plan.layout import Layout
-    from toolkit.plan.model import Options, render
-    from toolkit.plan.planner import plan
+    from toolkit.plan.model import render
     from toolkit.plan.recipes import load_matrix
     from toolkit.plan.recipes.sample import DEMO_TARGETS, EXAMPLE, demo_build, demo_rocm, detect_hip
+    from toolkit.plan.request import Request, given_options, prepare, resolve
 
     matrix = load_matrix()
-    gfx = matrix.expand_gfx(args.gfx) if args.gfx else DEMO_TARGETS
     layout = Layout.default(args.workdir)
     hip = None if args.cpu else detect_hip()
     python = f"{sys.version_info.major}.{sys.version_info.minor}"
-    from toolkit.env.project import refuse_dirty
-
-    changes = refuse_dirty(args.source or EXAMPLE, args.allow_dirty)  # before anything is read
+    # the demo's own defaults: this machine's ROCm, the demo's targets, no lock files; the
+    # source's uncommitted changes refused before anything is read
+    given = dataclasses.replace(given_options(args, environ={}), rocm_from="system",
+                                gfx=tuple(args.gfx) or DEMO_TARGETS, no_lock=True,
+                                source=args.source or str(EXAMPLE))
+    opts = resolve(given, matrix, layout)
     if args.source:
         from toolkit.cli.own_project import project_build
 
         build = project_build(args.source, python, demo_rocm(hip), "", layout)
-        source = build.package.repo
+        opts = dataclasses.replace(opts, source=build.package.repo)
     else:
-        build, source = demo_build(python, hip), str(EXAMPLE)
-    host = discover()
-    host = dataclasses.replace(
-        host, interpreters={python: sys.executable},
-        system_rocm=SystemRocm(hip[0], hip[1]) if hip else None)
-    opts = Options(gfx=gfx, rocm_from="system", source=source, smoke=not args.no_smoke,
-                   rebuild=args.rebuild, allow_dirty=args.allow_dirty, dirty=changes is not None)
-    the_plan = plan(matrix, build, opts, host, layout, toolkit_python=sys.executable)
+        build = demo_build(python, hip)
+    source = opts.source
+    the_plan, _, _ = prepare(Request(
+        matrix, (build,), opts, layout, interpreters={python: sys.executable}, rocm="given",
+        system_rocm=SystemRocm(hip[0], hip[1]) if hip else None))
     if args.dry_run:
         from toolkit.core.text import clean
 

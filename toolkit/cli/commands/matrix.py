@@ -29,6 +29,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("matrix", help="show the build matrix")
     add_filters(p)
     p.add_argument("--format", default="table", help=f"one of: {', '.join(FORMATS)}")
+    p.add_argument("--ids", action="store_true",
+                   help="print the selected builds' ids, one per line, in matrix order (the "
+                        "--package, --rocm and --python filters apply)")
     p.add_argument("--trigger", default=None,
                    help="with --format github: the GitHub event (pull_request, push, schedule, "
                         "workflow_dispatch; rules in toolkit/data/ci.toml); default: "
@@ -194,6 +197,8 @@ def run(args: argparse.Namespace) -> int:
         return _print_explain(args)
     if args.format not in FORMATS:
         raise UsageError(f"unknown format {args.format!r}; valid: {', '.join(FORMATS)}")
+    if args.ids:
+        return print_ids(args)
     github = args.format.startswith("github")
     if not github and _github_options_given(args):
         raise UsageError("--trigger, --families, --include-known-failures and --changed-since "
@@ -213,7 +218,7 @@ def _print_explain(args: argparse.Namespace) -> int:
     """``--explain ID``: each fact of one build with its evidence (alone: no other option)."""
     from toolkit.core.errors import UsageError
 
-    if args.format != "table" or args.package or args.rocm or args.python:
+    if args.format != "table" or args.package or args.rocm or args.python or args.ids:
         raise UsageError("--explain ID takes no other option")
     from toolkit.cli.known import explain_known, known_rows
 
@@ -271,6 +276,19 @@ def _print_table(args: argparse.Namespace, builds: list[Build]) -> int:
     console().print(table)
     for line in [*source_notes(builds), *known_notes(builds), *waiting_notes(args)]:
         console().print(line, markup=False, highlight=False)
+    return 0
+
+
+def print_ids(args: argparse.Namespace) -> int:
+    """``--ids``: one build id per line (cibuildwheel's --print-build-identifiers)."""
+    from toolkit.core.errors import UsageError
+
+    if args.format != "table" or getattr(args, "trigger", None) or getattr(args, "families", []) \
+            or getattr(args, "include_known_failures", False) \
+            or getattr(args, "changed_since", None) is not None:
+        raise UsageError("--ids takes only --package, --rocm and --python")
+    for b in select(args):
+        print(b.id)
     return 0
 
 

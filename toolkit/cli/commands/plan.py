@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from toolkit.core.errors import UsageError
-
 if TYPE_CHECKING:
+    from toolkit.data.matrix import Matrix
     from toolkit.plan.model import Options
 
 
@@ -70,91 +69,28 @@ def add_build_options(p: argparse.ArgumentParser) -> None:
         p.add_argument(f"--{name}", choices=spec.choices, default=None, help=spec.help)
 
 
-def _recipe_options(args: argparse.Namespace) -> tuple[str, ...]:
-    from toolkit.plan.recipes import recipe_options
-
-    return tuple(f"{name}={value}" for name in recipe_options()
-                 if (value := getattr(args, name.replace("-", "_"), None)) is not None)
-
-
-def options_from(args: argparse.Namespace, *,
-                 sources: bool = True) -> tuple[object, object]:
-    """The matrix and the options the command line gives; ``sources``: a --source checkout's
-    uncommitted changes are refused or noted (``with_changes``); provisioning reads none."""
-    import os
-
+def options_from(args: argparse.Namespace, *, sources: bool = True) -> tuple[Matrix, Options]:
+    """The matrix and the options the command line gives (``python -m toolkit``, nox posargs
+    and invoke all arrive here), resolved once (``toolkit.plan.request.resolve``);
+    ``sources``: a --source checkout's uncommitted changes are refused or noted;
+    provisioning reads none."""
     from toolkit.plan.layout import Layout
-    from toolkit.plan.locks import read_locks
-    from toolkit.plan.model import Options
     from toolkit.plan.recipes import load_matrix
+    from toolkit.plan.request import given_options, resolve
 
     matrix = load_matrix()
-    # CI overrides (flags win): TOOLKIT_ROCM_FROM, TOOLKIT_ROCM_INDEX_URL, TOOLKIT_ROCM_FAMILY,
-    # TOOLKIT_ROCM_CHANNEL
-    args.rocm_from = args.rocm_from or os.environ.get("TOOLKIT_ROCM_FROM") or None
-    args.channel = args.channel or os.environ.get("TOOLKIT_ROCM_CHANNEL") or None
-    args.index_url = args.index_url or os.environ.get("TOOLKIT_ROCM_INDEX_URL") or None
-    args.family = args.family or os.environ.get("TOOLKIT_ROCM_FAMILY") or None
-    if args.naming not in ("toolkit", "upstream"):
-        raise UsageError(f"unknown naming {args.naming!r}; valid: toolkit, upstream")
-    if args.rocm_from not in (None, "pip", "system"):
-        raise UsageError(f"unknown ROCm SDK provider {args.rocm_from!r}; valid: pip, system")
-    from toolkit.data.specs import CHANNELS
-
-    if args.channel is not None and args.channel not in CHANNELS:
-        raise UsageError(f"unknown channel {args.channel!r}; valid: {', '.join(CHANNELS)}")
-    from toolkit.core.urls import check_location
-
-    if args.index_url is not None:
-        check_location(args.index_url, allow_insecure=args.allow_insecure_index)
-    for url in args.find_links:
-        check_location(url, allow_insecure=args.allow_insecure_index, what="find-links value")
-    gfx = matrix.expand_gfx(args.gfx) if args.gfx else ()
-    opts = Options(gfx=gfx, rocm_from=args.rocm_from, index_url=args.index_url,
-                   channel=args.channel,
-                   find_links=tuple(args.find_links), family=args.family, source=args.source,
-                   naming=args.naming, smoke=not args.no_smoke, no_lock=args.no_lock,
-                   allow_insecure_index=args.allow_insecure_index,
-                   allow_rocm_mismatch=args.allow_rocm_mismatch, rocm_sdk_test=args.rocm_sdk_test,
-                   rebuild=getattr(args, "rebuild", False),
-                   recipe_options=_recipe_options(args),
-                   locks=() if args.no_lock else read_locks(Layout.default(args.workdir).locks()),
-                   allow_dirty=args.allow_dirty)
-    return matrix, with_changes(opts) if sources else opts
-
-
-def with_changes(opts: Options) -> Options:
-    """``opts`` knowing whether its ``--source`` has uncommitted changes; with some and no
-    ``--allow-dirty``: ``DirtySource`` (exit 12), before anything is read or built."""
-    import dataclasses
-
-    from toolkit.env.project import refuse_dirty
-
-    if not opts.source:
-        return opts
-    changes = refuse_dirty(opts.source, opts.allow_dirty)
-    return dataclasses.replace(opts, dirty=changes is not None)
+    return matrix, resolve(given_options(args), matrix, Layout.default(args.workdir),
+                           sources=sources)
 
 
 def run(args: argparse.Namespace) -> int:
-    import sys
-
-    from toolkit.data.matrix import Matrix
-    from toolkit.env.host import discover
-    from toolkit.env.rocm import with_system_rocm
     from toolkit.plan.layout import Layout
-    from toolkit.plan.model import Options, render
-    from toolkit.plan.planner import plan
-    from toolkit.plan.provision import sdk_provider
+    from toolkit.plan.model import render
+    from toolkit.plan.request import Request, prepare
 
     matrix, opts = options_from(args)
-    assert isinstance(matrix, Matrix) and isinstance(opts, Options)
     build = matrix.build(args.build_id)
-    host = discover()
-    if sdk_provider(build, opts) == "system":
-        host = with_system_rocm(host, build.rocm.version)
-    p = plan(matrix, build, opts, host, Layout.default(args.workdir),
-             toolkit_python=sys.executable)
+    p, _, _ = prepare(Request(matrix, (build,), opts, Layout.default(args.workdir)))
     from toolkit.cli.known import known_for_plan, plan_header, refuse
 
     failing = known_for_plan(p)

@@ -10,7 +10,6 @@ environment folder to stdout (``--json``: also what was learned).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 from types import MappingProxyType
@@ -38,28 +37,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def provisioning_plan(matrix: Matrix, build: Build, options: Options, layout: Layout, *,
                       find_interpreter: bool = True) -> Plan:
-    """The build's plan cut down to its provisioning steps (interpreter resolved first)."""
-    from toolkit.env.host import discover
-    from toolkit.env.interpreters import find
+    """The build's plan cut down to its provisioning steps (interpreter resolved first; a
+    system ROCm install required then, looked for only in a dry run)."""
     from toolkit.plan.model import Plan
-    from toolkit.plan.planner import plan
-    from toolkit.plan.provision import sdk_provider
+    from toolkit.plan.request import Request, prepare
 
-    host = discover()
+    interpreters: dict[str, str] = {}
     if find_interpreter:
-        interp = find(build.python)
-        host = dataclasses.replace(host, interpreters=MappingProxyType({build.python: interp.path}))
-    if sdk_provider(build, options) == "system" and host.system_rocm is None:
-        from toolkit.core.errors import EnvironmentProblem
-        from toolkit.env.rocm import find_system
+        from toolkit.env.interpreters import find
 
-        try:
-            host = dataclasses.replace(
-                host, system_rocm=find_system(want=build.rocm.sdk.version or build.rocm.version))
-        except EnvironmentProblem:
-            if find_interpreter:
-                raise
-    full = plan(matrix, build, options, host, layout, toolkit_python=sys.executable)
+        interpreters[build.python] = find(build.python).path
+    full, _, _ = prepare(Request(matrix, (build,), options, layout,
+                                 interpreters=MappingProxyType(interpreters),
+                                 rocm="require" if find_interpreter else "find"))
     steps = tuple(s for s in full.steps if s.provisions)
     return Plan(full.build, full.targets, full.family, steps, options=full.options,
                 channel=full.channel)
@@ -77,12 +67,10 @@ def provision(matrix: Matrix, build: Build, options: Options, layout: Layout) ->
 def run(args: argparse.Namespace) -> int:
     from toolkit.cli.commands.plan import options_from
     from toolkit.core.urls import mask
-    from toolkit.data.matrix import Matrix
     from toolkit.plan.layout import Layout
-    from toolkit.plan.model import Options, render
+    from toolkit.plan.model import render
 
     matrix, opts = options_from(args, sources=False)
-    assert isinstance(matrix, Matrix) and isinstance(opts, Options)
     build = matrix.build(args.build_id)
     layout = Layout.default(args.workdir)
     if args.dry_run:
