@@ -26,6 +26,7 @@ from toolkit.env.buildenv import RocmPaths
 from toolkit.plan.model import Options
 from toolkit.plan.planner import plan
 from toolkit.plan.recipes import load_matrix, standalone_build
+from toolkit.plan.recipes.fbgemm_gpu import tbb_source
 from toolkit.plan.recipes.sample import demo_build
 
 
@@ -119,7 +120,7 @@ def test_fbgemm_gpus_steps_install_its_requirements_then_tbb_then_build(
     p = plan(m, build, Options(gfx=gfx), HOST, LAYOUT)
     names = [s.name for s in p.steps]
     at = names.index("install-requirements")
-    tbb = ["provide-tbb"] if build.pkg_version.tbb is not None else []
+    tbb = ["provide-tbb"] if tbb_source(build.pkg_version) is not None else []
     assert names[at:at + 2 + len(tbb)] == ["install-requirements", *tbb, "build-wheel"]
     assert p.step("build-wheel").description == (
         f"build fbgemm_gpu {build.version} (ROCm variant, release channel) for {';'.join(gfx)}")

@@ -19,6 +19,7 @@ from typing import Any
 from toolkit.core.errors import UsageError
 from toolkit.data import matrix as data
 from toolkit.data.matrix import Build, Matrix
+from toolkit.data.specs import RecipeData
 from toolkit.plan.recipes.apex import ApexRecipe
 from toolkit.plan.recipes.base import Recipe, RecipeOption
 from toolkit.plan.recipes.fbgemm_gpu import FbgemmGpuRecipe
@@ -42,9 +43,14 @@ def build_styles() -> dict[str, tuple[str, ...]]:
     return {name: r.build_styles for name, r in REGISTRY.items()}
 
 
+def recipe_data() -> dict[str, RecipeData]:
+    """recipe -> what its package files may say: build styles and the version keys it adds."""
+    return {name: RecipeData(r.build_styles, r.version_data) for name, r in REGISTRY.items()}
+
+
 def load_matrix(path: str | os.PathLike[str] | None = None) -> Matrix:
     """The validated matrix, its package files checked against the registry's recipes."""
-    return data.load_matrix(path, recipes=build_styles())
+    return data.load_matrix(path, recipes=recipe_data())
 
 
 def recipe_options() -> dict[str, RecipeOption]:

@@ -12,7 +12,7 @@
   releases that build it: a release whose TheRock torch source (rocm.toml) cites a
   ``ROCm/TheRock@<commit>`` at which a Linux PyTorch wheel workflow checks apex out
   (``pytorch_apex_repo.py``) and ``external-builds/pytorch/README.md`` names this apex branch
-  for that torch. The seed table's versions (evidence "seed table") keep theirs. The Pythons:
+  for that torch. The seed table's versions (``seed_table = true``) keep theirs. The Pythons:
   those PyTorch published that torch for (TheRock's own list is its torch source's
   ``python`` in rocm.toml, which limits the builds there).
 - Recipe facts (jit-prebuild versions): the ops ``op_builder/*.py`` declare (``NAME = ...``)
@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 
 from toolkit.data.matrix import Package, PackageVersion
+from toolkit.plan.recipes.apex import seed_table
 from toolkit.verify.upstream.model import Context, Edit, Fact, minor, source_review, versions_key
 from toolkit.verify.upstream.repos import Repo
 
@@ -206,7 +207,7 @@ def check(ctx: Context) -> list[Fact]:
             torch, tev = pairs[version]
             facts.append(Fact("drift", f"apex {version} torch", v.torch, torch, tev,
                               (Edit(file, ("versions", i, "torch"), torch),)))
-        if "seed table" not in v.evidence:  # from the torch upstream pairs it with
+        if not seed_table(v):  # from the torch upstream pairs it with
             facts.extend(_pair_facts(ctx, i, v, pairs[version][0] if version in pairs
                                      else v.torch_minor))
         if v.build_style == "jit-prebuild":
