@@ -63,6 +63,9 @@ def gate(tmp_path: Path) -> Iterator[Gate]:
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--run-network", action="store_true", default=False,
                      help="also run tests marked `network` (they download real wheels from PyPI)")
+    parser.addoption("--third-recipe", action="store_true", default=False,
+                     help="register the torchao-style test recipe abi3_ext and its data "
+                          "(also: TOOLKIT_TEST_THIRD_RECIPE=1)")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -72,3 +75,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "network" in item.keywords:
             item.add_marker(skip)
+
+
+# A third recipe (tests/fixtures/third_recipe.py), registered for the whole run: the suite
+# must pass unchanged with it (no test enumerates the recipes or the packages).
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not (config.getoption("third_recipe")
+            or os.environ.get("TOOLKIT_TEST_THIRD_RECIPE") == "1"):
+        return
+    import tempfile
+
+    from tests.fixtures import third_recipe
+    from toolkit.plan.recipes import REGISTRY, register
+
+    if third_recipe.NAME not in REGISTRY:
+        register(third_recipe.Abi3Recipe())
+    folder = Path(tempfile.mkdtemp(prefix="third-recipe-")) / "data"
+    os.environ["TOOLKIT_DATA_DIR"] = str(third_recipe.data_folder(folder, DATA))

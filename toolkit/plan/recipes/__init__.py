@@ -26,9 +26,18 @@ from toolkit.plan.recipes.fbgemm_gpu import FbgemmGpuRecipe
 from toolkit.plan.recipes.generic import GenericRecipe
 from toolkit.plan.recipes.sample import SampleRecipe
 
-REGISTRY: Mapping[str, Recipe] = MappingProxyType({
+_RECIPES: dict[str, Recipe] = {
     r.name: r for r in (ApexRecipe(), FbgemmGpuRecipe(), SampleRecipe(), GenericRecipe())
-})
+}
+REGISTRY: Mapping[str, Recipe] = MappingProxyType(_RECIPES)  # read-only, live: sees register()
+
+
+def register(recipe: Recipe) -> None:
+    """Add a recipe kept outside this package (a test's fixture recipe); a name taken is a
+    ``UsageError``. Matrices load again with it (``load_matrix`` caches per set of recipes)."""
+    if recipe.name in _RECIPES:
+        raise UsageError(f"recipe {recipe.name!r} is registered already")
+    _RECIPES[recipe.name] = recipe
 
 
 def recipe_for(name: str) -> Recipe:
