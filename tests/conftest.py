@@ -87,10 +87,16 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     import tempfile
 
-    from tests.fixtures import third_recipe
-    from toolkit.plan.recipes import REGISTRY, register
+    from toolkit.plan.recipes import register_named
 
-    if third_recipe.NAME not in REGISTRY:
-        register(third_recipe.Abi3Recipe())
+    # for this process and every child (python -m toolkit, nox, invoke, xdist's workers): the
+    # recipe by name; the registry imports it (importing the fixture first would be a cycle)
+    named = "tests.fixtures.third_recipe:Abi3Recipe"
+    os.environ["TOOLKIT_RECIPES"] = named
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, (str(ROOT),
+                                                             os.environ.get("PYTHONPATH"))))
+    register_named(named)
+    from tests.fixtures.third_recipe import data_folder
+
     folder = Path(tempfile.mkdtemp(prefix="third-recipe-")) / "data"
-    os.environ["TOOLKIT_DATA_DIR"] = str(third_recipe.data_folder(folder, DATA))
+    os.environ["TOOLKIT_DATA_DIR"] = str(data_folder(folder, DATA))

@@ -22,6 +22,7 @@ from tests.unit.plan_truths import (
 )
 from toolkit.core.errors import UsageError
 from toolkit.data.matrix import data_dir
+from toolkit.data.specs import RESERVED_FILES
 from toolkit.env.buildenv import RocmPaths
 from toolkit.plan.model import Options
 from toolkit.plan.planner import plan
@@ -183,13 +184,16 @@ def test_every_version_of_a_build_belongs_to_its_package() -> None:
 
 
 def test_a_recipe_is_found_by_name_and_an_unknown_one_named_with_the_valid_ones() -> None:
-    from toolkit.plan.recipes import recipe_for
+    from toolkit.plan.recipes import REGISTRY, recipe_for
 
-    for name in ("apex", "fbgemm_gpu", "sample", "generic"):
+    assert {"apex", "fbgemm_gpu", "sample", "generic"} <= set(REGISTRY)
+    for name in REGISTRY:
         assert recipe_for(name).name == name
     with pytest.raises(UsageError) as err:
         recipe_for("fbgemm")
-    assert err.value.message == "unknown recipe 'fbgemm'; valid: apex, fbgemm_gpu, generic, sample"
+    head, _, valid = err.value.message.partition("; valid: ")
+    assert head == "unknown recipe 'fbgemm'"
+    assert valid.split(", ") == sorted(REGISTRY)  # every recipe, sorted
     assert err.value.exit_code == 2
 
 
@@ -374,15 +378,17 @@ def test_the_sample_is_built_from_its_worktree(hip: tuple[str, str] | None) -> N
 
 
 def test_the_build_styles_are_those_the_data_files_name() -> None:
-    from toolkit.plan.recipes import build_styles
+    from toolkit.plan.recipes import REGISTRY, build_styles
 
     styles = build_styles()
-    for package in ("apex", "fbgemm_gpu"):
+    packages = [p.stem for p in data_dir().glob("*.toml") if p.name not in RESERVED_FILES]
+    assert {"apex", "fbgemm_gpu"} <= set(packages)
+    for package in packages:
         doc = tomllib.loads((data_dir() / f"{package}.toml").read_text())
         named = {v["build_style"] for v in doc["versions"]}
         assert set(styles[doc["package"]["recipe"]]) == named  # every one used, none beyond
     assert styles["sample"] == styles["generic"] == ("setuptools",)
-    assert set(styles) == {"apex", "fbgemm_gpu", "sample", "generic"}
+    assert set(styles) == set(REGISTRY) >= {"apex", "fbgemm_gpu", "sample", "generic"}
 
 
 def test_the_samples_build_names_every_target() -> None:

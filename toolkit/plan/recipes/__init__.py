@@ -40,7 +40,39 @@ def register(recipe: Recipe) -> None:
     _RECIPES[recipe.name] = recipe
 
 
+def register_named(spec: str) -> None:
+    """Register the recipes ``spec`` names (``module:Class`` items, comma-separated: what
+    ``TOOLKIT_RECIPES`` holds, read at import, so child processes see them too); one already
+    registered is left as it is. A name that does not import is a ``UsageError``."""
+    import importlib
+
+    for item in filter(None, (part.strip() for part in spec.split(","))):
+        module, _, attr = item.partition(":")
+        try:
+            recipe = getattr(importlib.import_module(module), attr)()
+        except (ImportError, AttributeError, TypeError, ValueError) as exc:
+            raise UsageError(f"TOOLKIT_RECIPES: {item!r} is not module:Class of a recipe "
+                             f"({type(exc).__name__}: {exc})") from None
+        if recipe.name not in _RECIPES:
+            register(recipe)
+
+
+def _register_from_env() -> UsageError | None:
+    """``TOOLKIT_RECIPES`` at import; what is wrong with it is raised by the first
+    ``load_matrix`` or ``recipe_for`` (inside a command: one line, exit 2, no traceback)."""
+    try:
+        register_named(os.environ.get("TOOLKIT_RECIPES", ""))
+    except UsageError as exc:
+        return exc
+    return None
+
+
+_NAMED_ERROR = _register_from_env()
+
+
 def recipe_for(name: str) -> Recipe:
+    if _NAMED_ERROR is not None:
+        raise _NAMED_ERROR
     try:
         return REGISTRY[name]
     except KeyError:
@@ -59,6 +91,8 @@ def recipe_data() -> dict[str, RecipeData]:
 
 def load_matrix(path: str | os.PathLike[str] | None = None) -> Matrix:
     """The validated matrix, its package files checked against the registry's recipes."""
+    if _NAMED_ERROR is not None:
+        raise _NAMED_ERROR
     return data.load_matrix(path, recipes=recipe_data())
 
 
