@@ -84,11 +84,11 @@ class BuildInfo:
     expected_modules: tuple[str, ...]
     targets: tuple[str, ...]  # what it was built for
     env_dir: Path | None
+    # the recipe's expectations (toolkit's Recipe.smoke_expectations): the optional test
+    # groups (markers) this build runs, where the package records the torch it was built for
+    markers: tuple[str, ...] = ()
+    recorded_torch: tuple[dict[str, Any], ...] = ()
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
-
-    @property
-    def apex_jit(self) -> bool:
-        return self.recipe == "apex" and any(m.startswith("apex.") for m in self.expected_modules)
 
     @property
     def label(self) -> str:
@@ -177,7 +177,10 @@ def build_info(data: dict[str, Any]) -> BuildInfo:
         expected_modules=tuple(data.get("expected_modules") or ())
         or installed_modules(str(data.get("dist") or b["package"])),
         targets=tuple(data.get("targets") or ()),
-        env_dir=Path(env) if env else None, raw=data,
+        env_dir=Path(env) if env else None,
+        markers=tuple(str(m) for m in facts.get("markers") or ()),
+        recorded_torch=tuple(r for r in facts.get("recorded_torch") or () if isinstance(r, dict)),
+        raw=data,
     )
 
 
@@ -197,6 +200,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="write the test running now there (JSON), for the runner")
 
 
+# test groups a recipe's expectations turn on (``markers``); off for every other build
+OPTIONAL_MARKERS = ("apex_jit",)
 _BUILD = pytest.StashKey[BuildInfo]()
 _TARGETS = pytest.StashKey[tuple[str, ...]]()
 
@@ -241,7 +246,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         pkg = item.get_closest_marker("package")
         if pkg is not None and info.recipe not in pkg.args:
             drop.append(item)
-        elif item.get_closest_marker("apex_jit") is not None and not info.apex_jit:
+        elif any(item.get_closest_marker(m) is not None and m not in info.markers
+                 for m in OPTIONAL_MARKERS):
             drop.append(item)
         else:
             keep.append(item)

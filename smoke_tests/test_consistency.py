@@ -41,16 +41,11 @@ def test_torch_hip_matches_rocm(build):
 
 def recorded_torch(build, load):
     """(torch version the package recorded at build time, where it says so) or None."""
-    if build.recipe == "apex" and build.apex_jit:
-        info = load("apex.git_version_info")
-        version = (getattr(info, "torch_info", None) or {}).get("version")
-        if version and version != "0.0":
-            return version, "apex.git_version_info.torch_info['version']"
-    if build.recipe == "fbgemm_gpu":
-        mod = load("fbgemm_gpu")
-        table = getattr(mod, "_fbgemm_torch_compat_table", None)
-        if isinstance(table, dict) and minor(build.version) in table:
-            return table[minor(build.version)], "fbgemm_gpu._fbgemm_torch_compat_table"
+    for where in build.recorded_torch:  # the recipe's word on where its package records it
+        table = getattr(load(where["module"]), where["attribute"], None)
+        version = table.get(where["key"]) if isinstance(table, dict) else None
+        if version and version not in where.get("ignore", ()):
+            return version, f"{where['module']}.{where['attribute']}[{where['key']!r}]"
     for req in metadata.requires(build.dist) or ():
         m = re.match(r"^torch\s*(?:\(\s*)?(==|~=)\s*([0-9][^,;\s)]*)", req)
         if m:

@@ -63,6 +63,9 @@ def gate(tmp_path: Path) -> Iterator[Gate]:
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--run-network", action="store_true", default=False,
                      help="also run tests marked `network` (they download real wheels from PyPI)")
+    parser.addoption("--third-recipe", action="store_true", default=False,
+                     help="register the torchao-style test recipe abi3_ext and its data "
+                          "(also: TOOLKIT_TEST_THIRD_RECIPE=1)")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -72,3 +75,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "network" in item.keywords:
             item.add_marker(skip)
+
+
+# A third recipe (tests/fixtures/third_recipe.py), registered for the whole run: the suite
+# must pass unchanged with it (no test enumerates the recipes or the packages).
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not (config.getoption("third_recipe")
+            or os.environ.get("TOOLKIT_TEST_THIRD_RECIPE") == "1"):
+        return
+    import tempfile
+
+    from toolkit.plan.recipes import register_named
+
+    # for this process and every child (python -m toolkit, nox, invoke, xdist's workers): the
+    # recipe by name; the registry imports it (importing the fixture first would be a cycle)
+    named = "tests.fixtures.third_recipe:Abi3Recipe"
+    os.environ["TOOLKIT_RECIPES"] = named
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, (str(ROOT),
+                                                             os.environ.get("PYTHONPATH"))))
+    register_named(named)
+    from tests.fixtures.third_recipe import data_folder
+
+    folder = Path(tempfile.mkdtemp(prefix="third-recipe-")) / "data"
+    os.environ["TOOLKIT_DATA_DIR"] = str(data_folder(folder, DATA))

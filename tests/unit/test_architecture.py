@@ -193,3 +193,61 @@ def test_a_cycle_through_type_checking_imports_breaks_the_contracts(tmp_path: Pa
     assert proc.returncode == 1, proc.stdout[-3000:]
     assert "No cycles are allowed in toolkit.data." in proc.stdout
     assert ".gpus -> .matrix" in proc.stdout
+
+
+# ------------------------------------------------------------------ package knowledge in recipes
+def _package_names() -> frozenset[str]:
+    """Every recipe's name (the registry) and every package's (the data): what code outside
+    plan/recipes must not compare with."""
+    from toolkit.plan.recipes import REGISTRY, load_matrix
+
+    return frozenset(REGISTRY) | frozenset(load_matrix().packages)
+
+
+def _name_comparisons(source: str, names: frozenset[str]) -> list[int]:
+    """Lines comparing a value with a recipe's or package's name (``recipe == "apex"``,
+    ``name in ("apex", "fbgemm_gpu")``, ``!=``, ``not in``)."""
+    def named(node: ast.expr) -> bool:
+        if isinstance(node, ast.Constant):
+            return node.value in names
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            return any(named(e) for e in node.elts)
+        return False
+
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Compare)
+                and any(isinstance(op, ast.Eq | ast.NotEq | ast.In | ast.NotIn) for op in node.ops)
+                and any(named(side) for side in (node.left, *node.comparators))):
+            lines.append(node.lineno)
+        elif isinstance(node, ast.match_case) and isinstance(node.pattern, ast.MatchValue) \
+                and named(node.pattern.value):
+            lines.append(node.pattern.lineno)
+    return lines
+
+
+def test_no_recipe_name_comparison_outside_the_recipes() -> None:
+    """What a package needs is said by its recipe (plan/recipes/), found through the registry:
+    no code elsewhere (nor the smoke suite) asks whether a build is apex's."""
+    names = _package_names()
+    files = [p for p in _modules() if p.relative_to(PACKAGE).parts[:2] != ("plan", "recipes")]
+    files += sorted((ROOT / "smoke_tests").glob("*.py"))
+    offenders = [f"{path.relative_to(ROOT)}:{line}" for path in files
+                 for line in _name_comparisons(path.read_text(encoding="utf-8"), names)]
+    assert offenders == []
+
+
+@pytest.mark.parametrize("planted", [
+    'if data.get("recipe") == "sample":\n    pass\n',
+    'ok = build.recipe != "apex"\n',
+    'ok = package.name in ("apex", "fbgemm_gpu")\n',
+    'ok = "fbgemm_gpu" not in {b.package.name for b in builds}\n',
+    'match recipe:\n    case "apex":\n        pass\n',
+])
+def test_a_planted_recipe_name_comparison_is_found(planted: str) -> None:
+    assert _name_comparisons(planted, _package_names()) != []
+
+
+def test_comparisons_with_other_words_are_not_recipe_knowledge() -> None:
+    assert _name_comparisons('ok = kind == "pip" or name in ("tbb", "rocm")\n',
+                             _package_names()) == []

@@ -24,6 +24,7 @@ from tests.fixtures.manifests import write_folder
 from toolkit.data.ci import CiEntry, github_matrix, load_ci
 from toolkit.data.matrix import Matrix
 from toolkit.plan.recipes import load_matrix
+from toolkit.plan.recipes.fbgemm_gpu import tbb_source
 from toolkit.verify.changed import changed
 from toolkit.verify.published import read_published
 
@@ -89,7 +90,7 @@ def test_another_tbb_pin_rebuilds_its_builds_only(last_night: Path, data_copy: P
     toml.write_text(text.replace(f"tbb-devel=={pins[0]}", "tbb-devel==1999.1.1"))
     m = load_matrix(data_copy)
     expected = {b.id for b in m.builds
-                if b.pkg_version.tbb and b.pkg_version.tbb.spec == "tbb-devel==1999.1.1"}
+                if tbb_source(b.pkg_version) and tbb_source(b.pkg_version).spec == "tbb-devel==1999.1.1"}
     got = changed(m, entries(m), read_published(str(last_night)).digests)
     assert expected and {e.build.id for e in got} == expected
 
@@ -130,6 +131,7 @@ from toolkit.plan.planner import plan
 from toolkit.plan.recipes import load_matrix
 from toolkit.run.identity import plan_digest
 from toolkit.verify.changed import entry_digest, entry_options
+from toolkit.plan.recipes.fbgemm_gpu import tbb_source
 m = load_matrix()
 layout = Layout.default()  # this clone's folder, this run's TOOLKIT_CACHE_DIR
 canonical, here = [], []

@@ -12,6 +12,7 @@ import tomllib
 from toolkit.core.errors import DataError
 from toolkit.data.matrix import data_dir, load_matrix
 from toolkit.data.specs import RESERVED_FILES
+from toolkit.plan.recipes.fbgemm_gpu import tbb_source
 
 
 def test_every_package_file_is_loaded_as_written() -> None:
@@ -34,10 +35,11 @@ def test_every_package_file_is_loaded_as_written() -> None:
             assert {k: list(t) for k, t in v.default_targets.items()} == rv.get("default_targets", {}), where
             tbb = rv.get("tbb")
             if tbb:
-                assert v.tbb is not None, where
-                assert (v.tbb.provider, v.tbb.spec) == (tbb["provider"], tbb.get("spec")), where
+                got = tbb_source(v)
+                assert got is not None, where
+                assert (got.provider, got.spec) == (tbb["provider"], tbb.get("spec")), where
             else:
-                assert v.tbb is None, where
+                assert tbb_source(v) is None, where
             submodules += len(v.submodules)
     assert submodules  # fbgemm_gpu records the submodules its CMake build reads
 

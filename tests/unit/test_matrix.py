@@ -86,7 +86,7 @@ def test_ids_and_tags() -> None:
     b = m.build("apex-1.8.0-cp313t-rocm7.0")
     assert (b.python, b.cp_tag, b.session) == ("3.13t", "cp313t", "build-3.13t-rocm7.0")
     assert python_tag("3.8") == "cp38"
-    assert all(re.fullmatch(r"[a-z_]+-[0-9.]+-cp3[0-9]+t?-rocm[0-9.]+", x.id) for x in m.builds)
+    assert all(re.fullmatch(r"[a-z0-9_]+-[0-9.]+-cp3[0-9]+t?-rocm[0-9.]+", x.id) for x in m.builds)
 
 
 def test_pairs_include_and_exclude() -> None:
@@ -101,7 +101,9 @@ def test_select_filters_and_patterns() -> None:
                                    versions=["1.8.0"])} == {"apex-1.8.0-cp312-rocm7.0"}
     assert {b.version for b in m.select(packages=["apex"], rocm=["7.0"])} >= {"1.8.0"}
     assert len(m.select(patterns=["apex-1.7.0-*-rocm6.4"])) == 6
-    assert len(m.select(packages=["apex,fbgemm_gpu"])) == len(m.builds)
+    assert len(m.select(packages=[",".join(m.packages)])) == len(m.builds)
+    assert len(m.select(packages=["apex,fbgemm_gpu"])) == len(m.select(packages=["apex"])) \
+        + len(m.select(packages=["fbgemm_gpu"]))
 
 
 @pytest.mark.parametrize(

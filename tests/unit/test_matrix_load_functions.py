@@ -18,6 +18,7 @@ import pytest
 from tests.fixtures.data import edit
 from toolkit.core.errors import DataError
 from toolkit.data.matrix import Matrix, forget_loaded, load_matrix
+from toolkit.plan.recipes.fbgemm_gpu import tbb_source
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -245,9 +246,10 @@ def test_a_package_copy_is_loaded_field_by_field(data_copy: Path) -> None:
             assert dict(pv.default_targets) == {k: tuple(v) for k, v in rv.get("default_targets", {}).items()}
             assert dict(pv.submodules) == rv.get("submodules", {})
             tbb = rv.get("tbb")
-            assert (pv.tbb and (pv.tbb.provider, pv.tbb.spec)) == (tbb and (tbb["provider"], tbb.get("spec")))
+            got = tbb_source(pv)
+            assert (got and (got.provider, got.spec)) == (tbb and (tbb["provider"], tbb.get("spec")))
             assert pv.build_requires == ()
-    tbbs = [v.tbb for v in m.packages["fbgemm_gpu"].versions if v.tbb]
+    tbbs = [tbb_source(v) for v in m.packages["fbgemm_gpu"].versions if tbb_source(v)]
     assert tbbs and all(t.provider == "pypi" and t.spec for t in tbbs)
 
 
@@ -259,7 +261,7 @@ def test_a_system_tbb_has_no_spec_and_a_subdir_is_read(data_copy: Path) -> None:
     fb.write_text(text[:start] + 'tbb = { provider = "system" }' + text[end:])
     edit(data_copy / "apex.toml", "[package]\n", '[package]\nsubdir = "csrc"\n')
     m = load_matrix(data_copy)
-    tbb = [v.tbb for v in m.packages["fbgemm_gpu"].versions if v.tbb]
+    tbb = [tbb_source(v) for v in m.packages["fbgemm_gpu"].versions if tbb_source(v)]
     assert (tbb[0].provider, tbb[0].spec) == ("system", None)
     assert (m.packages["apex"].subdir, m.packages["fbgemm_gpu"].subdir) == ("csrc", "fbgemm_gpu")
 

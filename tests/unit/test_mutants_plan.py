@@ -27,6 +27,7 @@ from toolkit.plan.locks import header, read_locks, requirements_in
 from toolkit.plan.model import Options, Plan, options_from_json, options_json, render
 from toolkit.plan.planner import plan
 from toolkit.plan.provision import with_extras
+from toolkit.plan.recipes.fbgemm_gpu import tbb_source
 from toolkit.plan.recipes.generic import generic_build, torch_of_pair
 from toolkit.plan.recipes.sample import EXAMPLE, demo_build, demo_rocm
 from toolkit.plan.sources import Sources
@@ -165,15 +166,15 @@ def test_tbb_is_libtbb_found_where_the_build_looks(build_id: str, provider: str)
     build = m.build(build_id)
     if provider == "system":  # the data may say so (no shipped entry does today)
         pv = build.pkg_version
-        assert pv.tbb is not None
-        pv = dataclasses.replace(pv, tbb=dataclasses.replace(pv.tbb, provider="system", spec=None))
+        assert tbb_source(pv) is not None
+        pv = dataclasses.replace(pv, recipe_data={**pv.recipe_data, "tbb": {"provider": "system"}})
         build = dataclasses.replace(build, pkg_version=pv)
     p = plan(m, build, Options(gfx=("gfx90a",)), HostFacts(cores=16, mem_available_gib=64.0), LAYOUT)
     tbb = p.step("provide-tbb").action
     assert isinstance(tbb, ProvideLibrary)
     # -ltbb makes ld look for libtbb.so (ld(1), -l namespec); either header is TBB's
     assert tbb.library == "libtbb.so" and set(tbb.headers) == {"tbb/tbb.h", "oneapi/tbb.h"}
-    spec = p.build.pkg_version.tbb
+    spec = tbb_source(p.build.pkg_version)
     assert spec is not None
     if spec.provider == "pypi":
         env_dir = str(LAYOUT.env_dir(p.build))

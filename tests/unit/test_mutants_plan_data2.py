@@ -15,12 +15,13 @@ from toolkit.core.errors import DataError, UsageError
 from toolkit.core.steps.env import ProvideLibrary
 from toolkit.data.ci import github_json, load_ci
 from toolkit.data.known import KnownFailure
-from toolkit.data.matrix import Build, TbbSource, load_matrix
+from toolkit.data.matrix import Build, load_matrix
 from toolkit.env.host import HostFacts
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Options
 from toolkit.plan.planner import plan
 from toolkit.plan.provision import sources_for
+from toolkit.plan.recipes.fbgemm_gpu import tbb_source
 from toolkit.plan.recipes.generic import _recorded_rocm, generic_build
 from toolkit.plan.sources import Sources
 
@@ -141,8 +142,8 @@ def test_a_system_tbb_is_looked_for_where_the_system_keeps_it_and_says_why() -> 
     for in the system's library and header folders, and a miss names that reason."""
     m = load_matrix()
     build = m.build("fbgemm_gpu-1.3.0-cp311-rocm6.3")
-    assert build.pkg_version.tbb is not None and build.pkg_version.tbb.provider == "pypi"
-    pv = dataclasses.replace(build.pkg_version, tbb=TbbSource("system", None))
+    assert tbb_source(build.pkg_version) is not None and tbb_source(build.pkg_version).provider == "pypi"
+    pv = dataclasses.replace(build.pkg_version, recipe_data={"tbb": {"provider": "system"}})
     system = Build(build.package, pv, build.python, build.rocm)
     pypi_step = plan(m, build, Options(), HOST, LAYOUT).step("provide-tbb")
     step = plan(m, system, Options(), HOST, LAYOUT).step("provide-tbb")

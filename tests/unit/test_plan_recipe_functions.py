@@ -22,10 +22,12 @@ from tests.unit.plan_truths import (
 )
 from toolkit.core.errors import UsageError
 from toolkit.data.matrix import data_dir
+from toolkit.data.specs import RESERVED_FILES
 from toolkit.env.buildenv import RocmPaths
 from toolkit.plan.model import Options
 from toolkit.plan.planner import plan
 from toolkit.plan.recipes import load_matrix, standalone_build
+from toolkit.plan.recipes.fbgemm_gpu import tbb_source
 from toolkit.plan.recipes.sample import demo_build
 
 
@@ -119,7 +121,7 @@ def test_fbgemm_gpus_steps_install_its_requirements_then_tbb_then_build(
     p = plan(m, build, Options(gfx=gfx), HOST, LAYOUT)
     names = [s.name for s in p.steps]
     at = names.index("install-requirements")
-    tbb = ["provide-tbb"] if build.pkg_version.tbb is not None else []
+    tbb = ["provide-tbb"] if tbb_source(build.pkg_version) is not None else []
     assert names[at:at + 2 + len(tbb)] == ["install-requirements", *tbb, "build-wheel"]
     assert p.step("build-wheel").description == (
         f"build fbgemm_gpu {build.version} (ROCm variant, release channel) for {';'.join(gfx)}")
@@ -182,13 +184,16 @@ def test_every_version_of_a_build_belongs_to_its_package() -> None:
 
 
 def test_a_recipe_is_found_by_name_and_an_unknown_one_named_with_the_valid_ones() -> None:
-    from toolkit.plan.recipes import recipe_for
+    from toolkit.plan.recipes import REGISTRY, recipe_for
 
-    for name in ("apex", "fbgemm_gpu", "sample", "generic"):
+    assert {"apex", "fbgemm_gpu", "sample", "generic"} <= set(REGISTRY)
+    for name in REGISTRY:
         assert recipe_for(name).name == name
     with pytest.raises(UsageError) as err:
         recipe_for("fbgemm")
-    assert err.value.message == "unknown recipe 'fbgemm'; valid: apex, fbgemm_gpu, generic, sample"
+    head, _, valid = err.value.message.partition("; valid: ")
+    assert head == "unknown recipe 'fbgemm'"
+    assert valid.split(", ") == sorted(REGISTRY)  # every recipe, sorted
     assert err.value.exit_code == 2
 
 
@@ -373,15 +378,17 @@ def test_the_sample_is_built_from_its_worktree(hip: tuple[str, str] | None) -> N
 
 
 def test_the_build_styles_are_those_the_data_files_name() -> None:
-    from toolkit.plan.recipes import build_styles
+    from toolkit.plan.recipes import REGISTRY, build_styles
 
     styles = build_styles()
-    for package in ("apex", "fbgemm_gpu"):
+    packages = [p.stem for p in data_dir().glob("*.toml") if p.name not in RESERVED_FILES]
+    assert {"apex", "fbgemm_gpu"} <= set(packages)
+    for package in packages:
         doc = tomllib.loads((data_dir() / f"{package}.toml").read_text())
         named = {v["build_style"] for v in doc["versions"]}
         assert set(styles[doc["package"]["recipe"]]) == named  # every one used, none beyond
     assert styles["sample"] == styles["generic"] == ("setuptools",)
-    assert set(styles) == {"apex", "fbgemm_gpu", "sample", "generic"}
+    assert set(styles) == set(REGISTRY) >= {"apex", "fbgemm_gpu", "sample", "generic"}
 
 
 def test_the_samples_build_names_every_target() -> None:

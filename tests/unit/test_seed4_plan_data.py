@@ -17,6 +17,7 @@ from toolkit.core.errors import DataError, UsageError
 from toolkit.data.ci import github_matrix, load_ci
 from toolkit.plan.model import options_from_json
 from toolkit.plan.recipes import load_matrix
+from toolkit.plan.recipes.fbgemm_gpu import tbb_source
 
 
 def _data_error(data: Path) -> str:
@@ -91,7 +92,7 @@ def test_a_packages_tbb_source_is_read_from_its_toml() -> None:
     doc = tomllib.loads((Path(DATA_DIR) / "fbgemm_gpu.toml").read_text())
     want = {v["version"]: v.get("tbb") for v in doc["versions"]}
     assert any(want.values())
-    got = {pv.version: pv.tbb for pv in load_matrix().packages["fbgemm_gpu"].versions}
+    got = {pv.version: tbb_source(pv) for pv in load_matrix().packages["fbgemm_gpu"].versions}
     assert set(got) == set(want)
     for version, tbb in want.items():
         g = got[version]

@@ -181,8 +181,12 @@ def test_build_without_manifest_comes_from_the_matrix(tmp_path: Path) -> None:
     t = resolve(tmp_path, "apex-1.8.0-cp312-rocm7.0", str(tmp_path / "env"))
     assert t.manifest_path is None and t.dist == "apex"
     assert "apex.fused_layer_norm_cuda" in t.manifest["expected_modules"]
-    assert smoke_facts(t.manifest) == {"needs_torch": True, "carries_gpu_code": True,
-                                       "rocm": "7.0", "hip": "7.0", "torch": "2.8"}
+    assert smoke_facts(t.manifest) == {
+        "needs_torch": True, "carries_gpu_code": True, "rocm": "7.0", "hip": "7.0", "torch": "2.8",
+        # apex 1.8's prebuilt JIT ops: installed_ops and the torch git_version_info records
+        "markers": ["apex_jit"],
+        "recorded_torch": [{"module": "apex.git_version_info", "attribute": "torch_info",
+                            "key": "version", "ignore": ["0.0"]}]}
     assert manifest_for_id("nope-1.0-cp312-rocm7.0", None) is None
     with pytest.raises(UsageError):
         resolve(tmp_path, "nope-1.0-cp312-rocm7.0", str(tmp_path / "env"))
@@ -225,7 +229,7 @@ def test_facts_of_the_sample() -> None:
     facts = smoke_facts({"build": {"id": SAMPLE_ID, "package": "hip_sample", "rocm": "5.2",
                                    "torch": ""}, "recipe": "sample"})
     assert facts == {"needs_torch": False, "carries_gpu_code": True, "rocm": "5.2", "hip": "5.2",
-                     "torch": None}
+                     "torch": None, "markers": [], "recorded_torch": []}
     cpu = smoke_facts({"build": {"package": "hip_sample", "rocm": "cpu"}, "recipe": "sample"})
     assert cpu["carries_gpu_code"] is False and cpu["hip"] is None
 

@@ -372,3 +372,23 @@ def test_the_therock_commits_an_apex_version_cites_follow_its_releases(
     assert f"ROCm/apex@{world.c['apex11'][:9]} (release/1.1.0) version.txt; TheRock: " in text
     forget_loaded()
     assert run(capsys, str(world.root))[0] == 0
+
+
+def test_the_seed_table_is_a_field_of_the_data_not_words_of_the_evidence(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    """apex 1.0.0 is in the fake's seed table (``seed_table = true``): its pairs are kept. The
+    words "seed table" in its evidence decide nothing: without the field its pairs are
+    derived from upstream (the fake test-infra publishes torch 2.4 for ROCm 6.0 and 6.1)."""
+    apex = world.data / "apex.toml"
+    text = apex.read_text()
+    apex.write_text(text.replace("torch pair: the seed table", "torch pair: hand-made"))
+    forget_loaded()
+    code, lines, _ = run(capsys, str(world.root))
+    assert code == 0, lines  # the field alone keeps them
+    apex.write_text(text.replace("seed_table = true\n", ""))
+    forget_loaded()
+    code, lines, _ = run(capsys, str(world.root))
+    assert code == 1
+    assert [line.split(" [")[0] for line in failing(lines)] == [
+        "drift: apex 1.0.0 ROCm releases: data 6.0; upstream 6.0, 6.1",
+        "drift: apex 1.0.0 Python: data 3.10; upstream 3.11, 3.12"]

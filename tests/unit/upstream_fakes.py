@@ -169,7 +169,7 @@ python = ["3.11", "3.12"], evidence = "ROCm/TheRock@{ev['rock70']} {ROCK_MATRIX}
         "apex", repo="https://example.invalid/apex.git", recipe="apex", versions=[
             pkg_version("1.0.0", ref="release/1.0.0", torch="2.4", rocm=["6.0"], python=["3.10"],
                     build_style="ext-flags", evidence=f"ROCm/apex@{ev['apex10']} (release/1.0.0) "
-                    "version.txt; torch pair: the seed table"),
+                    "version.txt; torch pair: the seed table", seed_table=True),
             pkg_version("1.1.0", ref="release/1.1.0", torch="2.5", rocm=["6.1"],
                     python=["3.11", "3.12"], build_style="ext-flags",
                     evidence=f"ROCm/apex@{ev['apex11']} (release/1.1.0) version.txt")]))

@@ -27,6 +27,7 @@ from toolkit.plan.layout import Layout
 from toolkit.plan.model import Options, Plan
 from toolkit.plan.planner import plan
 from toolkit.plan.recipes import recipe_for
+from toolkit.plan.recipes.fbgemm_gpu import tbb_source
 
 MATRIX = load_matrix()
 LAYOUT = Layout(Path("/work"), Path("/cache"))
@@ -260,5 +261,5 @@ def test_fbgemm_targets_and_tbb_are_the_build_scripts(upstream: dict[str, Upstre
     gpu_cmake = repo.show(ref, "fbgemm_gpu/FbgemmGpu.cmake") if build.version >= "1.4.0" else ""
     setup = repo.show(ref, "fbgemm_gpu/setup.py")
     links_tbb = '"-ltbb"' in setup or "find_library(DEP_MAYBE_TBB" in gpu_cmake
-    assert links_tbb == (build.pkg_version.tbb is not None)
+    assert links_tbb == (tbb_source(build.pkg_version) is not None)
     assert ("tbb not found" in gpu_cmake) == (build.version >= "1.4.0")

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from toolkit.core.errors import DataError, UsageError, unknown
 from toolkit.core.versions import rocm_label, version_sort_key
@@ -32,7 +33,7 @@ from toolkit.data.releases import SdkSource as SdkSource
 from toolkit.data.releases import TorchSource as TorchSource
 from toolkit.data.releases import load_rocm
 from toolkit.data.schema import check, fail, read_toml
-from toolkit.data.specs import CI, PACKAGE, RESERVED_FILES
+from toolkit.data.specs import CI, RESERVED_FILES, VERSION_FIELDS, RecipeData, package_spec
 
 DATA_DIR = Path(__file__).parent
 # ReleaseLine, RocmRelease, SdkSource, TorchSource: re-exported from toolkit.data.releases
@@ -53,7 +54,9 @@ class PackageVersion:
     default_targets: Mapping[str, tuple[str, ...]] = field(
         default_factory=lambda: MappingProxyType({}))
     submodules: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # path -> URL
-    tbb: TbbSource | None = None  # where libtbb comes from, when the build links it
+    # the keys its recipe adds to a version (fbgemm_gpu's ``tbb``), as the data has them: read
+    # by that recipe only (``toolkit.plan.recipes``), checked by its spec on load
+    recipe_data: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     # a project outside the matrix (``--source``): what its build backend asks for
     build_requires: tuple[str, ...] = ()
     waiting: str = ""  # why ``rocm`` is empty (toolkit.data.waiting); "" for a version with builds
@@ -70,12 +73,6 @@ class PackageVersion:
         major = int(rocm.split(".")[0])
         keys = sorted((int(k) for k in self.default_targets if int(k) <= major), reverse=True)
         return self.default_targets[str(keys[0])] if keys else ()
-
-
-@dataclass(frozen=True)
-class TbbSource:
-    provider: str  # "pypi" (a wheel with the library and headers) | "system"
-    spec: str | None = None  # pypi: the requirement, e.g. tbb-devel==2022.2.0
 
 
 @dataclass(frozen=True)
@@ -286,7 +283,7 @@ def _split(values: Iterable[str] | str) -> list[str]:
 # ----------------------------------------------------------------------------- loading
 # The schemas (toolkit.data.specs) check each file's shape, types and closed sets; what is
 # left here (and in toolkit.data.releases, for rocm.toml) are the rules across entries and files.
-Recipes = tuple[tuple[str, tuple[str, ...]], ...]  # (recipe, its build styles), hashable
+Recipes = tuple[tuple[str, RecipeData], ...]  # (recipe, its data's closed sets), hashable
 
 
 def _load_package(file: Path, rocm: Mapping[str, RocmRelease], recipes: Recipes | None) -> Package:
@@ -297,23 +294,24 @@ def _load_package(file: Path, rocm: Mapping[str, RocmRelease], recipes: Recipes 
     recipe = header.get("recipe") if isinstance(header, dict) else None
     refs: dict[str, Sequence[str]] = {"name": [file.stem],
                                       "rocm": sorted(rocm, key=version_sort_key)}
+    known: RecipeData | None = None
     if recipes is not None:
-        styles = dict(recipes)
-        refs["recipes"] = list(styles)
-        refs["build_styles"] = styles.get(recipe, ()) if isinstance(recipe, str) else ()
-    check(PACKAGE, doc, file, refs)
+        by_name = dict(recipes)
+        known = by_name.get(recipe) if isinstance(recipe, str) else None
+        refs["recipes"] = list(by_name)
+        refs["build_styles"] = known.build_styles if known else ()
+    check(package_spec(known), _without_recipe_keys(doc) if recipes is None else doc, file, refs)
     pkg = doc["package"]
     versions: list[PackageVersion] = []
     seen: dict[Version, str] = {}  # PEP 440: 1.4 is 1.4.0, 01.10 is 1.10 (one wheel version)
     for i, vt in enumerate(doc["versions"]):
-        tbb = vt.get("tbb")
         pv = PackageVersion(
             pkg["name"], vt["version"], vt["ref"], vt["torch"], tuple(vt["rocm"]),
             tuple(vt["python"]), vt["build_style"], vt["evidence"],
             MappingProxyType({k: tuple(v) for k, v in vt.get("default_targets", {}).items()}),
             MappingProxyType(dict(vt.get("submodules", {}))),
-            TbbSource(tbb["provider"], tbb.get("spec")) if tbb else None,
-            waiting=vt.get("waiting", ""))
+            waiting=vt.get("waiting", ""),
+            recipe_data=MappingProxyType({k: v for k, v in vt.items() if k not in VERSION_FIELDS}))
         awaiting.check(file, i, pv)
         for r in pv.rocm:
             if pv.torch_minor not in rocm[r].torch:
@@ -332,6 +330,16 @@ def _load_package(file: Path, rocm: Mapping[str, RocmRelease], recipes: Recipes 
         versions.append(pv)
     return Package(pkg["name"], pkg["dist"], pkg["repo"], pkg["recipe"], tuple(versions),
                    pkg.get("subdir", ""))
+
+
+def _without_recipe_keys(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` without the version keys a recipe adds: no recipe is known to check them (a
+    load without the registry; ``toolkit.plan.recipes.load_matrix`` checks them)."""
+    versions = doc.get("versions")
+    if not isinstance(versions, list):
+        return doc
+    return {**doc, "versions": [{k: v for k, v in vt.items() if k in VERSION_FIELDS}
+                                if isinstance(vt, dict) else vt for vt in versions]}
 
 
 @cache
@@ -376,13 +384,15 @@ def data_dir() -> Path:
 
 
 def load_matrix(path: str | os.PathLike[str] | None = None, *,
-                recipes: Mapping[str, Sequence[str]] | None = None) -> Matrix:
-    """The validated matrix (cached per folder). ``recipes``: recipe -> build styles, the closed
-    sets of ``recipe``/``build_style`` (``toolkit.plan.recipes.load_matrix`` passes them)."""
+                recipes: Mapping[str, RecipeData] | None = None) -> Matrix:
+    """The validated matrix (cached per folder). ``recipes``: recipe -> its build styles and
+    version keys, the closed sets of ``recipe``/``build_style`` and the spec of the keys a
+    recipe adds (``toolkit.plan.recipes.load_matrix`` passes them; without them, those are
+    not checked)."""
     folder = Path(path).resolve() if path is not None else data_dir()
     if not folder.is_dir():
         raise DataError(f"{folder}: matrix data folder does not exist")
-    key = None if recipes is None else tuple((k, tuple(v)) for k, v in sorted(recipes.items()))
+    key = None if recipes is None else tuple(sorted(recipes.items(), key=lambda kv: kv[0]))
     return _load(folder, key)
 
 

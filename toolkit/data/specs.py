@@ -13,7 +13,9 @@ of the package's recipe).
 
 from __future__ import annotations
 
-from toolkit.data.schema import Array, Flag, Map, Ref, Table, Tagged, Text, Texts
+from dataclasses import dataclass
+
+from toolkit.data.schema import Array, Flag, Map, Ref, Spec, Table, Tagged, Text, Texts
 
 PYTHONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.13t", "3.14", "3.14t")
 SDK_LAYOUTS = ("per-family", "multi-arch")
@@ -131,35 +133,65 @@ ROCM = Table(
     },
 )
 
-PACKAGE = Table({
-    "package": Table(
-        {"name": Text(choices=Ref("name"), note="a package file is named after its package"),
-         "dist": _TEXT, "repo": _TEXT, "recipe": Text(choices=Ref("recipes", given_by_caller=True),
-                                   note="the recipes of toolkit.plan.recipes.REGISTRY"), "subdir": _TEXT},
-        optional=("subdir",),
-    ),
-    "versions": Array(Table({
-        "version": _VER,
-        "ref": _TEXT,
-        "torch": _VER,
-        # empty only with `waiting`: a version no ROCm release of the matrix builds yet
-        "rocm": Texts(Text(choices=Ref("rocm")), may_be_empty=True),
-        "python": Texts(Text(choices=PYTHONS)),
-        "build_style": Text(choices=Ref("build_styles", given_by_caller=True),
-                            note="the build styles of its recipe"),
-        "evidence": _EVIDENCE,
-        # gfx targets without --gfx, by the first ROCm major they apply from ("6", "7")
-        "default_targets": Map(Texts(_GFX), key=Text(pattern=r"[0-9]+", like="a ROCm major like 7"),
-                               non_empty=True, what="ROCm major"),
-        # git submodules the build needs: path -> URL (as the ref's .gitmodules has them)
-        "submodules": Map(_TEXT, key=Text(pattern=r"[A-Za-z0-9_./-]+", like="a path"),
-                          non_empty=True, what="submodule"),
-        # where libtbb (library and headers) comes from
-        "tbb": Tagged("provider", {"pypi": Table({"spec": _TEXT}), "system": Table({})}),
-        # why `rocm = []`: what the version awaits ("awaits torch 2.14 on a ROCm of the matrix")
-        "waiting": _TEXT,
-    }, optional=("default_targets", "submodules", "tbb", "waiting"))),
-})
+# a version's keys every package has; a recipe adds its own (``RecipeData.version_data``:
+# fbgemm_gpu's ``tbb``), checked by the recipe's spec when the registry loads the matrix
+VERSION_FIELDS: dict[str, Spec] = {
+    "version": _VER,
+    "ref": _TEXT,
+    "torch": _VER,
+    # empty only with `waiting`: a version no ROCm release of the matrix builds yet
+    "rocm": Texts(Text(choices=Ref("rocm")), may_be_empty=True),
+    "python": Texts(Text(choices=PYTHONS)),
+    "build_style": Text(choices=Ref("build_styles", given_by_caller=True),
+                        note="the build styles of its recipe"),
+    "evidence": _EVIDENCE,
+    # gfx targets without --gfx, by the first ROCm major they apply from ("6", "7")
+    "default_targets": Map(Texts(_GFX), key=Text(pattern=r"[0-9]+", like="a ROCm major like 7"),
+                           non_empty=True, what="ROCm major"),
+    # git submodules the build needs: path -> URL (as the ref's .gitmodules has them)
+    "submodules": Map(_TEXT, key=Text(pattern=r"[A-Za-z0-9_./-]+", like="a path"),
+                      non_empty=True, what="submodule"),
+    # why `rocm = []`: what the version awaits ("awaits torch 2.14 on a ROCm of the matrix")
+    "waiting": _TEXT,
+}
+VERSION_OPTIONAL = ("default_targets", "submodules", "waiting")
+NO_RECIPE_DATA = Table({})
+
+
+@dataclass(frozen=True, eq=False)
+class RecipeData:
+    """What the data needs to know of one recipe (the plan layer's registry gives it): the
+    build styles a version may name, and the version keys the recipe adds (all optional)."""
+
+    build_styles: tuple[str, ...]
+    version_data: Table = NO_RECIPE_DATA
+
+    def __eq__(self, other: object) -> bool:  # the same spec object: load_matrix's cache key
+        return (isinstance(other, RecipeData) and other.build_styles == self.build_styles
+                and other.version_data is self.version_data)
+
+    def __hash__(self) -> int:
+        return hash((self.build_styles, id(self.version_data)))
+
+
+def package_spec(recipe: RecipeData | None) -> Table:
+    """The schema of a package file whose recipe is ``recipe`` (None: the recipe is not
+    known here, its keys are not checked: ``toolkit.data.matrix`` keeps them aside)."""
+    extra = recipe.version_data if recipe is not None else NO_RECIPE_DATA
+    return Table({
+        "package": Table(
+            {"name": Text(choices=Ref("name"), note="a package file is named after its package"),
+             "dist": _TEXT, "repo": _TEXT,
+             "recipe": Text(choices=Ref("recipes", given_by_caller=True),
+                            note="the recipes of toolkit.plan.recipes.REGISTRY"), "subdir": _TEXT},
+            optional=("subdir",),
+        ),
+        "versions": Array(Table({**VERSION_FIELDS, **extra.fields},
+                                optional=VERSION_OPTIONAL + tuple(extra.fields))),
+    })
+
+
+PACKAGE = package_spec(None)
 
 CI = Table({
     "triggers": Map(

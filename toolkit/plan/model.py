@@ -10,6 +10,7 @@ from types import MappingProxyType
 from typing import Any
 
 from toolkit.core.errors import UsageError
+from toolkit.core.step_names import BUILD_WHEEL
 from toolkit.core.steps import PLACEHOLDER_HELP, BuildWheel, Command, ProvideLibrary, Step
 from toolkit.core.urls import mask
 from toolkit.core.versions import rocm_label
@@ -170,7 +171,7 @@ class Context:
     def build_wheel(self, description: str, argv: tuple[str, ...], *, env: Mapping[str, str],
                     cwd: str, unset: tuple[str, ...] = ()) -> Step:
         """The build-wheel step: ``argv`` builds one wheel into ``self.wheelhouse``."""
-        return Step("build-wheel", description, BuildWheel(
+        return Step(BUILD_WHEEL, description, BuildWheel(
             Command(argv, env=MappingProxyType(dict(env)), unset=unset, cwd=cwd),
             self.wheelhouse, self.source_dir, str(self.layout.env_dir(self.build)),
             sanitize_ldshared=self.env_python if "{LDSHARED}" in env.values() else None,

@@ -72,10 +72,9 @@ def _source(data: Mapping[str, Any], given: str | None) -> str | None:
     or the recorded checkout when it exists here."""
     if given:
         return str(Path(given).expanduser().resolve())
-    if data.get("recipe") == "sample":
-        from toolkit.plan.recipes.sample import EXAMPLE
-
-        return str(EXAMPLE)
+    bundled = REGISTRY[data["recipe"]].bundled_source if data.get("recipe") in REGISTRY else None
+    if bundled is not None:
+        return str(bundled)
     recorded = (data.get("options") or {}).get("source")
     if not isinstance(recorded, str) or not recorded:
         return None

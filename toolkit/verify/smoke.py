@@ -89,12 +89,17 @@ def smoke_facts(manifest: dict[str, Any]) -> dict[str, Any]:
         hip = release.hip
     elif rocm and rocm != "cpu":
         hip = ".".join(rocm.split(".")[:2])
+    modules = tuple(str(m) for m in manifest.get("expected_modules") or ())
+    expects = recipe.smoke_expectations(str(b.get("version") or ""), modules)
     return {
         "needs_torch": bool(recipe.needs_torch) or bool(b.get("torch")),
         "carries_gpu_code": rocm != "cpu",
         "rocm": rocm,
         "hip": hip,
         "torch": b.get("torch") or None,
+        # the recipe's own expectations (Recipe.smoke_expectations)
+        "markers": list(expects.get("markers", ())),
+        "recorded_torch": list(expects.get("recorded_torch", ())),
     }
 
 

@@ -16,7 +16,7 @@ from toolkit.cli.commands.plan import path_value
 from toolkit.core.steps import ExpectWheel
 from toolkit.core.versions import version_sort_key
 from toolkit.data.matrix import Build, Matrix, python_sort_key
-from toolkit.plan.recipes import load_matrix
+from toolkit.plan.recipes import load_matrix, recipe_for
 
 if TYPE_CHECKING:
     from toolkit.data.ci import CiEntry
@@ -123,9 +123,8 @@ def explain(build_id: str) -> list[tuple[str, str, str]]:
     if pv.submodules:
         rows.append(("submodules", ", ".join(f"{p} ({u})" for p, u in pv.submodules.items()),
                      f"evidence: {pv.evidence}"))
-    if pv.tbb:
-        rows.append(("tbb", f"{pv.tbb.provider} {pv.tbb.spec or ''}".strip(),
-                     f"evidence: {pv.evidence}"))
+    rows.extend((key, what, f"evidence: {pv.evidence}")
+                for key, what in recipe_for(b.package.recipe).data_rows(pv))
     return rows
 
 
@@ -170,7 +169,6 @@ def _build_rows(m: Matrix, b: Build, evidence: str) -> list[tuple[str, str, str]
     from toolkit.plan.layout import Layout
     from toolkit.plan.model import Options
     from toolkit.plan.planner import plan
-    from toolkit.plan.recipes import recipe_for
 
     p = plan(m, b, Options(), HostFacts(), Layout(Path("/work"), Path("/cache")))
     step = p.step("build-wheel")

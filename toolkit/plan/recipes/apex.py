@@ -29,10 +29,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
+from typing import Any
 
+from toolkit.core.step_names import INSTALL_REQUIREMENTS, PREFLIGHT
 from toolkit.core.steps import Command, Step
 from toolkit.core.versions import rocm_label, version_sort_key
 from toolkit.data.matrix import Build, PackageVersion
+from toolkit.data.schema import Flag, Table
 from toolkit.plan.model import Context, Options
 from toolkit.plan.recipes.base import RecipeDefaults, RecipeOption, option
 
@@ -78,12 +81,37 @@ def _preflight_why(version: PackageVersion) -> str:
     return f"apex {major}.{minor} no longer checks: a mismatch would build against the wrong HIP"
 
 
+# the keys this recipe adds to a version of apex.toml: ``seed_table = true``: the version's
+# torch and ROCm pairs are those of the Apex wheel CI's seed table (upstream rules keep them)
+VERSION_DATA = Table({"seed_table": Flag()}, optional=("seed_table",))
+
+
+def seed_table(version: PackageVersion) -> bool:
+    """Whether the Apex wheel CI's seed table fixes ``version``'s pairs (its data says so)."""
+    return version.recipe_data.get("seed_table") is True
+
+
 class ApexRecipe(RecipeDefaults):
     name = "apex"
     needs_torch = True
     build_styles: tuple[str, ...] = ("ext-flags", "jit-prebuild")
     options: Mapping[str, RecipeOption] = MappingProxyType({"apex-ops": APEX_OPS})
     shown_env: tuple[str, ...] = ("APEX_", "BUILD_", "ROCR_", "DESIRED_CUDA")
+    version_data = VERSION_DATA
+
+    def data_rows(self, version: PackageVersion) -> tuple[tuple[str, str], ...]:
+        if not seed_table(version):
+            return ()
+        return (("seed table", "torch and ROCm pairs fixed by the Apex wheel CI's seed table"),)
+
+    def smoke_expectations(self, version: str, modules: tuple[str, ...]) -> dict[str, Any]:
+        """Prebuilt JIT ops (apex.<op> modules): installed_ops says which were built and
+        git_version_info.torch_info the torch they were built against ("0.0": none)."""
+        if not any(m.startswith("apex.") for m in modules):
+            return {}
+        return {"markers": ["apex_jit"],
+                "recorded_torch": [{"module": "apex.git_version_info", "attribute": "torch_info",
+                                    "key": "version", "ignore": ["0.0"]}]}
 
     def carries_gpu_code(self, build: Build, options: Options) -> bool:
         return not jit_only(build.pkg_version, options)
@@ -114,11 +142,11 @@ class ApexRecipe(RecipeDefaults):
         else:
             what = "--cpp_ext --cuda_ext"
         return [
-            Step("install-requirements",
+            Step(INSTALL_REQUIREMENTS,
                  "install the build front-end apex's setup.py needs (torch is already there)",
                  ctx.uv_pip(*BUILD_REQUIREMENTS)),
             Step(
-                "preflight",
+                PREFLIGHT,
                 f"hipcc major.minor must equal torch.version.hip major.minor ({_preflight_why(v)})",
                 Command((ctx.toolkit_python, "-m", "toolkit", "preflight", "hip-match",
                          "--hipcc", f"{ctx.rocm.bin}/hipcc", "--python", ctx.env_python)),

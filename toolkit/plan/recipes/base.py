@@ -18,6 +18,8 @@ from typing import Any, Protocol
 from toolkit.core.errors import UsageError
 from toolkit.core.steps import Step
 from toolkit.data.matrix import Build, PackageVersion
+from toolkit.data.schema import Table
+from toolkit.data.specs import NO_RECIPE_DATA
 from toolkit.plan.model import Context, Options
 
 
@@ -35,6 +37,21 @@ class Recipe(Protocol):
     build_styles: tuple[str, ...]  # what a data file's build_style may say, in upstream order
     options: Mapping[str, RecipeOption]  # name -> its choices ("apex-ops": prebuilt, jit)
     shown_env: tuple[str, ...]  # prefixes of the build variables `invoke matrix --explain` shows
+    # the keys it adds to a version of its data file (``PackageVersion.recipe_data``), all
+    # optional: checked by this spec when the matrix loads
+    version_data: Table
+
+    def data_rows(self, version: PackageVersion) -> tuple[tuple[str, str], ...]:
+        """(key, what it says) of its own data for ``version``, for `invoke matrix --explain`."""
+        ...
+
+    def smoke_expectations(self, version: str, modules: tuple[str, ...]) -> dict[str, Any]:
+        """What the smoke suite checks of an installed wheel beyond its modules (a build of
+        ``version`` expecting ``modules``), as JSON for the manifest's ``smoke`` facts:
+        ``markers`` (the suite's optional test groups it runs: ``apex_jit``) and
+        ``recorded_torch`` (where the installed package records the torch it was built for:
+        ``{"module", "attribute", "key", "ignore"}``, in order)."""
+        ...
 
     def carries_gpu_code(self, build: Build, options: Options) -> bool:
         """Whether the wheel must carry code for the requested gfx targets."""
@@ -75,12 +92,24 @@ class Recipe(Protocol):
     """On repro, the manifest's source commit pins the build's ref (False: the source is the
     toolkit's own sample or the project folder given)."""
 
+    bundled_source: Path | None
+    """The sources this toolkit ships for the recipe's builds (the sample's), which repro
+    uses when no ``--source`` is given; None: the recorded or fetched sources."""
+
 
 class RecipeDefaults:
     """What most recipes answer: no options, no symbols, no notes, no builds outside the matrix."""
 
     options: Mapping[str, RecipeOption] = MappingProxyType({})
     shown_env: tuple[str, ...] = ()
+    version_data: Table = NO_RECIPE_DATA
+    bundled_source: Path | None = None
+
+    def data_rows(self, version: PackageVersion) -> tuple[tuple[str, str], ...]:
+        return ()
+
+    def smoke_expectations(self, version: str, modules: tuple[str, ...]) -> dict[str, Any]:
+        return {}
 
     def required_symbols(self, version: PackageVersion) -> tuple[str, ...]:
         return ()

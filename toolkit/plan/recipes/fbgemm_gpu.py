@@ -16,8 +16,13 @@ LIBRARY_PATH / CMAKE_LIBRARY_PATH point at it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
+from toolkit.core.step_names import INSTALL_REQUIREMENTS, PROVIDE_TBB
 from toolkit.core.steps import ProvideLibrary, Step
 from toolkit.data.matrix import Build, PackageVersion
+from toolkit.data.schema import Table, Tagged, Text
 from toolkit.plan.model import Context, Options
 from toolkit.plan.recipes.base import RecipeDefaults
 
@@ -37,9 +42,28 @@ SYMBOLS = (
 )
 
 
+@dataclass(frozen=True)
+class TbbSource:
+    provider: str  # "pypi" (a wheel with the library and headers) | "system"
+    spec: str | None = None  # pypi: the requirement, e.g. tbb-devel==2022.2.0
+
+
+# the keys this recipe adds to a version of fbgemm_gpu.toml: where libtbb (library and
+# headers) comes from, when the build links it
+VERSION_DATA = Table({"tbb": Tagged("provider", {"pypi": Table({"spec": Text()}),
+                                                 "system": Table({})})},
+                     optional=("tbb",))
+
+
+def tbb_source(version: PackageVersion) -> TbbSource | None:
+    """Where ``version``'s build takes libtbb from (its data's ``tbb``), else None."""
+    tbb = version.recipe_data.get("tbb")
+    return TbbSource(tbb["provider"], tbb.get("spec")) if tbb else None
+
+
 def tbb_step(ctx: Context) -> Step | None:
     """provide-tbb for a version whose data names a tbb source; None otherwise."""
-    tbb = ctx.build.pkg_version.tbb
+    tbb = tbb_source(ctx.build.pkg_version)
     if tbb is None:
         return None
     env_dir = str(ctx.layout.env_dir(ctx.build))
@@ -52,7 +76,7 @@ def tbb_step(ctx: Context) -> Step | None:
         action = ProvideLibrary(None, "system", "tbb", TBB_HEADERS, SYSTEM_LIB_DIRS,
                                 ("/usr/include",), TBB_WHY)
         what = "use the system's libtbb"
-    return Step("provide-tbb", f"{what}; fbgemm_gpu links -ltbb outside Nova (checked here, "
+    return Step(PROVIDE_TBB, f"{what}; fbgemm_gpu links -ltbb outside Nova (checked here, "
                 "before the build)", action)
 
 
@@ -62,6 +86,17 @@ class FbgemmGpuRecipe(RecipeDefaults):
     # package-variant (up to v1.2), build-variant (v1.3 on)
     build_styles: tuple[str, ...] = tuple(VARIANT_OPTIONS)
     shown_env: tuple[str, ...] = ("BUILD_", "LIBRARY_PATH", "CMAKE_LIBRARY_PATH")
+    version_data = VERSION_DATA
+
+    def data_rows(self, version: PackageVersion) -> tuple[tuple[str, str], ...]:
+        tbb = tbb_source(version)
+        return (("tbb", f"{tbb.provider} {tbb.spec or ''}".strip()),) if tbb else ()
+
+    def smoke_expectations(self, version: str, modules: tuple[str, ...]) -> dict[str, Any]:
+        """fbgemm_gpu records the torch of each release in its compatibility table."""
+        release = ".".join(version.split(".")[:2])
+        return {"recorded_torch": [{"module": "fbgemm_gpu",
+                                    "attribute": "_fbgemm_torch_compat_table", "key": release}]}
 
     def carries_gpu_code(self, build: Build, options: Options) -> bool:
         return True
@@ -88,7 +123,7 @@ class FbgemmGpuRecipe(RecipeDefaults):
                 *(f"--config-setting=--build-option={o}" for o in options),
                 "--outdir", ctx.wheelhouse, pkg_dir)
         return [
-            Step("install-requirements", "install fbgemm_gpu's build requirements",
+            Step(INSTALL_REQUIREMENTS, "install fbgemm_gpu's build requirements",
                  ctx.uv_pip("-r", f"{pkg_dir}/requirements.txt", "build", "wheel", "setuptools",
                             cwd=pkg_dir)),
             *([tbb] if tbb is not None else []),

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from toolkit.core.step_names import INSTALL_REQUIREMENTS
 from toolkit.core.steps import Step
 from toolkit.data.matrix import Build, Package, PackageVersion, RocmRelease
 from toolkit.plan.model import Context, Options
@@ -44,7 +45,7 @@ class GenericRecipe(RecipeDefaults):
         requires = [r for r in v.build_requires if _requirement_name(r) not in PROVIDED]
         env = dict(ctx.base_env)
         return [
-            Step("install-requirements",
+            Step(INSTALL_REQUIREMENTS,
                  f"install what {ctx.build.package.dist}'s build backend asks for "
                  f"({', '.join(requires) or 'nothing'}), and the build front-end",
                  ctx.uv_pip("build", *requires)),

@@ -14,6 +14,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from toolkit.core.step_names import INSTALL_REQUIREMENTS
 from toolkit.core.steps import Step
 from toolkit.data.matrix import Build, Package, PackageVersion, RocmRelease, SdkSource
 from toolkit.plan.model import Context, Options
@@ -38,7 +39,7 @@ class SampleRecipe(RecipeDefaults):
         if ctx.build.rocm.sdk.provider == "none":
             env["HIP_SAMPLE_VARIANT"] = "cpu"
         return [
-            Step("install-requirements", "install the build front-end",
+            Step(INSTALL_REQUIREMENTS, "install the build front-end",
                  ctx.uv_pip("build", "wheel", "setuptools>=61")),
             ctx.build_wheel(
                 ("build hip_sample for " + ";".join(ctx.targets))
@@ -57,6 +58,7 @@ class SampleRecipe(RecipeDefaults):
         return ("hip_sample", "hip_sample._native")
 
     pins_recorded_source = False  # the toolkit's own example
+    bundled_source: Path | None = EXAMPLE
 
     def standalone(self, build_id: str, recorded: Mapping[str, Any] | None,
                    source: str | None = None, logs: Path | None = None) -> Build | None:

@@ -12,7 +12,7 @@
   releases that build it: a release whose TheRock torch source (rocm.toml) cites a
   ``ROCm/TheRock@<commit>`` at which a Linux PyTorch wheel workflow checks apex out
   (``pytorch_apex_repo.py``) and ``external-builds/pytorch/README.md`` names this apex branch
-  for that torch. The seed table's versions (evidence "seed table") keep theirs. The Pythons:
+  for that torch. The seed table's versions (``seed_table = true``) keep theirs. The Pythons:
   those PyTorch published that torch for (TheRock's own list is its torch source's
   ``python`` in rocm.toml, which limits the builds there).
 - Recipe facts (jit-prebuild versions): the ops ``op_builder/*.py`` declare (``NAME = ...``)
@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass
 
 from toolkit.data.matrix import Package, PackageVersion
+from toolkit.plan.recipes.apex import seed_table
 from toolkit.verify.upstream.model import Context, Edit, Fact, minor, source_review, versions_key
 from toolkit.verify.upstream.repos import Repo
 
@@ -233,7 +234,7 @@ def _listed_facts(ctx: Context, up: _Branches, i: int, v: PackageVersion) -> lis
         torch, tev = up.pairs[version]
         facts.append(Fact("drift", f"apex {version} torch", v.torch, torch, tev,
                           (Edit("apex.toml", ("versions", i, "torch"), torch),)))
-    if "seed table" not in v.evidence:  # from the torch upstream pairs it with
+    if not seed_table(v):  # from the torch upstream pairs it with
         facts += _pair_facts(ctx, i, v, up.pairs[version][0] if version in up.pairs else v.torch_minor)
     return facts + _ops_facts(repo, head, v)
 

@@ -29,6 +29,7 @@ from typing import Any
 
 from toolkit.data.matrix import Package, PackageVersion
 from toolkit.data.waiting import reason
+from toolkit.plan.recipes.fbgemm_gpu import tbb_source
 from toolkit.verify.upstream.model import Context, Edit, Fact, minor, source_review, versions_key
 from toolkit.verify.upstream.repos import Repo
 
@@ -84,8 +85,9 @@ def _recipe(v: PackageVersion) -> dict[str, Any]:
         out["default_targets"] = {k: list(t) for k, t in v.default_targets.items()}
     if v.submodules:
         out["submodules"] = dict(v.submodules)
-    if v.tbb is not None:
-        out["tbb"] = {"provider": v.tbb.provider} | ({"spec": v.tbb.spec} if v.tbb.spec else {})
+    tbb = tbb_source(v)
+    if tbb is not None:
+        out["tbb"] = {"provider": tbb.provider} | ({"spec": tbb.spec} if tbb.spec else {})
     return out
 
 
