@@ -289,6 +289,29 @@ Recipes = tuple[tuple[str, RecipeData], ...]  # (recipe, its data's closed sets)
 def _load_package(file: Path, rocm: Mapping[str, RocmRelease], recipes: Recipes | None) -> Package:
     from packaging.version import Version  # not at import: noxfile.py imports this module
 
+    doc = _checked_package_doc(file, rocm, recipes)
+    pkg = doc["package"]
+    versions: list[PackageVersion] = []
+    seen: dict[Version, str] = {}  # PEP 440: 1.4 is 1.4.0, 01.10 is 1.10 (one wheel version)
+    for i, vt in enumerate(doc["versions"]):
+        pv = _package_version(pkg["name"], vt)
+        awaiting.check(file, i, pv)
+        _check_torch_served(file, i, pv, rocm)
+        key = Version(pv.version)
+        if key in seen:
+            first = seen[key]
+            also = f" (as {first}: the same version by PEP 440)" if first != pv.version else ""
+            fail(file, f"versions[{i}].version", f"{pv.version} is listed twice{also}")
+        seen[key] = pv.version
+        versions.append(pv)
+    return Package(pkg["name"], pkg["dist"], pkg["repo"], pkg["recipe"], tuple(versions),
+                   pkg.get("subdir", ""))
+
+
+def _checked_package_doc(file: Path, rocm: Mapping[str, RocmRelease],
+                         recipes: Recipes | None) -> dict[str, Any]:
+    """The package file, checked against the package spec (with its recipe's own version
+    keys when the recipes are known)."""
     doc = read_toml(file)
     header = doc.get("package")
     recipe = header.get("recipe") if isinstance(header, dict) else None
@@ -301,35 +324,31 @@ def _load_package(file: Path, rocm: Mapping[str, RocmRelease], recipes: Recipes 
         refs["recipes"] = list(by_name)
         refs["build_styles"] = known.build_styles if known else ()
     check(package_spec(known), _without_recipe_keys(doc) if recipes is None else doc, file, refs)
-    pkg = doc["package"]
-    versions: list[PackageVersion] = []
-    seen: dict[Version, str] = {}  # PEP 440: 1.4 is 1.4.0, 01.10 is 1.10 (one wheel version)
-    for i, vt in enumerate(doc["versions"]):
-        pv = PackageVersion(
-            pkg["name"], vt["version"], vt["ref"], vt["torch"], tuple(vt["rocm"]),
-            tuple(vt["python"]), vt["build_style"], vt["evidence"],
-            MappingProxyType({k: tuple(v) for k, v in vt.get("default_targets", {}).items()}),
-            MappingProxyType(dict(vt.get("submodules", {}))),
-            waiting=vt.get("waiting", ""),
-            recipe_data=MappingProxyType({k: v for k, v in vt.items() if k not in VERSION_FIELDS}))
-        awaiting.check(file, i, pv)
-        for r in pv.rocm:
-            if pv.torch_minor not in rocm[r].torch:
-                fail(file, f"versions[{i}].rocm", f"ROCm {r} has no torch {pv.torch_minor} "
-                     f"source in rocm.toml; it has: {', '.join(rocm[r].torch) or 'none'}")
-            served = rocm[r].torch[pv.torch_minor].python
-            if pv.torch and served and not set(served) & set(pv.python):
-                fail(file, f"versions[{i}].rocm", f"ROCm {r}'s torch {pv.torch_minor} is "
-                     f"published for Python {', '.join(served)} only, none of this version's")
-        key = Version(pv.version)
-        if key in seen:
-            first = seen[key]
-            also = f" (as {first}: the same version by PEP 440)" if first != pv.version else ""
-            fail(file, f"versions[{i}].version", f"{pv.version} is listed twice{also}")
-        seen[key] = pv.version
-        versions.append(pv)
-    return Package(pkg["name"], pkg["dist"], pkg["repo"], pkg["recipe"], tuple(versions),
-                   pkg.get("subdir", ""))
+    return doc
+
+
+def _package_version(name: str, vt: Mapping[str, Any]) -> PackageVersion:
+    """One checked ``[[versions]]`` table; the keys its recipe adds go to ``recipe_data``."""
+    return PackageVersion(
+        name, vt["version"], vt["ref"], vt["torch"], tuple(vt["rocm"]),
+        tuple(vt["python"]), vt["build_style"], vt["evidence"],
+        MappingProxyType({k: tuple(v) for k, v in vt.get("default_targets", {}).items()}),
+        MappingProxyType(dict(vt.get("submodules", {}))),
+        waiting=vt.get("waiting", ""),
+        recipe_data=MappingProxyType({k: v for k, v in vt.items() if k not in VERSION_FIELDS}))
+
+
+def _check_torch_served(file: Path, i: int, pv: PackageVersion,
+                        rocm: Mapping[str, RocmRelease]) -> None:
+    """Each ROCm release of ``pv`` has its torch, published for one of its Pythons."""
+    for r in pv.rocm:
+        if pv.torch_minor not in rocm[r].torch:
+            fail(file, f"versions[{i}].rocm", f"ROCm {r} has no torch {pv.torch_minor} "
+                 f"source in rocm.toml; it has: {', '.join(rocm[r].torch) or 'none'}")
+        served = rocm[r].torch[pv.torch_minor].python
+        if pv.torch and served and not set(served) & set(pv.python):
+            fail(file, f"versions[{i}].rocm", f"ROCm {r}'s torch {pv.torch_minor} is "
+                 f"published for Python {', '.join(served)} only, none of this version's")
 
 
 def _without_recipe_keys(doc: dict[str, Any]) -> dict[str, Any]:
