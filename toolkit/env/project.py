@@ -34,8 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from toolkit.core.errors import DirtySource, StepFailed, UsageError
-from toolkit.core.proc import CommandFailed
+from toolkit.core.errors import CommandFailed, DirtySource, StepFailed, UsageError
 from toolkit.core.proc import run as run_proc
 from toolkit.core.text import escape
 from toolkit.core.urls import mask

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from toolkit.core.errors import (
     CheckFailed,
+    CommandStepFailed,
     StepFailed,
     TimedOut,
     ToolkitError,
@@ -44,7 +45,7 @@ from toolkit.core.steps import (
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Plan
 from toolkit.run import building, prereqs, provisioning, sources
-from toolkit.run.context import CommandStepFailed, Run, StepResult, run_command
+from toolkit.run.context import Run, StepResult, run_command
 
 Handler = Callable[[Step, Run], "StepResult | str"]
 

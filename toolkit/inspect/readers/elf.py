@@ -20,10 +20,10 @@ from array import array
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
+from toolkit.core.errors import ElfError
 from toolkit.core.gfx import sort_key
 from toolkit.inspect.readers.amdgpu import V2_MAX_BYTES, amdgpu_target, needs_note, note_target
 from toolkit.inspect.readers.elftables import Strings, read_dynamic, read_verdef, read_verneed, strings
-from toolkit.inspect.readers.errors import ElfError as ElfError
 from toolkit.inspect.readers.gpuscan import CodeObject, ScanRange
 from toolkit.inspect.readers.inflate import name_batches, pack_bytes, pack_pairs, unpack_pairs
 

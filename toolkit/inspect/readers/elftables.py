@@ -22,7 +22,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from toolkit.inspect.readers.errors import ElfError
+from toolkit.core.errors import ElfError
 
 NAME_FACTOR = 8  # names read, in bytes, per byte of their string table (a real file: about 1)
 NAME_SLACK = 16 << 10
