@@ -116,6 +116,16 @@ class CommandFailed(ToolkitError):
         return self.limit is not None
 
 
+def nearest(value: str, valid: Iterable[str], n: int = 5, cutoff: float = 0.75) -> list[str]:
+    """The ``n`` values of ``valid`` nearest to ``value``, nearest first (``difflib``'s
+    similarity ratio, at least ``cutoff``): what an error names for a mistyped id. Ids
+    share their shape (``-cpXY-rocmX.Y``), so the cutoff is above difflib's 0.6: another
+    package's ids are not near."""
+    import difflib
+
+    return difflib.get_close_matches(value, list(valid), n=n, cutoff=cutoff)
+
+
 def unknown(what: str, value: object, valid: Iterable[str]) -> UsageError:
     """The standard "unknown X 'v'; valid: a, b, c" error."""
     from toolkit.core.text import escape, quoted
