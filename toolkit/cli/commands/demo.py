@@ -73,6 +73,9 @@ def demo(args: argparse.Namespace) -> None:
     hip = None if args.cpu else detect_hip()
     python = f"{sys.version_info.major}.{sys.version_info.minor}"
     from toolkit.env.project import refuse_dirty
+    from toolkit.env.sdist import source_folder
+
+    args.source = source_folder(args.source, layout.root)  # an sdist: unpacked, then a folder
 
     changes = refuse_dirty(args.source or EXAMPLE, args.allow_dirty)  # before anything is read
     if args.source:

@@ -89,6 +89,10 @@ def options_from(args: argparse.Namespace, *,
     from toolkit.plan.recipes import load_matrix
 
     matrix = load_matrix()
+    if getattr(args, "source", None):  # an sdist: unpacked into the work folder, then a folder
+        from toolkit.env.sdist import source_folder
+
+        args.source = source_folder(args.source, Layout.default(args.workdir).root)
     # CI overrides (flags win): TOOLKIT_ROCM_FROM, TOOLKIT_ROCM_INDEX_URL, TOOLKIT_ROCM_FAMILY,
     # TOOLKIT_ROCM_CHANNEL
     args.rocm_from = args.rocm_from or os.environ.get("TOOLKIT_ROCM_FROM") or None
