@@ -64,8 +64,9 @@ def check_project(path: str) -> Path:
         raise UsageError(f"--source {path}: no such folder; give the folder holding the "
                          "project's pyproject.toml or setup.py")
     if not folder.is_dir():
-        raise UsageError(f"--source {path}: not a folder; give the folder holding the "
-                         "project's pyproject.toml or setup.py")
+        raise UsageError(f"--source {path}: not a folder nor an sdist (.tar.gz, .zip); give "
+                         "the folder holding the project's pyproject.toml or setup.py, or its "
+                         "sdist")
     if not os.access(folder, os.R_OK | os.X_OK):
         raise UsageError(f"--source {path}: not readable (permission denied)")
     try:
