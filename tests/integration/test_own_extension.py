@@ -255,3 +255,29 @@ def test_an_sdist_is_built_like_a_folder_named_by_its_tree(env: dict[str, str],
         lib = tmp_path / "lib.so"
         lib.write_bytes(zf.read(libs[0]))
     assert [t.split(":")[0] for t in code_objects(lib)] == ["gfx90a"]
+
+
+def test_a_cpu_only_project_failing_the_gpu_check_is_told_of_cpu(env: dict[str, str],
+                                                                tmp_path: Path) -> None:
+    """A project with a plain C extension, built where hipcc is: the GPU-target check fails
+    (exit 1) and its hint names ``--cpu``; with ``--cpu``, as the hint says, it builds."""
+    proj = tmp_path / "cpu"
+    (proj / "cpuext").mkdir(parents=True)
+    (proj / "cpuext" / "__init__.py").write_text("")
+    (proj / "native.c").write_text(
+        "#include <Python.h>\n"
+        "static struct PyModuleDef m = {PyModuleDef_HEAD_INIT, \"_native\", NULL, -1, NULL};\n"
+        "PyMODINIT_FUNC PyInit__native(void) { return PyModule_Create(&m); }\n")
+    (proj / "setup.py").write_text(
+        "from setuptools import Extension, setup\n"
+        "setup(name='cpu-ext', version='0.1.0', packages=['cpuext'],\n"
+        "      ext_modules=[Extension('cpuext._native', ['native.c'])])\n")
+    base = [sys.executable, "-m", "toolkit", "demo", "--source", str(proj), "--no-smoke"]
+    res = run([*base, "--workdir", str(tmp_path / "w1"), "--gfx", "gfx90a"], env)
+    out = res.stdout + res.stderr
+    assert res.returncode == 1, out[-4000:]
+    assert "[gpu-targets] no GPU code for gfx90a" in out
+    assert "(next: a CPU-only project carries no GPU code: --cpu builds" in out
+    res = run([*base, "--workdir", str(tmp_path / "w2"), "--cpu"], env)
+    assert res.returncode == 0, (res.stdout + res.stderr)[-4000:]
+    assert "--cpu" not in res.stderr
