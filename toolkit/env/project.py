@@ -29,6 +29,7 @@ import re
 import shutil
 import sys
 import tempfile
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,18 +112,24 @@ def _installer() -> Literal["uv", "pip"]:
 
 @contextlib.contextmanager
 def _build_logs_to(log: TextIO) -> Iterator[None]:
-    """pypa/build's own progress lines go to ``log``, never to the console."""
+    """pypa/build's own progress lines, and the warnings the backend's hooks emit (pypa/build
+    re-raises them here as ``BuildBackendWarning``: setuptools' deprecations...), go to
+    ``log``, never to the console."""
     logger = logging.getLogger("build")
     handler = logging.StreamHandler(log)
     saved = (logger.propagate, logger.level)
     logger.addHandler(handler)
     logger.propagate = False
     logger.setLevel(logging.INFO)
-    try:
-        yield
-    finally:
-        logger.removeHandler(handler)
-        logger.propagate, logger.level = saved
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            logger.removeHandler(handler)
+            logger.propagate, logger.level = saved
+            for w in caught:
+                log.write(f"# warning: {w.category.__name__}: {w.message}\n")
 
 
 def _uv() -> str:
