@@ -17,8 +17,9 @@ DESCRIPTION = ("Build, check and smoke-test the bundled sample HIP extension, or
 def add_demo_arguments(p: argparse.ArgumentParser) -> None:
     """The demo's options: one definition for ``python -m toolkit demo`` and ``nox -s demo``."""
     p.add_argument("--source", default=None, type=path_value, metavar="PATH",
-                   help="build the setuptools/pyproject project at PATH instead of the bundled "
-                        "sample (copied, never modified)")
+                   help="build the setuptools/pyproject project at PATH (a folder, or its "
+                        "sdist .tar.gz/.zip) instead of the bundled sample (copied, never "
+                        "modified)")
     p.add_argument("--gfx", action="append", default=[], metavar="TARGETS",
                    help="gfx ids or family names, comma list (default: gfx90a,gfx908)")
     p.add_argument("--dry-run", action="store_true", help="print the plan, run nothing")

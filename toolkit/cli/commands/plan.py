@@ -43,7 +43,7 @@ def add_build_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--find-links", action="append", default=[], help="extra find-links for the SDK")
     p.add_argument("--family", default=None, help="GPU family for a per-family SDK index")
     p.add_argument("--source", default=None, type=path_value,
-                   help="build from this checkout (never modified)")
+                   help="build from this checkout, or this sdist (never modified)")
     p.add_argument("--allow-dirty", action="store_true",
                    help="build a --source checkout with uncommitted changes (else exit 12); "
                         "its wheel is named +...dirty and never replaces the clean one")
