@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.fixtures import crafted_elf as c
 from tests.fixtures.wheels import make_wheel
 from tests.unit.test_elf_linear import KINDS, crafted, read_all
-from toolkit.inspect.readers.errors import ElfError
+from toolkit.core.errors import ElfError
 
 ROOT = Path(__file__).resolve().parents[1]
 

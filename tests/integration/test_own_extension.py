@@ -216,3 +216,68 @@ def test_repro_bad_input_is_one_line_exit_2(entry: str, env: dict[str, str],
         assert res.returncode == 2, res.stdout + res.stderr
         lines = res.stderr.strip().splitlines()
         assert len(lines) == 1 and needle in lines[0] and "Traceback" not in res.stderr
+
+
+def test_an_sdist_is_built_like_a_folder_named_by_its_tree(env: dict[str, str],
+                                                           tmp_path: Path) -> None:
+    """``--source NAME-VERSION.tar.gz`` (made by ``python -m build --sdist``): unpacked into
+    the work folder and built; the work folder sits inside a git checkout with a commit, yet
+    the wheel is named by the unpacked tree, as for any folder outside git."""
+    src = tmp_path / "src"
+    shutil.copytree(PROJECTS / "own_pyproject", src)
+    # setuptools' sdist holds the .hip sources only when MANIFEST.in names them
+    (src / "MANIFEST.in").write_text("include src/pyprojext/*.hip\n")
+    res = run([sys.executable, "-m", "build", "--sdist", "--no-isolation", "--outdir",
+               str(tmp_path / "sdist"), str(src)], env)
+    assert res.returncode == 0, res.stderr[-3000:]
+    (archive,) = (tmp_path / "sdist").glob("*.tar.gz")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git_env = {**env, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
+               "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    for argv in (["git", "init", "-q"], ["git", "commit", "-q", "--allow-empty", "-m", "x"]):
+        subprocess.run(argv, cwd=repo, env=git_env, check=True)
+    (repo / ".gitignore").write_text("work/\n")  # the work folder is no change of the checkout
+    work = repo / "work"
+    res = run([sys.executable, "-m", "toolkit", "demo", "--source", str(archive), "--workdir",
+               str(work), "--no-smoke", "--gfx", "gfx90a"], env)
+    assert res.returncode == 0, (res.stdout + res.stderr)[-6000:]
+    build_id = "pyproj_ext-1.4.0rc1-cp311-rocm5.2"
+    m: dict[str, Any] = json.loads((work / "artifacts" / build_id / "manifest.json").read_text())
+    assert m["outcome"] == "ok" and m["dist"] == "PyProj.Ext"
+    assert m["source"]["sha"] == "0" * 40  # not the enclosing checkout's commit
+    assert Path(m["source"]["path"]).is_relative_to(work / "build" / "sdist")
+    (wheel,) = (work / "dist" / build_id).glob("*.whl")
+    tree8 = m["source"]["tree"][:8]
+    assert wheel.name == f"pyproj_ext-1.4.0rc1+rocm5.2git{tree8}-cp311-cp311-linux_x86_64.whl"
+    with zipfile.ZipFile(wheel) as zf:
+        libs = [n for n in zf.namelist() if n.endswith(".so")]
+        lib = tmp_path / "lib.so"
+        lib.write_bytes(zf.read(libs[0]))
+    assert [t.split(":")[0] for t in code_objects(lib)] == ["gfx90a"]
+
+
+def test_a_cpu_only_project_failing_the_gpu_check_is_told_of_cpu(env: dict[str, str],
+                                                                tmp_path: Path) -> None:
+    """A project with a plain C extension, built where hipcc is: the GPU-target check fails
+    (exit 1) and its hint names ``--cpu``; with ``--cpu``, as the hint says, it builds."""
+    proj = tmp_path / "cpu"
+    (proj / "cpuext").mkdir(parents=True)
+    (proj / "cpuext" / "__init__.py").write_text("")
+    (proj / "native.c").write_text(
+        "#include <Python.h>\n"
+        "static struct PyModuleDef m = {PyModuleDef_HEAD_INIT, \"_native\", NULL, -1, NULL};\n"
+        "PyMODINIT_FUNC PyInit__native(void) { return PyModule_Create(&m); }\n")
+    (proj / "setup.py").write_text(
+        "from setuptools import Extension, setup\n"
+        "setup(name='cpu-ext', version='0.1.0', packages=['cpuext'],\n"
+        "      ext_modules=[Extension('cpuext._native', ['native.c'])])\n")
+    base = [sys.executable, "-m", "toolkit", "demo", "--source", str(proj), "--no-smoke"]
+    res = run([*base, "--workdir", str(tmp_path / "w1"), "--gfx", "gfx90a"], env)
+    out = res.stdout + res.stderr
+    assert res.returncode == 1, out[-4000:]
+    assert "[gpu-targets] no GPU code for gfx90a" in out
+    assert "(next: a CPU-only project carries no GPU code: --cpu builds" in out
+    res = run([*base, "--workdir", str(tmp_path / "w2"), "--cpu"], env)
+    assert res.returncode == 0, (res.stdout + res.stderr)[-4000:]
+    assert "--cpu" not in res.stderr

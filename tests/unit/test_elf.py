@@ -13,11 +13,10 @@ from elftools.elf.gnuversions import GNUVerNeedSection
 
 from tests.fixtures.native import compile_shared
 from tests.fixtures.sparse import parse_in_rounds
-from toolkit.core.errors import UsageError
+from toolkit.core.errors import ElfError, UsageError
 from toolkit.core.proc import run
 from toolkit.inspect.readers.amdgpu import amdgpu_target
 from toolkit.inspect.readers.elf import EM_AMDGPU, Image, NeedRanges, parse_elf, read_elf_bytes
-from toolkit.inspect.readers.errors import ElfError
 from toolkit.inspect.readers.members import load_file
 
 

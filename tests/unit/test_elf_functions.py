@@ -13,17 +13,9 @@ import pytest
 
 from tests.fixtures.native import compile_shared
 from tests.fixtures.sparse import parse_in_rounds
+from toolkit.core.errors import ElfError
 from toolkit.core.proc import run
-from toolkit.inspect.readers.elf import (
-    ElfError,
-    ElfInfo,
-    Header,
-    Image,
-    _cstr,
-    _read_dynamic,
-    _str,
-    read_elf_bytes,
-)
+from toolkit.inspect.readers.elf import ElfInfo, Header, Image, _cstr, _read_dynamic, _str, read_elf_bytes
 
 TABLE = b"\0libfoo.so\0a:b\0"  # offsets: 0 "", 1 "libfoo.so", 4 "foo.so", 11 "a:b", 14 ""
 

@@ -10,8 +10,8 @@ import struct
 
 import pytest
 
+from toolkit.core.errors import ElfError
 from toolkit.inspect.readers.elf import (
-    ElfError,
     ElfInfo,
     Image,
     _read_dynamic,

@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 
 from tests.fixtures import crafted_elf as c
 from tests.fixtures.wheels import make_wheel
+from toolkit.core.errors import ElfError
 from toolkit.inspect.readers.elf import Image, parse_header, read_elf_bytes, segment_ranges
-from toolkit.inspect.readers.errors import ElfError
 
 
 class TooMuchWork(BaseException):

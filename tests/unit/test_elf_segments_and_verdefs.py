@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from toolkit.core.errors import ElfError
 from toolkit.inspect.readers import members
 from toolkit.inspect.readers.elf import (
-    ElfError,
     ElfInfo,
     Image,
     _read_verdef,

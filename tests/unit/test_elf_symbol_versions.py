@@ -217,7 +217,8 @@ def test_hand_made_symbols_by_binding_visibility_and_version(elf_class: int, lit
 
 @pytest.mark.parametrize("cut", [0, 1])
 def test_a_symbol_name_outside_dynstr_is_corrupt(cut: int) -> None:
-    from toolkit.inspect.readers.elf import ElfError, Header, _read_symbols
+    from toolkit.core.errors import ElfError
+    from toolkit.inspect.readers.elf import Header, _read_symbols
 
     hdr = Header(64, True, 0, 0, 3, 62, 0, 0, 0, 0, 0, 0, 0, 0)
     strtab = b"\0abc\0" if not cut else b"\0abc"  # offset 5 past the end / "abc" without its NUL

@@ -10,9 +10,9 @@ import pytest
 
 from tests.fixtures.bundles import make_bundle
 from tests.fixtures.native import compile_shared, section
+from toolkit.core.errors import ElfError
 from toolkit.core.proc import run
 from toolkit.inspect.readers.elf import read_elf_bytes
-from toolkit.inspect.readers.errors import ElfError
 
 
 @pytest.fixture(scope="module")

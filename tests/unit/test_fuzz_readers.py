@@ -12,10 +12,9 @@ from hypothesis import strategies as st
 
 from tests.fixtures.bundles import compress_bundle, make_bundle
 from tests.fixtures.wheels import make_wheel
-from toolkit.core.errors import UsageError
+from toolkit.core.errors import ElfError, UsageError
 from toolkit.inspect.checks import check_paths
 from toolkit.inspect.readers.elf import Image, NeedRanges, parse_elf, read_elf_bytes
-from toolkit.inspect.readers.errors import ElfError
 from toolkit.inspect.readers.offload import Bundle, gpu_targets, parse_fatbin
 
 # example counts, deadline and randomness come from the profile (tests/conftest.py)

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.wheels import edit_member_headers, make_wheel, wrong_crc
+from toolkit.core.errors import MemberError
 from toolkit.inspect.readers import inflate
 from toolkit.inspect.readers.inflate import MemberReader
-from toolkit.inspect.readers.wheelzip import Budget, MemberError, WheelZip
+from toolkit.inspect.readers.wheelzip import Budget, WheelZip
 
 MEMBER = "demo/blob.bin"
 FAIL = f"{MEMBER}: corrupt or truncated archive member"

@@ -9,9 +9,10 @@ import pytest
 
 from tests.fixtures.bundles import make_bundle
 from tests.fixtures.handmade_elf import EM_X86_64, shared_object
+from toolkit.core.errors import OffloadError
 from toolkit.inspect.readers.amdgpu import code_object_at
 from toolkit.inspect.readers.elf import ElfInfo, read_elf_bytes
-from toolkit.inspect.readers.offload import OffloadError, Stream, read_plain
+from toolkit.inspect.readers.offload import Stream, read_plain
 from toolkit.inspect.readers.resolver import Lib, Resolver, defines
 from toolkit.inspect.report import LibraryResult, WheelResult
 from toolkit.inspect.rules.manylinux import check_policy, library_policy

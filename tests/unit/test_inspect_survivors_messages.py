@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.handmade_elf import code_object_v2, isa_version_note
-from toolkit.core.errors import DataError
+from toolkit.core.errors import DataError, OffloadError
 from toolkit.inspect.readers.elf import ElfInfo
-from toolkit.inspect.readers.offload import OffloadError, parse_fatbin
+from toolkit.inspect.readers.offload import parse_fatbin
 from toolkit.inspect.readers.policy import _allowed, parse_policies
 from toolkit.inspect.readers.resolver import Lib
 from toolkit.inspect.report import LibraryResult, WheelResult

@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.wheels import make_wheel, wrong_crc
+from toolkit.core.errors import MemberError
 from toolkit.inspect.checks import check_paths
 from toolkit.inspect.readers import members
 from toolkit.inspect.readers.inflate import MemberReader
-from toolkit.inspect.readers.wheelzip import Budget, MemberError, WheelZip
+from toolkit.inspect.readers.wheelzip import Budget, WheelZip
 
 TAG = "cp311-cp311-manylinux_2_28_x86_64"
 MEMBER = "demo/blob.bin"

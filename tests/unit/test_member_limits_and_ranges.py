@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.wheels import make_wheel
+from toolkit.core import errors
 from toolkit.inspect.readers import inflate, wheelzip
 from toolkit.inspect.readers.inflate import MemberReader
 from toolkit.inspect.readers.members import read_member
@@ -188,7 +189,7 @@ def test_a_member_that_inflates_short_of_its_declared_size_is_named(
     with WheelZip.open(whl, Budget()) as wz:
         reader = MemberReader(wz, wz.zf.getinfo(MEMBER))
         assert reader.size == 60_000
-        with pytest.raises(wheelzip.MemberError) as err:
+        with pytest.raises(errors.MemberError) as err:
             reader.read(40_000, 20_000)  # not from the start: no first pass
     assert str(err.value) == (f"{MEMBER}: corrupt or truncated archive member (inflated to 50000 bytes, "
                               "60000 declared)")

@@ -23,8 +23,8 @@ import pytest
 
 from tests.fixtures.native import system_lib
 from tests.fixtures.wheels import edit_member_headers, make_wheel, wrong_crc
+from toolkit.core.errors import ElfError
 from toolkit.inspect.readers import gpuscan, inflate, members
-from toolkit.inspect.readers.errors import ElfError
 from toolkit.inspect.readers.members import _batch_job, _batches, read_member, read_members, read_one
 from toolkit.inspect.readers.wheelzip import Budget, WheelZip
 
@@ -266,8 +266,8 @@ class _Unreadable:
 
 
 def test_a_parse_that_cannot_gather_its_ranges_gives_up_after_four_rounds() -> None:
+    from toolkit.core.errors import ElfError
     from toolkit.inspect.readers.elf import Image
-    from toolkit.inspect.readers.errors import ElfError
 
     data = system_lib("libz.so.1").read_bytes()
     img = Image(len(data), [(0, data[:64])])  # the ELF header only

@@ -10,11 +10,12 @@ import struct
 
 import pytest
 
+from toolkit.core.errors import OffloadError
 from toolkit.inspect.checks import _kind
 from toolkit.inspect.readers.amdgpu import code_object_at, needs_note
 from toolkit.inspect.readers.elf import ElfInfo
 from toolkit.inspect.readers.gpuscan import CodeObject
-from toolkit.inspect.readers.offload import MAX_ENTRIES, OffloadError, plain_header
+from toolkit.inspect.readers.offload import MAX_ENTRIES, plain_header
 from toolkit.inspect.readers.policy import _allowed
 from toolkit.inspect.report import WheelResult
 from toolkit.inspect.rules.gpu import library_code

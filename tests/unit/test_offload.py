@@ -7,13 +7,8 @@ import struct
 import pytest
 
 from tests.fixtures.bundles import compress_bundle, make_bundle
-from toolkit.inspect.readers.offload import (
-    OffloadError,
-    gpu_targets,
-    parse_entry_id,
-    parse_fatbin,
-    read_bundles,
-)
+from toolkit.core.errors import OffloadError
+from toolkit.inspect.readers.offload import gpu_targets, parse_entry_id, parse_fatbin, read_bundles
 
 HOST = ("host-x86_64-unknown-linux-gnu", b"")
 

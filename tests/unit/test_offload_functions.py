@@ -13,6 +13,7 @@ import pytest
 import zstandard
 
 from tests.fixtures.bundles import compress_bundle, make_bundle
+from toolkit.core.errors import OffloadError
 from toolkit.inspect.readers.offload import (
     MAX_ENTRIES,
     MAX_HEADER_BYTES,
@@ -20,7 +21,6 @@ from toolkit.inspect.readers.offload import (
     PLAIN_MAGIC,
     Bundle,
     BundleEntry,
-    OffloadError,
     Stream,
     parse_fatbin,
     read_bundles,

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from toolkit.inspect.readers.offload import Bundle, BundleEntry, OffloadError, Stream, parse_entry_id
+from toolkit.core.errors import OffloadError
+from toolkit.inspect.readers.offload import Bundle, BundleEntry, Stream, parse_entry_id
 
 DATA = bytes(range(256)) * 4 + bytes(300) + b"after zeros"
 

@@ -11,9 +11,10 @@ import struct
 import pytest
 
 from tests.fixtures.bundles import compress_bundle, make_bundle
+from toolkit.core.errors import OffloadError
 from toolkit.inspect.readers import distros
 from toolkit.inspect.readers.gpuscan import Hits
-from toolkit.inspect.readers.offload import OffloadError, parse_fatbin
+from toolkit.inspect.readers.offload import parse_fatbin
 
 ELF, PLAIN, CCOB = b"\x7fELF", b"__CLANG_OFFLOAD_BUNDLE__", b"CCOB"
 

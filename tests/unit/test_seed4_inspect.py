@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.inspect.readers.errors import ElfError
+from toolkit.core.errors import ElfError
 from toolkit.inspect.readers.members import load_file
 from toolkit.inspect.readers.resolver import Lib
 from toolkit.inspect.readers.wheelzip import Budget, WheelZip
@@ -66,7 +66,8 @@ def test_a_symbol_version_no_loaded_library_names_falls_back_to_the_providers() 
 def test_a_bundle_cut_after_its_header_names_the_missing_entry() -> None:
     import struct
 
-    from toolkit.inspect.readers.offload import OffloadError, Stream, read_plain
+    from toolkit.core.errors import OffloadError
+    from toolkit.inspect.readers.offload import Stream, read_plain
 
     # clang-offload-bundler: 24 bytes of magic, an 8-byte entry count, then 24 bytes per entry
     data = b"__CLANG_OFFLOAD_BUNDLE__" + struct.pack("<Q", 2)

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.wheels import make_wheel
-from toolkit.core.proc import CommandFailed
+from toolkit.core.errors import CommandFailed
 from toolkit.core.proc import run as run_proc
 from toolkit.run.signature import FALLBACK_LINES, MAX_CHARS, MAX_LINES, compare, signature
 

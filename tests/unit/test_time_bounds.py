@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from toolkit.core import proc
+from toolkit.core import errors, proc
 from toolkit.core.errors import CheckFailed, TimedOut
 from toolkit.core.reporter import ListReporter
 from toolkit.core.steps import Command, Smoke, Step
@@ -49,7 +49,7 @@ def group_alive(pgid: int, wait: float = 5.0) -> bool:
 def test_a_silent_child_is_stopped_at_its_limit_with_its_whole_group() -> None:
     lines: list[str] = []
     start = time.monotonic()
-    with pytest.raises(proc.CommandFailed) as exc:
+    with pytest.raises(errors.CommandFailed) as exc:
         proc.stream(["sh", "-c", SILENT], on_line=lines.append, timeout=1.5)
     elapsed = time.monotonic() - start
     assert 1.5 <= elapsed < 10, elapsed  # not after the 300 s sleep
@@ -66,7 +66,7 @@ def test_a_child_that_never_stops_printing_is_stopped_at_its_limit() -> None:
         count[0] += 1
 
     start = time.monotonic()
-    with pytest.raises(proc.CommandFailed) as exc:
+    with pytest.raises(errors.CommandFailed) as exc:
         proc.stream([sys.executable, "-c", "import os\nprint(os.getpgid(0), flush=True)\n"
                      "while True: print('x' * 50, flush=True)"], on_line=on_line, timeout=1.0)
     assert time.monotonic() - start < 10
@@ -78,7 +78,7 @@ def test_a_child_ignoring_sigterm_is_killed(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(proc, "KILL_GRACE_S", 1.0)
     lines: list[str] = []
     start = time.monotonic()
-    with pytest.raises(proc.CommandFailed) as exc:
+    with pytest.raises(errors.CommandFailed) as exc:
         proc.stream(["sh", "-c", "trap '' TERM; echo $$; sleep 300 & wait"],
                     on_line=lines.append, timeout=1.0)
     assert exc.value.timed_out and time.monotonic() - start < 10
@@ -87,7 +87,7 @@ def test_a_child_ignoring_sigterm_is_killed(monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_run_stops_the_group_even_when_a_grandchild_holds_the_pipe() -> None:
     start = time.monotonic()
-    with pytest.raises(proc.CommandFailed) as exc:
+    with pytest.raises(errors.CommandFailed) as exc:
         proc.run(["sh", "-c", SILENT], timeout=1.0)
     assert time.monotonic() - start < 15
     assert exc.value.timed_out and exc.value.tail[0].isdigit()
@@ -99,7 +99,7 @@ def test_within_the_limit_nothing_changes() -> None:
     assert proc.stream(["sh", "-c", "echo a; sleep 0.2; printf b"], on_line=lines.append,
                        timeout=30) == 0
     assert lines == ["a\n", "b"]
-    with pytest.raises(proc.CommandFailed) as exc:
+    with pytest.raises(errors.CommandFailed) as exc:
         proc.stream(["sh", "-c", "echo a; exit 3"], on_line=lines.append, timeout=30)
     assert exc.value.returncode == 3 and not exc.value.timed_out
     assert proc.run(["sh", "-c", "echo out; echo err >&2"], timeout=30).stderr == "err\n"

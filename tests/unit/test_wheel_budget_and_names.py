@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.wheels import make_wheel
-from toolkit.core.errors import UsageError
+from toolkit.core.errors import MemberError, UsageError
 from toolkit.inspect.inputs import collect_wheel, looks_native, open_input
-from toolkit.inspect.readers.wheelzip import MAX_SMALL, RATIO_FLOOR, Budget, MemberError, WheelZip, safe_name
+from toolkit.inspect.readers.wheelzip import MAX_SMALL, RATIO_FLOOR, Budget, WheelZip, safe_name
 from toolkit.inspect.report import WheelResult
 
 

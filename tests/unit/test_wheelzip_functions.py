@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.wheels import edit_member_headers
-from toolkit.inspect.readers.wheelzip import Budget, MemberError, WheelZip, WheelZipError
+from toolkit.core.errors import MemberError, WheelZipError
+from toolkit.inspect.readers.wheelzip import Budget, WheelZip
 
 
 def _zip(path: Path, entries: list[tuple[str, bytes]]) -> Path:

@@ -343,7 +343,8 @@ def _ccache(ccache_dir: Path, *args: str) -> str | None:
     """``ccache ARGS`` on ``ccache_dir``: its output, None without ccache or on failure."""
     import shutil
 
-    from toolkit.core.proc import CommandFailed, run
+    from toolkit.core.errors import CommandFailed
+    from toolkit.core.proc import run
 
     exe = shutil.which("ccache")
     if not exe:

@@ -1,4 +1,6 @@
-"""One root exception; each subclass carries its own exit code.
+"""Every error type the toolkit raises on purpose, and its exit code: one root exception,
+each subclass carrying its own code (README's "Exit codes" table is tested against this
+module: tests/unit/test_exit_codes.py).
 
 Entry points (CLI, nox sessions, invoke tasks) catch ``ToolkitError`` once and print
 ``str(err)`` -- one line naming what was wrong and what is valid -- with no traceback.
@@ -6,7 +8,9 @@ Entry points (CLI, nox sessions, invoke tasks) catch ``ToolkitError`` once and p
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+
+from toolkit.core.masking import mask
 
 
 class ToolkitError(Exception):
@@ -37,6 +41,23 @@ class UsageError(ToolkitError):
     exit_code = 2
 
 
+class WheelZipError(UsageError):
+    """A wheel's archive itself cannot be read (exit 2)."""
+
+
+class MemberError(UsageError):
+    """One member of a wheel cannot be read safely; the check reports it as a finding for
+    that member (exit 2 when it escapes)."""
+
+
+class ElfError(UsageError):
+    """A file is not a well-formed ELF object (or not one we can read) (exit 2)."""
+
+
+class OffloadError(ElfError):
+    """A malformed offload bundle inside an ELF object (exit 2)."""
+
+
 class DataError(ToolkitError):
     """A matrix data file is malformed (exit 3)."""
 
@@ -53,6 +74,56 @@ class StepFailed(ToolkitError):
     """A planned step ran and failed (exit 5)."""
 
     exit_code = 5
+
+
+class CommandStepFailed(StepFailed):
+    """A step's command ran and exited non-zero (exit 5): its exit code and output tail."""
+
+    def __init__(self, message: str, returncode: int | None, tail: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.returncode = returncode
+        self.tail = tail
+
+
+class CommandFailed(ToolkitError):
+    """A command could not start, timed out, or exited non-zero (exit 5).
+
+    ``timed_out`` says it ran past its limit (``limit`` seconds) and was stopped: callers
+    turn that into ``TimedOut`` (exit 9) naming what they ran."""
+
+    exit_code = 5
+
+    def __init__(self, argv: Sequence[str], returncode: int | None, tail: Sequence[str] = (),
+                 *, reason: str | None = None, hint: str | None = None,
+                 limit: float | None = None) -> None:
+        self.argv = tuple(argv)
+        self.returncode = returncode
+        self.tail = tuple(tail)
+        self.limit = limit
+        self.reason = reason if limit is None else f"timed out after {limit:g} s"
+        shown = mask(" ".join(self.argv))
+        if self.reason:
+            message = f"{self.reason}: {shown}"
+        else:
+            message = f"command failed (exit {returncode}): {shown}"
+        if self.tail:
+            message += f"\n  last {len(self.tail)} lines of output:\n" + "\n".join(
+                f"    {mask(t)}" for t in self.tail)
+        super().__init__(message, hint=hint)
+
+    @property
+    def timed_out(self) -> bool:
+        return self.limit is not None
+
+
+def nearest(value: str, valid: Iterable[str], n: int = 5, cutoff: float = 0.75) -> list[str]:
+    """The ``n`` values of ``valid`` nearest to ``value``, nearest first (``difflib``'s
+    similarity ratio, at least ``cutoff``): what an error names for a mistyped id. Ids
+    share their shape (``-cpXY-rocmX.Y``), so the cutoff is above difflib's 0.6: another
+    package's ids are not near."""
+    import difflib
+
+    return difflib.get_close_matches(value, list(valid), n=n, cutoff=cutoff)
 
 
 def unknown(what: str, value: object, valid: Iterable[str]) -> UsageError:

@@ -21,43 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from toolkit.core.errors import ToolkitError
+from toolkit.core.errors import CommandFailed
 from toolkit.core.urls import mask
 
 DEFAULT_TIMEOUT_S = 600.0
 TAIL_LINES = 40
 KILL_GRACE_S = 10.0  # SIGTERM, then SIGKILL after this long
-
-
-class CommandFailed(ToolkitError):
-    """A command could not start, timed out, or exited non-zero (exit 5).
-
-    ``timed_out`` says it ran past its limit (``limit`` seconds) and was stopped: callers
-    turn that into ``TimedOut`` (exit 9) naming what they ran."""
-
-    exit_code = 5
-
-    def __init__(self, argv: Sequence[str], returncode: int | None, tail: Sequence[str] = (),
-                 *, reason: str | None = None, hint: str | None = None,
-                 limit: float | None = None) -> None:
-        self.argv = tuple(argv)
-        self.returncode = returncode
-        self.tail = tuple(tail)
-        self.limit = limit
-        self.reason = reason if limit is None else f"timed out after {limit:g} s"
-        shown = mask(" ".join(self.argv))
-        if self.reason:
-            message = f"{self.reason}: {shown}"
-        else:
-            message = f"command failed (exit {returncode}): {shown}"
-        if self.tail:
-            message += f"\n  last {len(self.tail)} lines of output:\n" + "\n".join(
-                f"    {mask(t)}" for t in self.tail)
-        super().__init__(message, hint=hint)
-
-    @property
-    def timed_out(self) -> bool:
-        return self.limit is not None
 
 
 @dataclass(frozen=True)

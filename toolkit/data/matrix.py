@@ -21,7 +21,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from toolkit.core.errors import DataError, UsageError, unknown
+from toolkit.core.errors import DataError, UsageError, nearest, unknown
+from toolkit.core.text import quoted
 from toolkit.core.versions import rocm_label, version_sort_key
 from toolkit.data import known
 from toolkit.data import waiting as awaiting
@@ -249,13 +250,12 @@ class Matrix:
             if b.id == build_id:
                 return b
         awaiting.refuse(self, build_id=build_id)
-        close = [b.id for b in self.builds if b.id.split("-")[0] == build_id.split("-")[0]]
-        hint = ", ".join(close[:8]) + (" ..." if len(close) > 8 else "")
-        raise UsageError(
-            f"unknown build id {build_id!r}; ids look like apex-1.8.0-cp312-rocm7.0"
-            + (f"; e.g. {hint}" if hint else ""),
-            hint="invoke matrix --format json lists every id",
-        )
+        ids = [b.id for b in self.builds]
+        close = nearest(build_id, ids)
+        shown = (f"nearest: {', '.join(close)}" if close
+                 else f"ids look like {ids[0] if ids else 'PACKAGE-VERSION-cpXY-rocmX.Y'}")
+        raise UsageError(f"unknown build id {quoted(build_id)}; {shown}",
+                         hint="invoke matrix --format json lists every id")
 
     def pair_builds(self, python: str, rocm: str, packages: Iterable[str] = ()) -> list[Build]:
         """Builds of one (Python, ROCm) pair; an empty pair is a ``UsageError``."""

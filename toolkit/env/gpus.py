@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolkit.core.proc import CommandFailed, run
+from toolkit.core.errors import CommandFailed
+from toolkit.core.proc import run
 
 KFD_ROOT = "/sys/class/kfd/kfd/topology/nodes"
 KFD_ENV = "TOOLKIT_KFD_ROOT"

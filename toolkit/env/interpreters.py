@@ -26,8 +26,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolkit.core.errors import EnvironmentProblem, UsageError
-from toolkit.core.proc import CommandFailed, run
+from toolkit.core.errors import CommandFailed, EnvironmentProblem, UsageError
+from toolkit.core.proc import run
 
 _REQUEST = re.compile(r"^(?P<major>3)\.(?P<minor>[0-9]+)(?P<t>t?)$")
 _PROBE = (

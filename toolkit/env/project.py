@@ -29,13 +29,13 @@ import re
 import shutil
 import sys
 import tempfile
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from toolkit.core.errors import DirtySource, StepFailed, UsageError
-from toolkit.core.proc import CommandFailed
+from toolkit.core.errors import CommandFailed, DirtySource, StepFailed, UsageError
 from toolkit.core.proc import run as run_proc
 from toolkit.core.text import escape
 from toolkit.core.urls import mask
@@ -65,8 +65,9 @@ def check_project(path: str) -> Path:
         raise UsageError(f"--source {path}: no such folder; give the folder holding the "
                          "project's pyproject.toml or setup.py")
     if not folder.is_dir():
-        raise UsageError(f"--source {path}: not a folder; give the folder holding the "
-                         "project's pyproject.toml or setup.py")
+        raise UsageError(f"--source {path}: not a folder nor an sdist (.tar.gz, .zip); give "
+                         "the folder holding the project's pyproject.toml or setup.py, or its "
+                         "sdist")
     if not os.access(folder, os.R_OK | os.X_OK):
         raise UsageError(f"--source {path}: not readable (permission denied)")
     try:
@@ -111,18 +112,24 @@ def _installer() -> Literal["uv", "pip"]:
 
 @contextlib.contextmanager
 def _build_logs_to(log: TextIO) -> Iterator[None]:
-    """pypa/build's own progress lines go to ``log``, never to the console."""
+    """pypa/build's own progress lines, and the warnings the backend's hooks emit (pypa/build
+    re-raises them here as ``BuildBackendWarning``: setuptools' deprecations...), go to
+    ``log``, never to the console."""
     logger = logging.getLogger("build")
     handler = logging.StreamHandler(log)
     saved = (logger.propagate, logger.level)
     logger.addHandler(handler)
     logger.propagate = False
     logger.setLevel(logging.INFO)
-    try:
-        yield
-    finally:
-        logger.removeHandler(handler)
-        logger.propagate, logger.level = saved
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            logger.removeHandler(handler)
+            logger.propagate, logger.level = saved
+            for w in caught:
+                log.write(f"# warning: {w.category.__name__}: {w.message}\n")
 
 
 def _uv() -> str:

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolkit.core.errors import EnvironmentProblem
-from toolkit.core.proc import CommandFailed, run
+from toolkit.core.errors import CommandFailed, EnvironmentProblem
+from toolkit.core.proc import run
 from toolkit.core.versions import version_sort_key
 from toolkit.env.host import HostFacts, SystemRocm
 

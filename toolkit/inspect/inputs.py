@@ -14,11 +14,10 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from toolkit.core.errors import UsageError
+from toolkit.core.errors import ElfError, UsageError
 from toolkit.core.files import missing, open_regular
 from toolkit.core.text import escape
 from toolkit.inspect.readers.elf import is_elf
-from toolkit.inspect.readers.errors import ElfError
 from toolkit.inspect.readers.members import load_file, read_members, start_pool, stop_pool
 from toolkit.inspect.readers.resolver import Lib
 from toolkit.inspect.readers.wheelzip import Budget, WheelZip

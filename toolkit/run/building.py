@@ -17,13 +17,12 @@ import shlex
 import shutil
 from pathlib import Path
 
-from toolkit.core.errors import StepFailed, ToolkitError
+from toolkit.core.errors import CommandStepFailed, StepFailed, ToolkitError
 from toolkit.core.files import hash_tree, read_bytes
 from toolkit.core.proc import run as run_proc
 from toolkit.core.steps import BuildWheel, NameWheel, Publish, Step
 from toolkit.env.buildenv import flag_path_problem, prefix_map, quote_flag
 from toolkit.run.context import (
-    CommandStepFailed,
     Run,
     StepResult,
     command_environment,

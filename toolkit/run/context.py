@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from toolkit.core.errors import StepFailed, TimedOut, ToolkitError
-from toolkit.core.proc import CommandFailed, stream
+from toolkit.core.errors import CommandFailed, CommandStepFailed, StepFailed, TimedOut, ToolkitError
+from toolkit.core.proc import stream
 from toolkit.core.reporter import NullReporter, Reporter
 from toolkit.core.steps import PLACEHOLDER_HELP, Command, Step
 from toolkit.core.steps.placeholders import LIB_DIR
@@ -91,15 +91,6 @@ def _unfilled(step: Step, texts: list[str]) -> None:
         if m:
             raise StepFailed(f"step '{step.name}': {m.group(0)} was never learned by an "
                              "earlier step")
-
-
-class CommandStepFailed(StepFailed):
-    """A step's command ran and exited non-zero (exit 5): its exit code and output tail."""
-
-    def __init__(self, message: str, returncode: int | None, tail: tuple[str, ...]) -> None:
-        super().__init__(message)
-        self.returncode = returncode
-        self.tail = tail
 
 
 def run_command(step: Step, cmd: Command, run: Run) -> StepResult:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from toolkit.core.errors import (
     CheckFailed,
+    CommandStepFailed,
     StepFailed,
     TimedOut,
     ToolkitError,
@@ -44,7 +45,7 @@ from toolkit.core.steps import (
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Plan
 from toolkit.run import building, prereqs, provisioning, sources
-from toolkit.run.context import CommandStepFailed, Run, StepResult, run_command
+from toolkit.run.context import Run, StepResult, run_command
 
 Handler = Callable[[Step, Run], "StepResult | str"]
 
@@ -69,9 +70,24 @@ def _verdict(step: Step, run: Run) -> StepResult | str:
             said = [t for t in err.tail if t.startswith("error: ")]
             raise TimedOut(f"step '{step.name}': " + (said[-1][len("error: "):] if said else
                                                       "the smoke run timed out")) from None
-        raise CheckFailed(err.message, hint=err.hint) from None
+        raise CheckFailed(err.message, hint=_cpu_hint(step, run, err.tail) or err.hint) from None
     except StepFailed as err:
         raise CheckFailed(err.message, hint=err.hint) from None
+
+
+CPU_HINT = ("a CPU-only project carries no GPU code: --cpu builds and checks it as one "
+            "(nox -s demo -- --source PATH --cpu)")
+
+
+def _cpu_hint(step: Step, run: Run, tail: tuple[str, ...]) -> str | None:
+    """``--cpu`` named when a ``--source`` project's wheel failed the GPU-target check looking
+    CPU-only (no native library carries device code or links HIP)."""
+    from toolkit.inspect.rules.gpu import CPU_ONLY
+
+    if not isinstance(step.action, CheckWheel) or not step.action.gfx or not run.plan.source:
+        return None
+    cpu_only = any("[gpu-targets]" in t and any(w in t for w in CPU_ONLY) for t in tail)
+    return CPU_HINT if cpu_only else None
 
 
 HANDLERS: dict[type, Handler] = {

@@ -25,10 +25,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from toolkit.core.errors import UsageError
+from toolkit.core.errors import CommandFailed, UsageError
 from toolkit.core.files import missing as no_file
 from toolkit.core.files import read_bytes, sha256_file, write_atomic
-from toolkit.core.proc import CommandFailed
 from toolkit.core.proc import run as run_command
 from toolkit.core.text import escape
 from toolkit.core.urls import mask

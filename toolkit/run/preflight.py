@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from toolkit.core.errors import EnvironmentProblem
-from toolkit.core.proc import CommandFailed, run
+from toolkit.core.errors import CommandFailed, EnvironmentProblem
+from toolkit.core.proc import run
 
 _HIP = re.compile(r"HIP version:\s*([0-9]+)\.([0-9]+)")
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from toolkit.core.errors import EnvironmentProblem, SourceUnreachable
+from toolkit.core.errors import CommandStepFailed, EnvironmentProblem, SourceUnreachable
 from toolkit.core.files import read_text
 from toolkit.core.steps import (
     CheckEnv,
@@ -33,7 +33,7 @@ from toolkit.env import venvs
 from toolkit.env.interpreters import find, find_uv, probe
 from toolkit.env.rocm import check_version, describe_pip_sdk, find_system, major_minor
 from toolkit.env.torchprobe import check_torch_hip, torch_info
-from toolkit.run.context import CommandStepFailed, Run, StepResult, run_command
+from toolkit.run.context import Run, StepResult, run_command
 
 # values that are bookkeeping, never stored in the environment's stamp
 _NOT_STORED = {"TOOLS_PATH", "INTERPRETER", "SHA", "SHA8", "WHEEL", "LDSHARED",

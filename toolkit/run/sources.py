@@ -14,9 +14,8 @@ import os
 import shutil
 from pathlib import Path
 
-from toolkit.core.errors import StepFailed, UsageError
+from toolkit.core.errors import CommandFailed, StepFailed, UsageError
 from toolkit.core.files import Ignore, hash_tree
-from toolkit.core.proc import CommandFailed
 from toolkit.core.proc import run as run_proc
 from toolkit.core.steps import CopySources, FetchSources, FetchSubmodules, Step, Submodule
 from toolkit.core.steps.sources import mirror_name

@@ -5,9 +5,8 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from toolkit.core.errors import UsageError
+from toolkit.core.errors import ElfError, UsageError
 from toolkit.inspect.readers.elf import Image, is_elf, parse_header, read_sections
-from toolkit.inspect.readers.errors import ElfError
 
 MAX_SHOWN = 20
 

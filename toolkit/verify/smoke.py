@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from toolkit.core.errors import CheckFailed, EnvironmentProblem, UsageError
+from toolkit.core.errors import CheckFailed, CommandFailed, EnvironmentProblem, UsageError
 from toolkit.core.files import write_atomic
-from toolkit.core.proc import CommandFailed, Result
+from toolkit.core.proc import Result
 from toolkit.core.proc import run as run_command
 from toolkit.core.proc import stream as stream_command
 from toolkit.core.reporter import NullReporter, Reporter

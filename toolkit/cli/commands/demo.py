@@ -17,8 +17,9 @@ DESCRIPTION = ("Build, check and smoke-test the bundled sample HIP extension, or
 def add_demo_arguments(p: argparse.ArgumentParser) -> None:
     """The demo's options: one definition for ``python -m toolkit demo`` and ``nox -s demo``."""
     p.add_argument("--source", default=None, type=path_value, metavar="PATH",
-                   help="build the setuptools/pyproject project at PATH instead of the bundled "
-                        "sample (copied, never modified)")
+                   help="build the setuptools/pyproject project at PATH (a folder, or its "
+                        "sdist .tar.gz/.zip) instead of the bundled sample (copied, never "
+                        "modified)")
     p.add_argument("--gfx", action="append", default=[], metavar="TARGETS",
                    help="gfx ids or family names, comma list (default: gfx90a,gfx908)")
     p.add_argument("--dry-run", action="store_true", help="print the plan, run nothing")
@@ -72,6 +73,9 @@ def demo(args: argparse.Namespace) -> None:
     layout = Layout.default(args.workdir)
     hip = None if args.cpu else detect_hip()
     python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    from toolkit.env.sdist import source_folder
+
+    args.source = source_folder(args.source, layout.root)  # an sdist: unpacked, then a folder
     # the demo's own defaults: this machine's ROCm, the demo's targets, no lock files; the
     # source's uncommitted changes refused before anything is read
     given = dataclasses.replace(given_options(args, environ={}), rocm_from="system",

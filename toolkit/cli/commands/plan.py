@@ -42,7 +42,7 @@ def add_build_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--find-links", action="append", default=[], help="extra find-links for the SDK")
     p.add_argument("--family", default=None, help="GPU family for a per-family SDK index")
     p.add_argument("--source", default=None, type=path_value,
-                   help="build from this checkout (never modified)")
+                   help="build from this checkout, or this sdist (never modified)")
     p.add_argument("--allow-dirty", action="store_true",
                    help="build a --source checkout with uncommitted changes (else exit 12); "
                         "its wheel is named +...dirty and never replaces the clean one")
@@ -79,6 +79,10 @@ def options_from(args: argparse.Namespace, *, sources: bool = True) -> tuple[Mat
     from toolkit.plan.request import given_options, resolve
 
     matrix = load_matrix()
+    if getattr(args, "source", None):  # an sdist: unpacked into the work folder, then a folder
+        from toolkit.env.sdist import source_folder
+
+        args.source = source_folder(args.source, Layout.default(args.workdir).root)
     return matrix, resolve(given_options(args), matrix, Layout.default(args.workdir),
                            sources=sources)
 

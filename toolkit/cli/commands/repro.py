@@ -24,7 +24,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from toolkit.cli.console import StreamReporter
+    from toolkit.env.sdist import source_folder
+    from toolkit.plan.layout import Layout
     from toolkit.verify.repro import reproduce
 
+    if args.source:  # an sdist: unpacked into the work folder, then a folder
+        args.source = source_folder(args.source, Layout.default(args.workdir).root)
     return reproduce(args.manifest, StreamReporter(), step=args.step, dry_run=args.dry_run,
                      force=args.force, workdir=args.workdir, source=args.source)

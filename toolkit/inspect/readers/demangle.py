@@ -11,7 +11,8 @@ import re
 import shutil
 from collections.abc import Iterable
 
-from toolkit.core.proc import CommandFailed, run
+from toolkit.core.errors import CommandFailed
+from toolkit.core.proc import run
 
 _SOURCE_NAME = re.compile(rb"([0-9]+)")
 DEMANGLE_TIMEOUT_S = 120.0

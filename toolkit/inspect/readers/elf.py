@@ -19,6 +19,7 @@ import struct
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
+from toolkit.core.errors import ElfError
 from toolkit.core.gfx import sort_key
 from toolkit.inspect.readers.amdgpu import V2_MAX_BYTES, amdgpu_target, needs_note, note_target
 from toolkit.inspect.readers.elftables import (
@@ -31,7 +32,6 @@ from toolkit.inspect.readers.elftables import (
     symbol_layout,
     version_entries,
 )
-from toolkit.inspect.readers.errors import ElfError as ElfError
 from toolkit.inspect.readers.gpuscan import CodeObject, ScanRange
 from toolkit.inspect.readers.inflate import name_batches, pack_bytes, pack_pairs, unpack_pairs
 

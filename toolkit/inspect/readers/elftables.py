@@ -23,7 +23,7 @@ import struct
 from array import array
 from dataclasses import dataclass
 
-from toolkit.inspect.readers.errors import ElfError
+from toolkit.core.errors import ElfError
 
 NAME_FACTOR = 8  # names read, in bytes, per byte of their string table (a real file: about 1)
 NAME_SLACK = 16 << 10

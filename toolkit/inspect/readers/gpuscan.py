@@ -17,14 +17,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from toolkit.core.errors import ElfError, OffloadError
 from toolkit.inspect.readers.amdgpu import V2_MAX_BYTES, code_object_at, needs_note, note_target
-from toolkit.inspect.readers.errors import ElfError
 from toolkit.inspect.readers.offload import (
     CCOB_MAGIC,
     METHODS,
     PLAIN_MAGIC,
     Bundle,
-    OffloadError,
     Stream,
     plain_header,
     probe_plain,

@@ -18,7 +18,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from toolkit.inspect.readers.wheelzip import MemberError, WheelZip
+from toolkit.core.errors import MemberError
+from toolkit.inspect.readers.wheelzip import WheelZip
 
 _zlib: types.ModuleType
 try:  # zlib-ng: the same API, about twice zlib's inflate speed

@@ -22,7 +22,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from toolkit.core.errors import UsageError
+from toolkit.core.errors import ElfError, MemberError, UsageError
 from toolkit.inspect.readers.elf import (
     ElfInfo,
     Image,
@@ -34,11 +34,10 @@ from toolkit.inspect.readers.elf import (
     section_table_range,
     segment_ranges,
 )
-from toolkit.inspect.readers.errors import ElfError
 from toolkit.inspect.readers.gpuscan import Hits, scan
 from toolkit.inspect.readers.inflate import CHECKPOINT_EVERY, INFLATE_ERRORS, MemberReader, crc32, inflater
 from toolkit.inspect.readers.ranged import Ranged
-from toolkit.inspect.readers.wheelzip import Budget, MemberError, WheelZip
+from toolkit.inspect.readers.wheelzip import Budget, WheelZip
 
 HEAD_KEEP = 2 << 20  # bytes kept from the start of each ELF member while inflating it (the
 # dynamic symbol tables beyond it are inflated again from the nearest checkpoint)

@@ -27,8 +27,8 @@ import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
+from toolkit.core.errors import OffloadError
 from toolkit.inspect.readers.amdgpu import ELF64_HEADER, code_object_at, needs_note
-from toolkit.inspect.readers.errors import ElfError
 
 PLAIN_MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
 CCOB_MAGIC = b"CCOB"
@@ -39,10 +39,6 @@ MAX_HEADER_BYTES = 1 << 22  # decompressed bytes kept to find a compressed bundl
 _FEED = 1 << 12  # compressed bytes fed at a time while looking for the header (a zstd piece
 # inflates without a bound: 64 KiB of a code object became 3.5 MiB)
 PROBE_MAX_BYTES = 64 << 10  # inflated past a compressed bundle's entry table to read entries' headers
-
-
-class OffloadError(ElfError):
-    """A malformed offload bundle."""
 
 
 @dataclass(frozen=True)

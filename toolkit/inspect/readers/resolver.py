@@ -19,10 +19,9 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from toolkit.core.errors import UsageError
-from toolkit.core.proc import CommandFailed, run
+from toolkit.core.errors import CommandFailed, ElfError, UsageError
+from toolkit.core.proc import run
 from toolkit.inspect.readers.elf import ElfInfo
-from toolkit.inspect.readers.errors import ElfError
 from toolkit.inspect.readers.members import load_file, read_one
 from toolkit.inspect.readers.wheelzip import WheelZip
 

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from toolkit.core.errors import UsageError
+from toolkit.core.errors import MemberError, WheelZipError
 from toolkit.core.text import escape, quoted
 
 MAX_MEMBER_BYTES = 4 << 30  # default: declared inflated size of one member
@@ -35,14 +35,6 @@ _READ_ERRORS = (
     NotImplementedError,
     RuntimeError,
 )
-
-
-class WheelZipError(UsageError):
-    """The archive itself cannot be read (exit 2)."""
-
-
-class MemberError(UsageError):
-    """One member cannot be read safely; reported as a finding for that member."""
 
 
 @dataclass(frozen=True)

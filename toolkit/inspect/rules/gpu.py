@@ -123,6 +123,10 @@ def _hosts(libraries: Sequence[LibraryResult]) -> list[LibraryResult]:
     return [lib for lib in libraries if lib.kind not in ("unreadable", "gpu-code-object")]
 
 
+# how a no-GPU-code finding says the wheel looks CPU-only (its run names ``--cpu`` then)
+CPU_ONLY = ("(a CPU-only build?)", "it has no native library and no code object")
+
+
 def no_gpu_code_findings(
     targets: Sequence[TargetId], libraries: Sequence[LibraryResult], what: str
 ) -> list[Finding]:
@@ -135,12 +139,12 @@ def no_gpu_code_findings(
         return []
     hip = [lib.path for lib in host if any(n.startswith("libamdhip64.so") for n in lib.needed)]
     if not host:
-        why = "it has no native library and no code object"
+        why = CPU_ONLY[1]
     elif hip:
         why = (f"none of its {len(host)} native libraries carries device code, though "
                f"{len(hip)} link the HIP runtime (host-only HIP, or device code stripped)")
     else:
-        why = f"none of its {len(host)} native libraries carries device code or links HIP (a CPU-only build?)"
+        why = f"none of its {len(host)} native libraries carries device code or links HIP {CPU_ONLY[0]}"
     return [
         Finding("gpu-targets", "error", None,
                 f"no GPU code for {t} in {what}: {why}; it would fail with hipErrorNoBinaryForGpu",

@@ -10,7 +10,8 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
-from toolkit.inspect.readers.wheelzip import MemberError, WheelZip
+from toolkit.core.errors import MemberError
+from toolkit.inspect.readers.wheelzip import WheelZip
 from toolkit.inspect.report import Finding, WheelResult
 
 

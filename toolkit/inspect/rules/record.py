@@ -17,8 +17,9 @@ import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from toolkit.core.errors import MemberError
 from toolkit.core.text import escape, quoted
-from toolkit.inspect.readers.wheelzip import MemberError, WheelZip
+from toolkit.inspect.readers.wheelzip import WheelZip
 from toolkit.inspect.report import Finding
 
 UNSIGNED = (".dist-info/RECORD", ".dist-info/RECORD.jws", ".dist-info/RECORD.p7s")

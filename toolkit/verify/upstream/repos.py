@@ -22,8 +22,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from toolkit.core.errors import EnvironmentProblem, SourceUnreachable, UsageError
-from toolkit.core.proc import CommandFailed, run
+from toolkit.core.errors import CommandFailed, EnvironmentProblem, SourceUnreachable, UsageError
+from toolkit.core.proc import run
 
 DEFAULT_REMOTE = "https://github.com/"
 GIT_TIMEOUT_S = 900.0
