@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import MappingProxyType
 
+from toolkit.core import step_names as names
 from toolkit.core.steps import (
     CheckWheel,
     CopySources,
@@ -46,18 +47,18 @@ def _sources_steps(build: Build, options: Options, layout: Layout) -> list[Step]
     worktree = str(layout.worktree(build))
     subs = build.pkg_version.submodules
     if options.source:
-        return [Step("get-sources",
+        return [Step(names.GET_SOURCES,
                      f"use the contributor's checkout {options.source} (copied, never modified"
                      + ("; it must hold its submodules: " + ", ".join(subs) if subs else "") + ")",
                      CopySources(options.source, worktree))]
     mirror = str(layout.mirror(build.package.name))
-    steps = [Step("get-sources",
+    steps = [Step(names.GET_SOURCES,
                   f"fresh worktree of {build.package.repo} at {build.pkg_version.ref} "
                   f"(mirror {mirror})",
                   FetchSources(build.package.repo, build.pkg_version.ref, mirror, worktree))]
     if subs:
         steps.append(Step(
-            "get-submodules",
+            names.GET_SUBMODULES,
             f"the submodules the build needs ({', '.join(subs)}) at the commits "
             f"{build.pkg_version.ref} records, each from a cached mirror",
             FetchSubmodules(worktree, tuple(
@@ -89,7 +90,7 @@ def _check_step(ctx: Context, recipe: Recipe, steps: list[Step]) -> Step:
     """The wheel checks, with the libraries the earlier steps provide."""
     build, options = ctx.build, ctx.options
     return Step(
-        "check", "symbol, GLIBCXX, GPU-code and hygiene checks (fail on findings)",
+        names.CHECK, "symbol, GLIBCXX, GPU-code and hygiene checks (fail on findings)",
         CheckWheel(ctx.toolkit_python, "{WHEEL}", str(ctx.layout.artifacts(build)),
                    gfx=tuple(ctx.targets) if recipe.carries_gpu_code(build, options) else (),
                    with_libs=(*(("{TORCH_LIB}",) if recipe.needs_torch or build.pkg_version.torch
@@ -144,7 +145,7 @@ def plan(
     dest = str(layout.dist(build))
     dist, version = recipe.expected_wheel(ctx)
     steps.append(Step(
-        "expect-wheel",
+        names.EXPECT_WHEEL,
         f"the built wheel must be {dist} {version}, what {build.package.name}'s setup.py makes "
         "for this command line and environment",
         ExpectWheel(ctx.wheelhouse, dist, version),
@@ -154,7 +155,7 @@ def plan(
     if options.dirty:  # uncommitted changes (--allow-dirty): never the clean commit's name
         final = dirty_version(final)
     steps.append(Step(
-        "name-wheel",
+        names.NAME_WHEEL,
         f"name the wheel {dist}-{final}-... in the build's staging folder"
         + (" (the upstream name kept)" if options.naming == "upstream" else "")
         + (" (the source has uncommitted changes: --allow-dirty)" if options.dirty else ""),
@@ -162,16 +163,16 @@ def plan(
     ))
     steps.append(_check_step(ctx, recipe, steps))
     if options.smoke:
-        steps.append(Step("install-wheel", "install the named wheel into the build's environment",
+        steps.append(Step(names.INSTALL_WHEEL, "install the named wheel into the build's environment",
                           ctx.uv_pip("--no-deps", "--reinstall", "{WHEEL}")))
         steps.append(Step(
-            "smoke",
+            names.SMOKE,
             "smoke tests against the installed wheel (GPU tests skip without a GPU, with the "
             "reason)",
             Smoke(toolkit_python, str(layout.env_dir(build)), build.id, tuple(targets),
                   str(layout.root), str(layout.artifacts(build))),
         ))
-    steps.append(Step("publish", f"publish the checked wheel into {dest}",
+    steps.append(Step(names.PUBLISH, f"publish the checked wheel into {dest}",
                       Publish("{WHEEL}", dest)))
     return Plan(build, tuple(targets), family, tuple(steps), options.source, options,
                 sources_for(matrix, build, options).channel)

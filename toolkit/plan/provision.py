@@ -19,6 +19,7 @@ import re
 from collections.abc import Sequence
 from types import MappingProxyType
 
+from toolkit.core import step_names as names
 from toolkit.core.errors import UsageError
 from toolkit.core.gfx import sort_key
 from toolkit.core.steps import (
@@ -317,26 +318,26 @@ def provision_steps(
         steps += _torch_steps(matrix, build, options, src, env_python, uv_install, locked)
 
     if src.provider == "pip" and src.layout == "multi-arch":
-        steps.append(Step("rocm-sdk-init", INIT_WHY,
+        steps.append(Step(names.ROCM_SDK_INIT, INIT_WHY,
                           Command((env_python, "-m", "rocm_sdk", "init")), reuse_env=True))
 
     definition = hashlib.sha256(json.dumps(
         [build.python, interp, *(s.as_json() for s in steps)], sort_keys=True).encode()
     ).hexdigest()
     head = [Step(
-        "check-env",
+        names.CHECK_ENV,
         f"find the Python {build.python} interpreter; reuse the environment for ROCm "
         f"{build.rocm.version} while its stamp matches{found_where}",
         CheckEnv(env_dir, build.python, interp, definition, lock),
     )]
     probes = _probes(src, lock)
     if probes:
-        head.append(Step("probe-indexes", "fail fast when a package index is unreachable "
+        head.append(Step(names.PROBE_INDEXES, "fail fast when a package index is unreachable "
                          "or lacks its project (before the environment is touched)",
                          ProbeIndexes(probes), reuse_env=True))
-    head.append(Step("create-env", f"create the Python {build.python} environment",
+    head.append(Step(names.CREATE_ENV, f"create the Python {build.python} environment",
                      CreateEnv(env_dir, host.uv), reuse_env=True))
-    tail = Step("mark-env-ready", "mark the environment ready (only after every step above)",
+    tail = Step(names.MARK_ENV_READY, "mark the environment ready (only after every step above)",
                 MarkEnvReady(env_dir), reuse_env=True)
     return [*head, *steps, tail], rocm_paths, src.family
 
@@ -344,7 +345,7 @@ def provision_steps(
 def _system_sdk_step(build: Build, options: Options, src: Sources, root: str) -> Step:
     expected = src.system_version or build.rocm.version
     return Step(
-        "install-rocm-sdk",
+        names.INSTALL_ROCM_SDK,
         f"use the system ROCm install at {root} (expected {expected}; "
         "toolkit.env.rocm.find_system looks at ROCM_PATH, /opt/rocm, /opt/rocm-X.Y.Z, "
         "hipcc on PATH)",
@@ -366,7 +367,7 @@ def _pip_sdk_steps(matrix: Matrix, build: Build, options: Options, src: Sources,
     argv = (*uv_install, "--refresh-package", "rocm",
             *(locked or ("--index-url", src.sdk_index, *links, src.sdk_spec)))
     steps = [Step(
-        "install-rocm-sdk",
+        names.INSTALL_ROCM_SDK,
         f"install the ROCm {build.rocm.version} SDK from {_origin(src, options)}"
         + (f" (family {src.family}{_partial(matrix, build, options, src.family)})"
            if src.family else " (multi-arch)")
@@ -377,7 +378,7 @@ def _pip_sdk_steps(matrix: Matrix, build: Build, options: Options, src: Sources,
         reuse_env=True,
     )]
     if options.rocm_sdk_test:
-        steps.append(Step("rocm-sdk-test", "TheRock's own SDK self-test (`rocm-sdk test`)",
+        steps.append(Step(names.ROCM_SDK_TEST, "TheRock's own SDK self-test (`rocm-sdk test`)",
                           Command((env_python, "-m", "rocm_sdk", "test")), reuse_env=True))
     return steps
 
@@ -398,7 +399,7 @@ def _torch_steps(matrix: Matrix, build: Build, options: Options, src: Sources, e
         links = [val for opt, val in pairs if opt == "--find-links"]
         if links:
             steps.append(Step(
-                "pin-torch",
+                names.PIN_TORCH,
                 f"install torch alone from {', '.join(links)} (--no-index: no other source "
                 "is weighed, so PyPI's CUDA torch can never win)",
                 Command((*uv_install, "--no-deps", "--no-index",
@@ -409,7 +410,7 @@ def _torch_steps(matrix: Matrix, build: Build, options: Options, src: Sources, e
         torch_argv = (*uv_install, *uv_index_args(src.torch_args), src.torch_spec,
                       *src.torch_pins)
     steps.append(Step(
-        "install-torch",
+        names.INSTALL_TORCH,
         f"install torch {build.pkg_version.torch} for ROCm {build.rocm.version} "
         f"({build.torch_source.kind} build"
         + ("; split: a host wheel plus the device packages of "
