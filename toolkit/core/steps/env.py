@@ -10,6 +10,11 @@ from types import MappingProxyType
 from toolkit.core.command import Command
 
 
+def _mismatch_note(allowed: bool) -> str:
+    """What ``--allow-rocm-mismatch`` changes, said after the version rule."""
+    return " (a mismatch only warns: --allow-rocm-mismatch)" if allowed else ""
+
+
 @dataclass(frozen=True)
 class IndexProbe:
     url: str
@@ -89,7 +94,7 @@ class InstallSdk:
     def explain(self) -> list[str]:
         return [f"then {self.python} -m rocm_sdk path --root/--bin/--cmake, version, targets; "
                 f"its version must be ROCm {self.rocm}"
-                + (" (a mismatch only warns: --allow-rocm-mismatch)" if self.allow_mismatch else "")]
+                + _mismatch_note(self.allow_mismatch)]
 
 
 @dataclass(frozen=True)
@@ -106,7 +111,7 @@ class UseSystemRocm:
     def explain(self) -> list[str]:
         return [f"read the version of {self.root} (.info/version, hip_version.h, hipconfig); "
                 f"its major.minor must match {self.rocm}"
-                + (" (a mismatch only warns: --allow-rocm-mismatch)" if self.allow_mismatch else "")]
+                + _mismatch_note(self.allow_mismatch)]
 
 
 @dataclass(frozen=True)
