@@ -20,6 +20,7 @@ import pytest
 from toolkit.cli.main import main
 from toolkit.data import known
 from toolkit.data.known import KnownFailure
+from toolkit.plan.recipes import load_matrix
 from toolkit.verify import junit
 from toolkit.verify.report import summarise
 
@@ -214,7 +215,8 @@ MALFORMED = {
     "bad range": (ENTRY.replace('">=1.8,<1.9"', '"newer than 1.8"'),
                   "'newer than 1.8' is not a version range like >=1.4,<1.7 or ==7.0 (PEP 440 specifiers)"),
     "unknown package": (ENTRY.replace('package = "apex"', 'package = "nope"'),
-                        "'nope' is not allowed; valid: apex, fbgemm_gpu"),
+                        "'nope' is not allowed; valid: "
+                        + ", ".join(sorted(load_matrix().packages))),
     "windows only": (ENTRY.replace('fails =', 'platform = "windows"\nfails ='),
                      "selects no build: the matrix builds linux wheels only"),
     "test without smoke": (ENTRY.replace('fails =', 'test = "test_x.py::test_y"\nfails ='),
