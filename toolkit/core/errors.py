@@ -186,13 +186,17 @@ class DirtySource(ToolkitError):
 def describe_os_error(err: OSError) -> str:
     """An ``OSError`` as one line naming the path and the cause, e.g. ``dist/x.whl: No space
     left on device (ENOSPC)``."""
-    import errno as _errno
-
     from toolkit.core.text import escape
+
+    cause = os_cause(err)
+    paths = [escape(p) for p in (err.filename, err.filename2) if p is not None]
+    return f"{' -> '.join(paths)}: {cause}" if paths else cause
+
+
+def os_cause(err: OSError) -> str:
+    """What went wrong, without the path, e.g. ``No space left on device (ENOSPC)``."""
+    import errno as _errno
 
     cause = err.strerror or str(err) or type(err).__name__
     code = _errno.errorcode.get(err.errno or 0)
-    if code:
-        cause += f" ({code})"
-    paths = [escape(p) for p in (err.filename, err.filename2) if p is not None]
-    return f"{' -> '.join(paths)}: {cause}" if paths else cause
+    return f"{cause} ({code})" if code else cause

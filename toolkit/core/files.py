@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from toolkit.core.errors import ToolkitError, UsageError
+from toolkit.core.errors import ToolkitError, UsageError, os_cause
 from toolkit.core.text import escape
 
 CHUNK = 1 << 20
@@ -137,12 +137,7 @@ def read_text(path: str | os.PathLike[str], what: str, error: type[ToolkitError]
 
 def _cause(exc: BaseException) -> str:
     """What went wrong, e.g. ``No space left on device (ENOSPC)``."""
-    import errno
-
-    cause = (exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)) or \
-        type(exc).__name__
-    code = errno.errorcode.get(exc.errno or 0) if isinstance(exc, OSError) else None
-    return f"{cause} ({code})" if code and code not in cause else cause
+    return os_cause(exc) if isinstance(exc, OSError) else str(exc) or type(exc).__name__
 
 
 def _mib(n: int) -> str:

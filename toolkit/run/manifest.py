@@ -206,7 +206,8 @@ def keep_clean(path: Path) -> Path | None:
     it (the name a published wheel's manifest has), since its wheel stays in dist/ and
     repro needs the manifest it was built by. Returns the kept copy (None: nothing kept)."""
     try:
-        earlier = json.loads(read_bytes(path, "manifest")) if path.is_file() else None
+        raw = read_bytes(path, "manifest") if path.is_file() else b"null"
+        earlier = json.loads(raw)
     except (OSError, UsageError, ValueError):
         return None  # unreadable: nothing that repro could use either
     if not isinstance(earlier, dict) or earlier.get("outcome") != "ok":
@@ -217,7 +218,7 @@ def keep_clean(path: Path) -> Path | None:
     kept = path.with_name(Path(wheel).name + ".manifest.json")
     if kept.name == path.name or kept.exists():
         return None
-    return write_atomic(kept, read_bytes(path, "manifest"), "manifest")
+    return write_atomic(kept, raw, "manifest")
 
 
 def record_known_failure(path: Path, verdict: dict[str, Any]) -> Path:
