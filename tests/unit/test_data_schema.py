@@ -115,15 +115,15 @@ UNKNOWN = [
      "versions[0].buildstyle",
      # every package's keys, then its recipe's own (apex: seed_table; fbgemm_gpu: tbb)
      "version, ref, torch, rocm, python, build_style, evidence, default_targets, submodules, "
-     "waiting, seed_table"),
+     "waiting, abi3, seed_table"),
     ("apex.toml", 'build_style = "ext-flags"',
      'build_style = "ext-flags"\ntbb = { provider = "system" }', "versions[0].tbb",
      "version, ref, torch, rocm, python, build_style, evidence, default_targets, submodules, "
-     "waiting, seed_table"),
+     "waiting, abi3, seed_table"),
     ("fbgemm_gpu.toml", 'build_style = "package-variant"',
      'build_style = "package-variant"\nseed_table = true', "versions[0].seed_table",
      "version, ref, torch, rocm, python, build_style, evidence, default_targets, submodules, "
-     "waiting, tbb"),
+     "waiting, abi3, tbb"),
     ("rocm.toml", '[releases."6.0"]', 'mirror = "x"\n[releases."6.0"]', "mirror", "releases"),
     ("rocm.toml", 'hip = "6.0"', 'hip = "6.0"\ndefault-family = "gfx90a"',
      'releases."6.0".default-family',

@@ -61,6 +61,9 @@ class PackageVersion:
     # a project outside the matrix (``--source``): what its build backend asks for
     build_requires: tuple[str, ...] = ()
     waiting: str = ""  # why ``rocm`` is empty (toolkit.data.waiting); "" for a version with builds
+    # one py_limited_api wheel serves every Python of ``python``: the tag of the oldest
+    # CPython whose stable ABI it uses ("cp39"); "" for a wheel per Python
+    abi3: str = ""
 
     @property
     def torch_minor(self) -> str:
@@ -88,12 +91,14 @@ class Package:
 
 @dataclass(frozen=True)
 class Build:
-    """One wheel build: a package version for one (Python, ROCm) pair."""
+    """One wheel build: a package version for one (Python, ROCm) pair. An abi3 version's one
+    wheel serves several Pythons (``serves``); ``python`` is the one that builds it."""
 
     package: Package
     pkg_version: PackageVersion
     python: str
     rocm: RocmRelease
+    serves: tuple[str, ...] = ()  # the Pythons the one abi3 wheel serves; () = ``python`` only
 
     @property
     def version(self) -> str:
@@ -101,11 +106,23 @@ class Build:
 
     @property
     def cp_tag(self) -> str:
+        """The building Python's tag (``cp312``)."""
         return python_tag(self.python)
 
     @property
+    def wheel_tag(self) -> str:
+        """The wheel's Python and ABI tags as the id names them: ``cp312``, or ``cp39-abi3``."""
+        return f"{self.pkg_version.abi3}-abi3" if self.pkg_version.abi3 else self.cp_tag
+
+    @property
+    def pythons(self) -> tuple[str, ...]:
+        """Every Python the build's wheel serves."""
+        return self.serves or (self.python,)
+
+    @property
     def id(self) -> str:
-        return f"{self.package.name}-{self.version}-{self.cp_tag}-{rocm_label(self.rocm.version)}"
+        return (f"{self.package.name}-{self.version}-{self.wheel_tag}-"
+                f"{rocm_label(self.rocm.version)}")
 
     @property
     def torch_source(self) -> TorchSource:
@@ -115,7 +132,7 @@ class Build:
     def session(self) -> str:
         return f"build-{self.python}-rocm{self.rocm.version}"
 
-    def as_json(self) -> dict[str, str]:
+    def as_json(self) -> dict[str, str | list[str]]:
         return {
             "id": self.id,
             "package": self.package.name,
@@ -123,6 +140,8 @@ class Build:
             "python": self.python,
             "rocm": self.rocm.version,
             "torch": self.pkg_version.torch,
+            **({"abi3": self.pkg_version.abi3, "serves": list(self.pythons)}
+               if self.pkg_version.abi3 else {}),
         }
 
 
@@ -131,7 +150,7 @@ def _selected(b: Build, pkgs: list[str], rocms: list[str], pys: list[str], vers:
     """Does ``b`` match every given filter (an empty one matches all)?"""
     return ((not pkgs or b.package.name in pkgs)
             and (not rocms or b.rocm.version in rocms)
-            and (not pys or b.python in pys)
+            and (not pys or any(py in pys for py in b.pythons))
             and (not vers or b.version in vers)
             and (not pats or any(fnmatch.fnmatchcase(b.id, p) for p in pats)))
 
@@ -205,7 +224,7 @@ class Matrix:
 
     # ---- builds and pairs
     def pairs(self) -> list[tuple[str, str]]:
-        """Every (Python, ROCm) pair with at least one build, sorted."""
+        """Every (Python, ROCm) pair that builds at least one wheel, sorted."""
         pairs = {(b.python, b.rocm.version) for b in self.builds}
         return sorted(pairs, key=lambda p: (version_sort_key(p[1]), python_sort_key(p[0])))
 
@@ -218,7 +237,8 @@ class Matrix:
         versions: Iterable[str] = (),
         patterns: Iterable[str] = (),
     ) -> list[Build]:
-        """Builds matching every given filter; unknown filter values are ``UsageError``."""
+        """Builds matching every given filter (``python``: a Python the wheel serves); unknown
+        filter values are ``UsageError``."""
         pkgs = _split(packages)
         rocms = _split(rocm)
         pys = _split(python)
@@ -240,7 +260,7 @@ class Matrix:
         for value in rocms:
             if value not in self.rocm:
                 raise unknown("ROCm version", value, sorted(self.rocm, key=version_sort_key))
-        all_pys = sorted({b.python for b in self.builds}, key=python_sort_key)
+        all_pys = sorted({py for b in self.builds for py in b.pythons}, key=python_sort_key)
         for value in pys:
             if value not in all_pys:
                 raise unknown("Python version", value, all_pys)
@@ -258,11 +278,21 @@ class Matrix:
                          hint="invoke matrix --format json lists every id")
 
     def pair_builds(self, python: str, rocm: str, packages: Iterable[str] = ()) -> list[Build]:
-        """Builds of one (Python, ROCm) pair; an empty pair is a ``UsageError``."""
+        """Builds of one (Python, ROCm) pair, the session ``build-<python>-rocm<rocm>``: those
+        that Python builds (an abi3 wheel is built once, by the oldest Python it serves); an
+        empty pair is a ``UsageError``."""
         if rocm not in self.rocm:
             raise unknown("ROCm version", rocm, sorted(self.rocm, key=version_sort_key))
-        in_pair = self.select(python=[python], rocm=[rocm])
-        builds = self.select(python=[python], rocm=[rocm], packages=packages)
+        in_pair = [b for b in self.select(python=[python], rocm=[rocm]) if b.python == python]
+        builds = [b for b in self.select(python=[python], rocm=[rocm], packages=packages)
+                  if b.python == python]
+        served = [b for b in self.select(python=[python], rocm=[rocm], packages=packages)
+                  if b.python != python]
+        if served and not builds:  # an abi3 wheel serving this Python: another session builds it
+            b = served[0]
+            raise UsageError(f"{b.package.name} {b.version}'s one {b.wheel_tag} wheel for Python "
+                             f"{', '.join(b.pythons)} on ROCm {rocm} is built once, by "
+                             f"Python {b.python}: nox -s {b.session}")
         if in_pair and not builds:
             names = sorted({b.package.name for b in in_pair})
             raise UsageError(f"package {','.join(_split(packages))} has no build for Python "
@@ -296,6 +326,7 @@ def _load_package(file: Path, rocm: Mapping[str, RocmRelease], recipes: Recipes 
     for i, vt in enumerate(doc["versions"]):
         pv = _package_version(pkg["name"], vt)
         awaiting.check(file, i, pv)
+        _check_abi3(file, i, pv)
         _check_torch_served(file, i, pv, rocm)
         key = Version(pv.version)
         if key in seen:
@@ -334,8 +365,40 @@ def _package_version(name: str, vt: Mapping[str, Any]) -> PackageVersion:
         tuple(vt["python"]), vt["build_style"], vt["evidence"],
         MappingProxyType({k: tuple(v) for k, v in vt.get("default_targets", {}).items()}),
         MappingProxyType(dict(vt.get("submodules", {}))),
-        waiting=vt.get("waiting", ""),
+        waiting=vt.get("waiting", ""), abi3=vt.get("abi3", ""),
         recipe_data=MappingProxyType({k: v for k, v in vt.items() if k not in VERSION_FIELDS}))
+
+
+def _check_abi3(file: Path, i: int, pv: PackageVersion) -> None:
+    """An abi3 wheel serves only Pythons at or after its stable ABI's, none free-threaded
+    (PEP 384's stable ABI is not that of free-threaded builds: PEP 703)."""
+    if not pv.abi3:
+        return
+    oldest = (3, int(pv.abi3.removeprefix("cp3")))
+    for py in pv.python:
+        if py.endswith("t"):
+            fail(file, f"versions[{i}].python", f"{py} is a free-threaded Python; an abi3 wheel "
+                 f"({pv.abi3}-abi3) cannot serve it (no stable ABI there): list it without abi3 "
+                 "in a version of its own")
+        if python_sort_key(py)[:2] < oldest:
+            fail(file, f"versions[{i}].python", f"{py} is older than the stable ABI the wheel "
+                 f"is tagged for ({pv.abi3}-abi3 serves Python {oldest[0]}.{oldest[1]} and "
+                 "newer)")
+
+
+def _version_builds(p: Package, pv: PackageVersion,
+                    rocm: Mapping[str, RocmRelease]) -> Iterable[Build]:
+    """The builds of one version: a wheel per (ROCm, Python) its torch serves; an abi3
+    version's one wheel per ROCm, built by the oldest Python it serves."""
+    for r in pv.rocm:
+        # a torch source that lists its Pythons (TheRock's) limits the version's Pythons there
+        pys = sorted((py for py in pv.python
+                      if not pv.torch or rocm[r].torch[pv.torch_minor].serves(py)),
+                     key=python_sort_key)
+        if pv.abi3 and pys:
+            yield Build(p, pv, pys[0], rocm[r], serves=tuple(pys))
+            continue
+        yield from (Build(p, pv, py, rocm[r]) for py in pv.python if py in pys)
 
 
 def _check_torch_served(file: Path, i: int, pv: PackageVersion,
@@ -375,15 +438,8 @@ def _load(data_dir: Path, recipes: Recipes | None) -> Matrix:
     ci = data_dir / "ci.toml"
     if ci.is_file():  # its rules across files are checked by toolkit.data.ci.load_ci
         check(CI, read_toml(ci), ci, {"families": family_names(families)})
-    builds = tuple(
-        Build(p, pv, py, rocm[r])
-        for p in packages.values()
-        for pv in p.versions
-        for r in pv.rocm
-        for py in pv.python
-        # a torch source that lists its Pythons (TheRock's) limits the version's Pythons there
-        if not pv.torch or rocm[r].torch[pv.torch_minor].serves(py)
-    )
+    builds = tuple(b for p in packages.values() for pv in p.versions
+                   for b in _version_builds(p, pv, rocm))
     matrix = Matrix(MappingProxyType(packages), MappingProxyType(rocm),
                     MappingProxyType(families), MappingProxyType(eras), data_dir, builds)
     return _with_known_failures(matrix)

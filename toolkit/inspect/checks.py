@@ -4,7 +4,8 @@ symbols, GPU code targets and packaging hygiene, for wheels or folders of librar
 ``check_paths`` is the library entry point (the CLI is ``toolkit.cli.commands.check``). It
 never prints. This module only orchestrates: reading inputs (:mod:`.inputs`,
 :mod:`.readers.members`), resolving libraries (:mod:`.readers.resolver`) and the rules
-(:mod:`.rules`: metadata, manylinux, machine, gpu, hygiene, symbols, needed, variants) that
+(:mod:`.rules`: metadata, manylinux, machine, gpu, hygiene, symbols, needed, variants,
+abi3) that
 fill in the report (:mod:`.report`).
 """
 
@@ -35,7 +36,7 @@ from toolkit.inspect.readers.policy import (
 from toolkit.inspect.readers.resolver import Lib, Resolver, host_system_dirs, with_libraries
 from toolkit.inspect.readers.wheelzip import Budget, WheelZip
 from toolkit.inspect.report import SCHEMA_VERSION, Finding, LibraryResult, Report, WheelResult
-from toolkit.inspect.rules import gpu, hygiene, machine, manylinux, needed, symbols
+from toolkit.inspect.rules import abi3, gpu, hygiene, machine, manylinux, needed, symbols
 from toolkit.inspect.rules.gpu import code_runs_on as code_runs_on
 from toolkit.inspect.rules.metadata import check_metadata
 from toolkit.inspect.rules.needed import Missing
@@ -322,8 +323,20 @@ def _rule_needed(c: WheelContext) -> None:
     _account_needed(c.inp, c.judged, c.excludes)
 
 
+def _rule_abi3(c: WheelContext) -> None:
+    """A wheel tagged ``cpXY-abi3``: each extension module within the stable ABI of X.Y."""
+    base = abi3.baseline(c.inp.result.tags) if c.inp.wheel is not None else None
+    if base is None:
+        return
+    for lib, _lr in c.inp.pairs:
+        if lib.info is not None and symbols.is_extension_module(lib.info):
+            lib.info.unpack_undefined()
+            c.inp.result.findings.extend(abi3.module_findings(lib.path, lib.info, base))
+
+
 # The wheel-level rules, in order (the needed-library rule reads the policy rule's verdict).
-WHEEL_RULES: tuple[Callable[[WheelContext], None], ...] = (_rule_required_symbols, _rule_policy, _rule_needed)
+WHEEL_RULES: tuple[Callable[[WheelContext], None], ...] = (
+    _rule_required_symbols, _rule_policy, _rule_needed, _rule_abi3)
 
 
 def _account_needed(inp: Input, judged: Policy | None, excludes: Sequence[str]) -> None:

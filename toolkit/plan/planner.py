@@ -148,7 +148,8 @@ def plan(
         names.EXPECT_WHEEL,
         f"the built wheel must be {dist} {version}, what {build.package.name}'s setup.py makes "
         "for this command line and environment",
-        ExpectWheel(ctx.wheelhouse, dist, version),
+        ExpectWheel(ctx.wheelhouse, dist, version,
+                    tags=build.wheel_tag if build.pkg_version.abi3 else ""),
     ))
     final = (version if options.naming == "upstream"
              else f"{version.split('+')[0]}+{ctx.local_version}")

@@ -61,7 +61,12 @@ SCHEMA: dict[str, Any] = _obj({
                    "version": {"type": "string", "pattern": VERSION_PATTERN},
                    "python": {"type": "string", "pattern": r"^[0-9]+\.[0-9]+t?$"},
                    "rocm": {"type": "string", "pattern": r"^(cpu|[0-9]+(\.[0-9]+){0,3})$"},
-                   "torch": _OPT_STR}),
+                   "torch": _OPT_STR,
+                   # one py_limited_api wheel (tagged <abi3>-abi3) for the Pythons it serves
+                   "abi3": {"type": "string", "pattern": "^cp3[0-9]+$"},
+                   "serves": {"type": "array", "minItems": 1, "items": {
+                       "type": "string", "pattern": r"^[0-9]+\.[0-9]+$"}}},
+                  required=["id", "package", "version", "python", "rocm", "torch"]),
     "recipe": _STR,
     "dist": _STR,
     "targets": {"type": "array", "items": {"type": "string", "pattern": "^gfx[0-9a-f]+(:.*)?$"}},
@@ -250,4 +255,6 @@ def _build_id(build: dict[str, Any]) -> str | None:
         tag = python_tag(build["python"])
     except ValueError:
         return None
+    if isinstance(build.get("abi3"), str):  # one wheel for every Python it serves
+        tag = f"{build['abi3']}-abi3"
     return f"{build['package']}-{build['version']}-{tag}-{rocm_label(build['rocm'])}"

@@ -51,5 +51,16 @@ def expect_wheel(step: Step, run: Run) -> StepResult | str:
     if (name, str(version)) != (want_name, want_version):
         raise StepFailed(f"the build made {name} {version} ({wheels[0].name}); the recipe expects "
                          f"{want_name} {want_version}")
+    if action.tags and not _tagged(wheels[0].name, action.tags):
+        raise StepFailed(f"the build made {wheels[0].name}, not tagged {action.tags}: the one "
+                         "wheel for every Python it serves needs py_limited_api "
+                         f"({action.tags}) in its build")
     run.note(f"# {wheels[0].name} is {name} {version} as expected")
     return StepResult(step.name, step.kind, [], {}, returncode=0)
+
+
+def _tagged(filename: str, tags: str) -> bool:
+    """Does the wheel ``filename`` carry the Python and ABI tags ``tags`` (``cp39-abi3``)?"""
+    py, abi = tags.split("-", 1)
+    return any(t.interpreter == py and t.abi == abi
+               for t in parse_wheel_filename(filename)[3])

@@ -82,6 +82,13 @@ def python_range(pythons: Sequence[str]) -> str:
     return " + ".join(parts)
 
 
+def _pythons_cell(builds: Sequence[Build]) -> str:
+    """The Python tags of ``builds``; an abi3 wheel's tag with the Pythons it serves."""
+    served = python_range([py for b in builds for py in b.pythons])
+    abi3 = builds[0].pkg_version.abi3
+    return f"{abi3}-abi3 ({served})" if abi3 else served
+
+
 def table_rows(builds: Sequence[Build]) -> list[tuple[str, str, str, str, str, str]]:
     """Rows (package, version, torch, rocm, python tags, wheels) with per-version totals."""
     rows: list[tuple[str, str, str, str, str, str]] = []
@@ -94,8 +101,8 @@ def table_rows(builds: Sequence[Build]) -> list[tuple[str, str, str, str, str, s
             by_rocm.setdefault(b.rocm.version, []).append(b)
         for rocm in sorted(by_rocm, key=version_sort_key):
             bs = by_rocm[rocm]
-            rows.append((pkg, ver, bs[0].pkg_version.torch, rocm,
-                         python_range([b.python for b in bs]), str(len(bs))))
+            rows.append((pkg, ver, bs[0].pkg_version.torch, rocm, _pythons_cell(bs),
+                         str(len(bs))))
         rows.append((pkg, ver, "", "", "total", str(len(items))))
     rows.append(("", "", "", "", "grand total", str(len(builds))))
     return rows
@@ -118,6 +125,10 @@ def explain(build_id: str) -> list[tuple[str, str, str]]:
                  f"evidence: {torch.evidence}"))
     if torch.note:
         rows.append(("", "", f"note: {torch.note}"))
+    if pv.abi3:
+        rows.append(("wheel", f"one {b.wheel_tag} wheel (py_limited_api) for Python "
+                     f"{', '.join(b.pythons)}, built by Python {b.python}",
+                     f"evidence: {pv.evidence}"))
     rows += _target_rows(m, b)
     rows.extend(_build_rows(m, b, pv.evidence))
     if pv.submodules:

@@ -133,9 +133,12 @@ class ExpectWheel:
     wheelhouse: str
     dist: str  # normalized (PEP 503), e.g. fbgemm_gpu_rocm
     version: str  # e.g. 1.5.0, or 1.8.0+rocm7.0.git{SHA8}
+    # the Python and ABI tags it must carry ("cp39-abi3": one wheel for many Pythons); "" any
+    tags: str = ""
 
     def command(self) -> Command | None:
         return None
 
     def explain(self) -> list[str]:
-        return [f"the one wheel in {self.wheelhouse} must be {self.dist} {self.version}"]
+        tagged = f", tagged {self.tags}" if self.tags else ""
+        return [f"the one wheel in {self.wheelhouse} must be {self.dist} {self.version}{tagged}"]
