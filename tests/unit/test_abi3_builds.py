@@ -57,7 +57,7 @@ def test_one_wheel_per_rocm_release_serves_every_python(data: Path) -> None:
     assert [b.id for b in builds] == [ID]
     (b,) = builds
     assert b.pythons == ("3.10", "3.11", "3.12")  # every listed Python
-    assert b.python == "3.10" and b.session == "build-3.10-rocm6.4"  # built by the oldest
+    assert b.python == "3.12" and b.session == "build-3.12-rocm6.4"  # built by the newest
     assert b.as_json()["serves"] == ["3.10", "3.11", "3.12"] and b.as_json()["abi3"] == "cp39"
 
 
@@ -65,9 +65,10 @@ def test_a_python_it_serves_selects_it_and_names_the_session_that_builds_it(data
     m = load_matrix(data)
     assert [b.id for b in m.select(packages=["abi3_ext"], python=["3.12"])] == [ID]
     with pytest.raises(UsageError) as err:
-        m.pair_builds("3.12", "6.4", ["abi3_ext"])
-    assert "built once, by Python 3.10" in str(err.value) and "build-3.10-rocm6.4" in str(err.value)
-    assert [b.id for b in m.pair_builds("3.10", "6.4", ["abi3_ext"])] == [ID]
+        m.pair_builds("3.10", "6.4", ["abi3_ext"])
+    assert "built once, by Python 3.12" in str(err.value) and "build-3.12-rocm6.4" in str(err.value)
+    assert [b.id for b in m.pair_builds("3.12", "6.4", ["abi3_ext"])] == [ID]
+    assert [b.id for b in m.select(packages=["abi3_ext"], python=["3.10"])] == [ID]
 
 
 def test_invoke_matrix_ids_and_ci_list_it_once(data: Path) -> None:
@@ -81,7 +82,7 @@ def test_invoke_matrix_ids_and_ci_list_it_once(data: Path) -> None:
     assert entries and {e["id"] for e in entries} == {ID}
     families = [e["family"] for e in entries]
     assert len(families) == len(set(families))  # once per GPU family, not once per Python
-    assert {e["session"] for e in entries} == {"build-3.10-rocm6.4"}
+    assert {e["session"] for e in entries} == {"build-3.12-rocm6.4"}
 
 
 @pytest.mark.parametrize(("pythons", "says"), [
@@ -100,7 +101,7 @@ def test_data_an_abi3_wheel_cannot_serve_is_a_data_error(data: Path, pythons: st
 
 def test_the_plan_expects_the_abi3_tag(data: Path, registered: None) -> None:
     m = load_matrix(data)
-    host = HostFacts(cores=2, mem_available_gib=8.0, interpreters={"3.10": "/usr/bin/python3.10"})
+    host = HostFacts(cores=2, mem_available_gib=8.0, interpreters={"3.12": "/usr/bin/python3.12"})
     p = plan(m, m.build(ID), Options(gfx=("gfx90a",)), host, Layout(Path("/w"), Path("/c")))
     expect = p.step("expect-wheel").action
     assert isinstance(expect, ExpectWheel) and expect.tags == "cp39-abi3"
@@ -114,7 +115,7 @@ def test_expect_wheel_refuses_a_wheel_without_the_abi3_tag(
     house = tmp_path / "wheelhouse"
     make_wheel(house, "abi3-ext", "0.8.0", f"{tag}-linux_x86_64", {"abi3_ext/__init__.py": ""})
     m = load_matrix(data)
-    host = HostFacts(cores=2, mem_available_gib=8.0, interpreters={"3.10": "/usr/bin/python3.10"})
+    host = HostFacts(cores=2, mem_available_gib=8.0, interpreters={"3.12": "/usr/bin/python3.12"})
     p = plan(m, m.build(ID), Options(gfx=("gfx90a",)), host, Layout(tmp_path, tmp_path))
     step = p.step("expect-wheel")
     action = step.action

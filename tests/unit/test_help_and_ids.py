@@ -14,7 +14,8 @@ import pytest
 from toolkit.cli.main import SUBCOMMAND_MODULES, command_name, main
 
 ROOT = Path(__file__).resolve().parents[2]
-BUILD_ID = re.compile(r"^[a-z0-9_]+-[0-9][0-9a-z.]*-cp3\d+t?-rocm[0-9.]+$")
+# package-version-<cp3XY, cp3XYt, or an abi3 wheel's cp3XY-abi3>-rocm<release>
+BUILD_ID = re.compile(r"^[a-z0-9_]+-[0-9][0-9a-z.]*-cp3\d+(t|-abi3)?-rocm[0-9.]+$")
 
 
 def _toolkit(*args: str) -> subprocess.CompletedProcess[str]:

@@ -86,7 +86,7 @@ def test_ids_and_tags() -> None:
     b = m.build("apex-1.8.0-cp313t-rocm7.0")
     assert (b.python, b.cp_tag, b.session) == ("3.13t", "cp313t", "build-3.13t-rocm7.0")
     assert python_tag("3.8") == "cp38"
-    assert all(re.fullmatch(r"[a-z0-9_]+-[0-9.]+-cp3[0-9]+t?-rocm[0-9.]+", x.id) for x in m.builds)
+    assert all(re.fullmatch(r"[a-z0-9_]+-[0-9.]+-cp3[0-9]+(t|-abi3)?-rocm[0-9.]+", x.id) for x in m.builds)
 
 
 def test_pairs_include_and_exclude() -> None:

@@ -279,7 +279,7 @@ class Matrix:
 
     def pair_builds(self, python: str, rocm: str, packages: Iterable[str] = ()) -> list[Build]:
         """Builds of one (Python, ROCm) pair, the session ``build-<python>-rocm<rocm>``: those
-        that Python builds (an abi3 wheel is built once, by the oldest Python it serves); an
+        that Python builds (an abi3 wheel is built once, by the newest Python it serves); an
         empty pair is a ``UsageError``."""
         if rocm not in self.rocm:
             raise unknown("ROCm version", rocm, sorted(self.rocm, key=version_sort_key))
@@ -389,14 +389,16 @@ def _check_abi3(file: Path, i: int, pv: PackageVersion) -> None:
 def _version_builds(p: Package, pv: PackageVersion,
                     rocm: Mapping[str, RocmRelease]) -> Iterable[Build]:
     """The builds of one version: a wheel per (ROCm, Python) its torch serves; an abi3
-    version's one wheel per ROCm, built by the oldest Python it serves."""
+    version's one wheel per ROCm, built by the newest Python it serves (CI's ``newest`` rule
+    builds it on a pull request; the tag's stable ABI, not the building Python, decides what
+    the wheel may use, and the check audits it)."""
     for r in pv.rocm:
         # a torch source that lists its Pythons (TheRock's) limits the version's Pythons there
         pys = sorted((py for py in pv.python
                       if not pv.torch or rocm[r].torch[pv.torch_minor].serves(py)),
                      key=python_sort_key)
         if pv.abi3 and pys:
-            yield Build(p, pv, pys[0], rocm[r], serves=tuple(pys))
+            yield Build(p, pv, pys[-1], rocm[r], serves=tuple(pys))
             continue
         yield from (Build(p, pv, py, rocm[r]) for py in pv.python if py in pys)
 

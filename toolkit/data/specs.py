@@ -154,7 +154,7 @@ VERSION_FIELDS: dict[str, Spec] = {
     # why `rocm = []`: what the version awaits ("awaits torch 2.14 on a ROCm of the matrix")
     "waiting": _TEXT,
     # one py_limited_api wheel for every listed Python: the oldest CPython whose stable ABI it
-    # uses ("cp39": tagged cp39-abi3); built once per ROCm release, by the oldest listed Python
+    # uses ("cp39": tagged cp39-abi3); built once per ROCm release, by the newest listed Python
     "abi3": Text(pattern=r"cp3[0-9]+", like="cp39"),
 }
 VERSION_OPTIONAL = ("default_targets", "submodules", "waiting", "abi3")
