@@ -121,7 +121,7 @@ def read_archive(read: ReadAt, size: int, path: str) -> Archive:
         raise KpackError(f"{path}: not a kpack archive (magic {bytes(head[:4])!r}, expected {MAGIC!r})")
     version, toc_at = struct.unpack_from("<IQ", head, 4)
     if version != VERSION:
-        raise KpackError(f"{path}: kpack format version {version} is not {VERSION}, the one this reader knows")
+        raise KpackError(f"{path}: kpack format version {version} (this reader knows {VERSION})")
     if not HEADER <= toc_at < size:
         raise KpackError(f"{path}: its table of contents offset {toc_at} lies outside the archive "
                          f"({HEADER}..{size - 1})")
@@ -137,7 +137,8 @@ def read_archive(read: ReadAt, size: int, path: str) -> Archive:
     if scheme not in SCHEMES:
         raise KpackError(f"{path}: compression scheme {scheme!r} is not one of {', '.join(SCHEMES)}")
     arches = _strings(toc.get("gfx_arches"), f"{path}: gfx_arches")
-    spans = _zstd_spans(read, toc, toc_at, path) if scheme == "zstd-per-kernel" else _blob_spans(toc, toc_at, path)
+    zstd = scheme == "zstd-per-kernel"
+    spans = _zstd_spans(read, toc, toc_at, path) if zstd else _blob_spans(toc, toc_at, path)
     archive = Archive(path, scheme, arches)
     for binary, target, ordinal, original in _entries(toc, arches, len(spans), path):
         at, stored = spans[ordinal]
@@ -171,7 +172,8 @@ def _blob_spans(toc: dict[str, Any], end: int, path: str) -> list[tuple[int, int
     for i, b in enumerate(blobs):
         if not isinstance(b, dict):
             raise KpackError(f"{path}: blob {i} is not a map")
-        at, n = _uint(b.get("offset"), f"{path}: blob {i} offset"), _uint(b.get("size"), f"{path}: blob {i} size")
+        at = _uint(b.get("offset"), f"{path}: blob {i} offset")
+        n = _uint(b.get("size"), f"{path}: blob {i} size")
         _within(at, n, end, f"{path}: blob {i}")
         spans.append((at, n))
     return spans
@@ -216,7 +218,7 @@ def _entries(toc: dict[str, Any], arches: tuple[str, ...], count: int,
         for target, meta in per.items():
             what = f"{path}: {binary} for {target}"
             if target not in arches:
-                raise KpackError(f"{what}: the archive's gfx_arches ({', '.join(arches)}) do not name {target}")
+                raise KpackError(f"{what}: its gfx_arches ({', '.join(arches)}) do not name {target}")
             if not isinstance(meta, dict):
                 raise KpackError(f"{what} is not a map")
             ordinal = _uint(meta.get("ordinal"), f"{what}: ordinal")
@@ -225,7 +227,8 @@ def _entries(toc: dict[str, Any], arches: tuple[str, ...], count: int,
             yield binary, target, ordinal, _uint(meta.get("original_size"), f"{what}: original_size")
 
 
-def _check_code(read: ReadAt, scheme: str, at: int, stored: int, original: int, target: str, what: str) -> None:
+def _check_code(read: ReadAt, scheme: str, at: int, stored: int, original: int, target: str,
+                what: str) -> None:
     """The stored code object's size and ELF header agree with its entry."""
     if scheme == "none":
         if stored != original:
