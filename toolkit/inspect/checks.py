@@ -205,7 +205,7 @@ def _library_result(inp: Input, lib: Lib) -> LibraryResult | None:
 
 def _split_library(inp: Input, lr: LibraryResult, ref: KpackRef) -> None:
     """A kpack-split library's code: that of the archives given for it (its own wheel's, --with)."""
-    code, where = kpack.library_code(lr.path, ref, [*inp.archives, *inp.companions])
+    code, where, used = kpack.library_code(lr.path, ref, [*inp.archives, *inp.companions])
     for target, tc in code.items():
         mine = lr.gpu_code.setdefault(target, TargetCode([lr.path]))
         mine.code_objects += tc.code_objects
@@ -214,7 +214,7 @@ def _split_library(inp: Input, lr: LibraryResult, ref: KpackRef) -> None:
     lr.gpu_targets = list(lr.gpu_code)
     lr.gpu_where.append(where)
     lr.kpack = {"kernel_name": ref.kernel_name, "search_paths": list(ref.search_paths),
-                "hipk": ref.hipk, "hipf": ref.hipf}
+                "hipk": ref.hipk, "hipf": ref.hipf, "archives": used}
 
 
 def _input_findings(inp: Input, hosts: list[tuple[str, ElfInfo]], code_objects: list[str],

@@ -62,7 +62,7 @@ class LibraryResult:
     unresolved: list[dict[str, str | None]] = field(default_factory=list)
     needed: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
-    # a kpack-split library: {"kernel_name", "search_paths", "hipk", "hipf"} (its code is elsewhere)
+    # a kpack-split library: {"kernel_name", "search_paths", "hipk", "hipf", "archives" holding its code}
     kpack: dict[str, Any] | None = None
 
     @property

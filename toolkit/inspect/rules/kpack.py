@@ -26,9 +26,10 @@ def _paths(ref: KpackRef) -> str:
     return ", ".join(ref.search_paths) or "unreadable"
 
 
-def library_code(path: str, ref: KpackRef, archives: Sequence[Archive]) -> tuple[dict[str, TargetCode], str]:
+def library_code(path: str, ref: KpackRef,
+                 archives: Sequence[Archive]) -> tuple[dict[str, TargetCode], str, list[str]]:
     """Per target the code objects and stored bytes the archives hold for one split library,
-    and its *where* line."""
+    its *where* line and the archives that hold them."""
     code: dict[str, TargetCode] = {}
     used: list[str] = []
     for a in archives:
@@ -39,11 +40,7 @@ def library_code(path: str, ref: KpackRef, archives: Sequence[Archive]) -> tuple
             tc = code.setdefault(k.target, TargetCode([path]))
             tc.code_objects += 1
             tc.bytes += k.stored
-    n = sum(tc.code_objects for tc in code.values())
-    where = f"{WHERE} (search paths {_paths(ref)})"
-    if n:
-        where += f": {n} code object{'s' * (n != 1)} in {', '.join(used)}"
-    return {t: code[t] for t in sorted(code, key=sort_key)}, where
+    return {t: code[t] for t in sorted(code, key=sort_key)}, f"{WHERE} (search paths {_paths(ref)})", used
 
 
 def library_findings(path: str, ref: KpackRef, carried: Sequence[str],
