@@ -140,11 +140,20 @@ def read_archive(read: ReadAt, size: int, path: str) -> Archive:
     zstd = scheme == "zstd-per-kernel"
     spans = _zstd_spans(read, toc, toc_at, path) if zstd else _blob_spans(toc, toc_at, path)
     archive = Archive(path, scheme, arches)
-    for binary, target, ordinal, original in _entries(toc, arches, len(spans), path):
-        at, stored = spans[ordinal]
-        _check_code(read, scheme, at, stored, original, target, f"{path}: {binary} for {target}")
-        archive.kernels.append(Kernel(binary, target, stored, original))
+    entries = sorted(_entries(toc, arches, len(spans), path), key=lambda e: e[2])  # (reads go forwards)
+    for binary, target, ordinal, original in entries:
+        span = spans[ordinal]
+        _check_code(read, span, original, target, f"{path}: {binary} for {target}")
+        archive.kernels.append(Kernel(binary, target, span.stored, original))
     return archive
+
+
+@dataclass(frozen=True)
+class _Span:
+    at: int
+    stored: int
+    head: bytes | None = None  # a zstd frame's first inflated bytes (None: read them at ``at``)
+    declared: int = -1  # a zstd frame's content size (-1: not in its header)
 
 
 def _strings(value: Any, what: str) -> tuple[str, ...]:
@@ -164,7 +173,7 @@ def _within(at: int, n: int, end: int, what: str) -> None:
         raise KpackError(f"{what} ({at}..{at + n}) lies outside the archive's data ({HEADER}..{end})")
 
 
-def _blob_spans(toc: dict[str, Any], end: int, path: str) -> list[tuple[int, int]]:
+def _blob_spans(toc: dict[str, Any], end: int, path: str) -> list[_Span]:
     blobs = toc.get("blobs")
     if not isinstance(blobs, list):
         raise KpackError(f"{path}: an uncompressed archive without a blobs list")
@@ -175,12 +184,12 @@ def _blob_spans(toc: dict[str, Any], end: int, path: str) -> list[tuple[int, int
         at = _uint(b.get("offset"), f"{path}: blob {i} offset")
         n = _uint(b.get("size"), f"{path}: blob {i} size")
         _within(at, n, end, f"{path}: blob {i}")
-        spans.append((at, n))
+        spans.append(_Span(at, n))
     return spans
 
 
-def _zstd_spans(read: ReadAt, toc: dict[str, Any], end: int, path: str) -> list[tuple[int, int]]:
-    """(offset, size) of each zstd frame, from the blob's own size prefixes."""
+def _zstd_spans(read: ReadAt, toc: dict[str, Any], end: int, path: str) -> list[_Span]:
+    """Each zstd frame (from the blob's own size prefixes) with its first inflated bytes."""
     at = _uint(toc.get("zstd_offset"), f"{path}: zstd_offset")
     size = _uint(toc.get("zstd_size"), f"{path}: zstd_size")
     _within(at, size, end, f"{path}: the zstd blob")
@@ -192,7 +201,7 @@ def _zstd_spans(read: ReadAt, toc: dict[str, Any], end: int, path: str) -> list[
     for i in range(count):
         n = _u32(read, pos, stop, f"{path}: the size of zstd frame {i}")
         _within(pos + 4, n, stop, f"{path}: zstd frame {i} of {n} bytes")
-        spans.append((pos + 4, n))
+        spans.append(_frame(read(pos + 4, min(n, FRAME_PEEK)), pos + 4, n, f"{path}: zstd frame {i}"))
         pos += 4 + n
     if pos != stop:
         raise KpackError(f"{path}: the zstd blob's {count} frames end at {pos}, its size says {stop}")
@@ -227,23 +236,27 @@ def _entries(toc: dict[str, Any], arches: tuple[str, ...], count: int,
             yield binary, target, ordinal, _uint(meta.get("original_size"), f"{what}: original_size")
 
 
-def _check_code(read: ReadAt, scheme: str, at: int, stored: int, original: int, target: str,
-                what: str) -> None:
+def _frame(frame: bytes, at: int, n: int, what: str) -> _Span:
+    """A zstd frame's span, its content size and first bytes (only those are inflated)."""
+    try:
+        declared = zstandard.frame_content_size(frame)
+        with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(frame)) as r:
+            head = r.read(ELF64_HEADER)
+    except zstandard.ZstdError as err:
+        raise KpackError(f"{what}: not a readable zstd frame ({err})") from err
+    return _Span(at, n, head, declared)
+
+
+def _check_code(read: ReadAt, span: _Span, original: int, target: str, what: str) -> None:
     """The stored code object's size and ELF header agree with its entry."""
-    if scheme == "none":
-        if stored != original:
-            raise KpackError(f"{what}: its blob holds {stored} bytes, its entry says {original}")
-        head = read(at, min(stored, ELF64_HEADER))
+    if span.head is None:
+        if span.stored != original:
+            raise KpackError(f"{what}: its blob holds {span.stored} bytes, its entry says {original}")
+        head = read(span.at, min(span.stored, ELF64_HEADER))
     else:
-        frame = read(at, min(stored, FRAME_PEEK))
-        try:
-            declared = zstandard.frame_content_size(frame)
-            with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(frame)) as r:
-                head = r.read(ELF64_HEADER)
-        except zstandard.ZstdError as err:
-            raise KpackError(f"{what}: not a readable zstd frame ({err})") from err
-        if declared >= 0 and declared != original:
-            raise KpackError(f"{what}: its zstd frame holds {declared} bytes, its entry says {original}")
+        if span.declared >= 0 and span.declared != original:
+            raise KpackError(f"{what}: its zstd frame holds {span.declared} bytes, its entry says {original}")
+        head = span.head
     got = code_target(head, original) if len(head) == ELF64_HEADER else None
     if got is None:
         raise KpackError(f"{what}: not an AMDGPU code object (its first bytes are no valid ELF header)")
