@@ -191,6 +191,6 @@ def collect_archives(inp: Input) -> None:
         try:
             inp.archives.append(read())
         except UsageError as err:  # (KpackError, MemberError)
-            msg = f"{escape(name)}: unreadable kpack archive: {err}"
+            msg = f"unreadable kpack archive: {err}"  # (the error names the archive)
             inp.result.findings.append(Finding("gpu-code", "error", name, msg,
                                                cause="GPU code present but unreadable"))
