@@ -19,7 +19,7 @@ import toolkit.inspect
 from tests.fixtures import kpack as K
 from tests.fixtures.wheels import make_wheel
 from toolkit.core.gfx import parse_target
-from toolkit.inspect.checks import check_paths
+from toolkit.inspect.checks import Report, check_paths
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((Path(toolkit.inspect.__file__).parent / "check.schema.json").read_text())
@@ -47,7 +47,6 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                              {f".kpack/torch_lib_{t}.kpack": d for t, d in arcs.items()}),
         "bad": make_wheel(tmp / "b", "hostpkg-device", "1.0", "py3-none-any",
                           {".kpack/torch_lib_gfx90a.kpack": bytes(bad)}),
-        "arcs": tmp,  # (archives kept for the oracle below)
         **{f"raw_{t}": _write(tmp / f"torch_lib_{t}.kpack", d) for t, d in arcs.items()},
     }
 
@@ -57,8 +56,8 @@ def _write(p: Path, data: bytes) -> Path:
     return p
 
 
-def _errors(report: object, check: str = "gpu-targets") -> list[str]:
-    return [f.message for f in report.findings if f.severity == "error" and f.check == check]  # type: ignore[attr-defined]
+def _errors(report: Report, check: str = "gpu-targets") -> list[str]:
+    return [f.message for f in report.findings if f.severity == "error" and f.check == check]
 
 
 def test_split_host_library_is_kpack_code_not_cpu_only(wheels: dict[str, Path]) -> None:
@@ -97,7 +96,8 @@ def test_device_wheel_lists_targets_objects_and_bytes(wheels: dict[str, Path]) -
         t: (v[t]["code_objects"], v[t]["bytes"]) for v in want.values() for t in v}
     assert want[".kpack/torch_lib_gfx90a.kpack"]["gfx90a"]["code_objects"] == 2
     gated = check_paths([wheels["device"]], targets=[parse_target("gfx1100"), parse_target("gfx90a")])
-    assert _errors(gated) == ["no code object for gfx1100 in this wheel's kpack archives (they hold gfx90a, gfx942)"]
+    assert _errors(gated) == [
+        "no code object for gfx1100 in this wheel's kpack archives (they hold gfx90a, gfx942)"]
 
 
 def test_with_a_device_wheel_satisfies_the_host_targets(wheels: dict[str, Path]) -> None:

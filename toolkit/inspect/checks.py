@@ -22,7 +22,7 @@ from toolkit.core.errors import UsageError
 from toolkit.core.gfx import TargetId, sort_key
 from toolkit.inspect.inputs import Input, collect_archives, collect_dir, collect_wheel, open_input
 from toolkit.inspect.readers.elf import ET_REL, ElfInfo
-from toolkit.inspect.readers.kpack import KpackRef
+from toolkit.inspect.readers.kpack import Archive, KpackRef
 from toolkit.inspect.readers.kpackfiles import is_archive, with_archives
 from toolkit.inspect.readers.members import load_file as load_file
 from toolkit.inspect.readers.policy import (
@@ -79,8 +79,8 @@ def check_paths(
     inputs = [open_input(p, budget) for p in paths]
     allowed = LOADERS.union(*(p.libraries for p in load_policies()))
     system = host_system_dirs() if system_path is None else tuple(system_path)
-    resolver = Resolver(with_libraries([p for p in with_paths if not is_archive(str(p))]), system, allowed)
-    companions = with_archives(with_paths, budget)
+    libraries, companions = _with(with_paths, budget)
+    resolver = Resolver(libraries, system, allowed)
     pending: list[Unresolved] = []
     cands: dict[Path, set[str]] = {}
     try:
@@ -105,6 +105,12 @@ def check_paths(
 
 
 _RANK = {"error": 0, "warning": 1, "info": 2}
+
+
+def _with(paths: Sequence[str | os.PathLike[str]],
+          budget: Budget | None) -> tuple[dict[str, list[Lib]], list[Archive]]:
+    """``--with``: the libraries it provides, and its kpack archives (a device wheel's)."""
+    return with_libraries([p for p in paths if not is_archive(str(p))]), with_archives(paths, budget)
 
 
 def _collect(inp: Input, jobs: int | None) -> None:
