@@ -7,7 +7,9 @@ Its code objects are those of the archives the check is given (the checked input
 ``--with`` ones, e.g. the device wheels) whose table of contents holds its kernel name (the
 key the runtime looks up); with ``--gfx``, a target none of them holds code for is an error,
 as a fat library missing that target is. A device wheel's archives count as its GPU code
-(per target: code objects and stored bytes).
+(per target: code objects and stored bytes). TheRock ships such wheels as an arch-neutral host
+wheel and per-target device wheels carrying the ``.kpack`` archives, installed next to it
+(ROCm/TheRock@e13807b docs/packaging/python_packaging.md "Kpack-split packaging").
 """
 
 from __future__ import annotations
