@@ -58,6 +58,11 @@ class OffloadError(ElfError):
     """A malformed offload bundle inside an ELF object (exit 2)."""
 
 
+class KpackError(UsageError):
+    """A malformed kpack archive (``.kpack``) or ``.rocm_kpack_ref`` marker (exit 2; inside a
+    checked wheel the check reports it as a finding, as it does a bad offload bundle)."""
+
+
 class DataError(ToolkitError):
     """A matrix data file is malformed (exit 3)."""
 

@@ -20,9 +20,11 @@ from pathlib import Path
 from packaging.utils import canonicalize_name
 
 from toolkit.core.errors import UsageError
-from toolkit.core.gfx import TargetId
-from toolkit.inspect.inputs import Input, collect_dir, collect_wheel, open_input
+from toolkit.core.gfx import TargetId, sort_key
+from toolkit.inspect.inputs import Input, collect_archives, collect_dir, collect_wheel, open_input
 from toolkit.inspect.readers.elf import ET_REL, ElfInfo
+from toolkit.inspect.readers.kpack import Archive, KpackRef
+from toolkit.inspect.readers.kpackfiles import is_archive, with_archives
 from toolkit.inspect.readers.members import load_file as load_file
 from toolkit.inspect.readers.policy import (
     ARCH_OF_MACHINE,
@@ -35,8 +37,8 @@ from toolkit.inspect.readers.policy import (
 )
 from toolkit.inspect.readers.resolver import Lib, Resolver, host_system_dirs, with_libraries
 from toolkit.inspect.readers.wheelzip import Budget, WheelZip
-from toolkit.inspect.report import SCHEMA_VERSION, Finding, LibraryResult, Report, WheelResult
-from toolkit.inspect.rules import abi3, gpu, hygiene, machine, manylinux, needed, symbols
+from toolkit.inspect.report import SCHEMA_VERSION, Finding, LibraryResult, Report, TargetCode, WheelResult
+from toolkit.inspect.rules import abi3, gpu, hygiene, kpack, machine, manylinux, needed, symbols
 from toolkit.inspect.rules.gpu import code_runs_on as code_runs_on
 from toolkit.inspect.rules.metadata import check_metadata
 from toolkit.inspect.rules.needed import Missing
@@ -78,12 +80,14 @@ def check_paths(
     inputs = [open_input(p, budget) for p in paths]
     allowed = LOADERS.union(*(p.libraries for p in load_policies()))
     system = host_system_dirs() if system_path is None else tuple(system_path)
-    resolver = Resolver(with_libraries(with_paths), system, allowed)
+    libraries, companions = _with(with_paths, budget)
+    resolver = Resolver(libraries, system, allowed)
     pending: list[Unresolved] = []
     cands: dict[Path, set[str]] = {}
     try:
         for inp in inputs:
             _collect(inp, jobs)
+            inp.companions = companions
             cands[inp.path] = symbols.compact_defined(inp.libs, required_symbols)
             pending += _check_libraries(inp, resolver, targets, allow_bundled, req_policy)
     finally:
@@ -104,6 +108,12 @@ def check_paths(
 _RANK = {"error": 0, "warning": 1, "info": 2}
 
 
+def _with(paths: Sequence[str | os.PathLike[str]],
+          budget: Budget | None) -> tuple[dict[str, list[Lib]], list[Archive]]:
+    """``--with``: the libraries it provides, and its kpack archives (a device wheel's)."""
+    return with_libraries([p for p in paths if not is_archive(str(p))]), with_archives(paths, budget)
+
+
 def _collect(inp: Input, jobs: int | None) -> None:
     """Read an input's libraries (and a wheel's metadata) into a fresh result."""
     inp.result = WheelResult(str(inp.path))
@@ -113,6 +123,7 @@ def _collect(inp: Input, jobs: int | None) -> None:
         inp.result.content_key = _content_key(inp, inp.wheel)
     else:
         collect_dir(inp)
+    collect_archives(inp)
 
 
 def _kind(info: ElfInfo) -> str:
@@ -161,7 +172,9 @@ def _check_libraries(
         hosts.append((lib.path, info))
         if inp.wheel is not None:
             f.extend(hygiene.bundled_findings(lib.path, project, allow))
-        f.extend(gpu.library_findings(lib.path, info.gpu_targets, targets))
+        f.extend(gpu.library_findings(lib.path, lr.gpu_targets, targets))
+        if info.kpack is not None:
+            f.extend(kpack.library_findings(lib.path, info.kpack, lr.gpu_targets, targets))
         if info.type != ET_REL and info.has_sections:  # else: not loaded / nothing to resolve
             _resolve_library(inp, resolver, lib, lr, loaded, claim)
     f.extend(loaded.findings())
@@ -184,6 +197,8 @@ def _library_result(inp: Input, lib: Lib) -> LibraryResult | None:
         lib.path, _kind(info), needed=list(info.needed), gpu_targets=list(info.gpu_targets),
         gpu_code=code, gpu_where=where,
     )
+    if info.kpack is not None:
+        _split_library(inp, lr, info.kpack)
     res.libraries.append(lr)
     inp.pairs.append((lib, lr))
     for prob in info.problems:
@@ -193,6 +208,20 @@ def _library_result(inp: Input, lib: Lib) -> LibraryResult | None:
                          cause="GPU code present but unreadable"))
     f.extend(gpu.mislabel_findings(lib.path, info.gpu_code))
     return lr
+
+
+def _split_library(inp: Input, lr: LibraryResult, ref: KpackRef) -> None:
+    """A kpack-split library's code: that of the archives given for it (its own wheel's, --with)."""
+    code, where, used = kpack.library_code(lr.path, ref, [*inp.archives, *inp.companions])
+    for target, tc in code.items():
+        mine = lr.gpu_code.setdefault(target, TargetCode([lr.path]))
+        mine.code_objects += tc.code_objects
+        mine.bytes += tc.bytes
+    lr.gpu_code = {t: lr.gpu_code[t] for t in sorted(lr.gpu_code, key=sort_key)}
+    lr.gpu_targets = list(lr.gpu_code)
+    lr.gpu_where.append(where)
+    lr.kpack = {"kernel_name": ref.kernel_name, "search_paths": list(ref.search_paths),
+                "hipk": ref.hipk, "hipf": ref.hipf, "archives": used}
 
 
 def _input_findings(inp: Input, hosts: list[tuple[str, ElfInfo]], code_objects: list[str],
@@ -206,12 +235,28 @@ def _input_findings(inp: Input, hosts: list[tuple[str, ElfInfo]], code_objects: 
     f.extend(hygiene.rpath_findings(hosts, tops))
     f.extend(gpu.code_object_findings(code_objects, targets))
     what = "this wheel" if inp.wheel is not None else str(inp.path)
-    f.extend(gpu.no_gpu_code_findings(targets, res.libraries, what))
+    if inp.archives:  # a device wheel: its archives are its GPU code
+        f.extend(kpack.archive_findings(inp.archives, targets, what))
+    else:
+        f.extend(gpu.no_gpu_code_findings(targets, res.libraries, what))
     f.extend(gpu.runtime_compile_findings(res.libraries))
     res.gpu = gpu.wheel_code(res.libraries)
+    if inp.archives:
+        res.gpu = _merged(res.gpu, kpack.archive_code(inp.archives))
+        res.kpack_archives = kpack.json_archives(inp.archives)
     res.built_against = gpu.built_against(res.libraries, hygiene.ROCM_LIBS)
     if inp.wheel is not None:
         f.extend(redundant_variant(res))
+
+
+def _merged(a: dict[str, TargetCode], b: dict[str, TargetCode]) -> dict[str, TargetCode]:
+    out = {t: TargetCode(list(tc.libraries), tc.code_objects, tc.bytes) for t, tc in a.items()}
+    for t, tc in b.items():
+        m = out.setdefault(t, TargetCode())
+        m.libraries += tc.libraries
+        m.code_objects += tc.code_objects
+        m.bytes += tc.bytes
+    return {t: out[t] for t in sorted(out, key=sort_key)}
 
 
 @dataclass

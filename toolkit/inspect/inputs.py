@@ -10,14 +10,18 @@ from __future__ import annotations
 import os
 import posixpath
 import zipfile
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from toolkit.core.errors import ElfError, UsageError
 from toolkit.core.files import missing, open_regular
 from toolkit.core.text import escape
 from toolkit.inspect.readers.elf import is_elf
+from toolkit.inspect.readers.kpack import Archive
+from toolkit.inspect.readers.kpackfiles import file_archive, folder_files, is_archive, member_archive
 from toolkit.inspect.readers.members import load_file, read_members, start_pool, stop_pool
 from toolkit.inspect.readers.resolver import Lib
 from toolkit.inspect.readers.wheelzip import Budget, WheelZip
@@ -40,6 +44,8 @@ class Input:
     digests: dict[str, str | None] = field(default_factory=dict)  # member -> RECORD-style digest
     missing: list[Missing] = field(default_factory=list)  # needed libraries nothing provided
     assumed: dict[str, list[str]] = field(default_factory=dict)  # library -> policy libraries it needs
+    archives: list[Archive] = field(default_factory=list)  # its own kpack archives
+    companions: list[Archive] = field(default_factory=list)  # the --with kpack archives
 
     def close(self) -> None:
         if self.wheel is not None:
@@ -159,7 +165,7 @@ def collect_dir(inp: Input) -> None:
     for f in files:
         if not f.is_symlink() and f.is_file():
             _collect_file(inp, f)
-    if not inp.libs and not inp.result.findings:
+    if not inp.libs and not inp.result.findings and not (root.is_dir() and folder_files(root)):
         raise UsageError(f"{escape(root)}: no ELF files found (give wheels, folders of .so "
                          "files or .so files)")
     # symlinks (libfoo.so -> libfoo.so.1.2) resolve names inside the folder
@@ -168,3 +174,23 @@ def collect_dir(inp: Input) -> None:
             target = inp.index.get(os.path.normpath(str(f.resolve())))
             if target:
                 inp.index[os.path.normpath(str(f.parent.resolve() / f.name))] = target
+
+
+def collect_archives(inp: Input) -> None:
+    """Read the input's kpack archives; one that cannot be read is a finding (as a bad
+    offload bundle is), its code counting for no target."""
+    wz = inp.wheel
+    if wz is not None:
+        todo: list[tuple[str, Callable[[], Archive]]] = [
+            (i.filename, partial(member_archive, wz, i, i.filename)) for i in wz.members
+            if is_archive(i.filename) and wz.bomb_check(i) is None]
+    else:
+        folder = folder_files(inp.path) if inp.path.is_dir() else []
+        todo = [(str(f), partial(file_archive, f)) for f in folder]
+    for name, read in todo:
+        try:
+            inp.archives.append(read())
+        except UsageError as err:  # (KpackError, MemberError)
+            msg = f"unreadable kpack archive: {err}"  # (the error names the archive)
+            inp.result.findings.append(Finding("gpu-code", "error", name, msg,
+                                               cause="GPU code present but unreadable"))

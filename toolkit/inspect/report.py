@@ -62,6 +62,8 @@ class LibraryResult:
     unresolved: list[dict[str, str | None]] = field(default_factory=list)
     needed: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    # a kpack-split library: {"kernel_name", "search_paths", "hipk", "hipf", "archives" holding its code}
+    kpack: dict[str, Any] | None = None
 
     @property
     def symbol_versions(self) -> dict[str, str]:
@@ -81,7 +83,7 @@ class LibraryResult:
             "unresolved": self.unresolved,
             "needed": self.needed,
             "missing": self.missing,
-        }
+        } | ({"kpack": self.kpack} if self.kpack is not None else {})
 
 
 @dataclass
@@ -99,6 +101,7 @@ class WheelResult:
     members: int = 0
     requires: list[str] = field(default_factory=list)  # Requires-Dist names, canonical
     content_key: str | None = None  # equal for wheels identical apart from name and version
+    kpack_archives: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)  # per target
 
     @property
     def ok(self) -> bool:
@@ -115,13 +118,14 @@ class WheelResult:
 
     @property
     def gpu_libraries(self) -> list[LibraryResult]:
-        return [lib for lib in self.libraries if lib.gpu_code and lib.kind != "gpu-code-object"]
+        return [lib for lib in self.libraries
+                if (lib.gpu_code or lib.kpack is not None) and lib.kind != "gpu-code-object"]
 
     @property
     def cpu_only(self) -> list[LibraryResult]:
         return [
             lib for lib in self.libraries
-            if not lib.gpu_code and lib.kind not in ("gpu-code-object", "unreadable")
+            if not lib.gpu_code and lib.kpack is None and lib.kind not in ("gpu-code-object", "unreadable")
         ]
 
     def to_json(self) -> dict[str, Any]:
@@ -141,7 +145,7 @@ class WheelResult:
             "built_against": self.built_against,
             "findings": [f.to_json() for f in self.findings],
             "libraries": [lib.to_json() for lib in self.libraries],
-        }
+        } | ({"kpack_archives": self.kpack_archives} if self.kpack_archives else {})
 
 
 @dataclass

@@ -203,7 +203,8 @@ def lines(wheel: WheelResult, verbose: bool = False) -> list[str]:
     title = wheel.path if wheel.name is None else f"{wheel.name} {wheel.version}  ({wheel.path})"
     hosts = [lib for lib in wheel.libraries if lib.kind not in ("gpu-code-object", "unreadable")]
     objs = [lib for lib in wheel.libraries if lib.kind == "gpu-code-object"]
-    out = [title, _count_line(wheel, hosts, objs), *_target_lines(wheel), *_gpu_cpu_lines(wheel, verbose)]
+    out = [title, _count_line(wheel, hosts, objs), *_target_lines(wheel), *_archive_lines(wheel),
+           *_gpu_cpu_lines(wheel, verbose)]
     out.append(f"  built against: {_built_against(wheel.built_against)}")
     out += _table_lines(wheel, hosts, verbose)
     if verbose:
@@ -230,6 +231,13 @@ def _target_lines(wheel: WheelResult) -> list[str]:
         f"    {target:<18} {len(tc.libraries):>5} lib  {tc.code_objects:>6} obj  {_bytes(tc.bytes):>10}"
         for target, tc in wheel.gpu.items()
     ]
+
+
+def _archive_lines(wheel: WheelResult) -> list[str]:
+    """Each kpack archive the wheel carries: per target its code objects and stored bytes."""
+    return [f"  kpack archive {path}: " + (", ".join(
+        f"{t} {c['code_objects']} obj {_bytes(c['bytes'])}" for t, c in per.items()) or "no code objects")
+        for path, per in wheel.kpack_archives.items()]
 
 
 def _gpu_cpu_lines(wheel: WheelResult, verbose: bool) -> list[str]:

@@ -34,6 +34,7 @@ from toolkit.inspect.readers.elftables import (
 )
 from toolkit.inspect.readers.gpuscan import CodeObject, ScanRange
 from toolkit.inspect.readers.inflate import name_batches, pack_bytes, pack_pairs, unpack_pairs
+from toolkit.inspect.readers.kpack import KpackRef, elf_kpack, wanted
 
 ELF_MAGIC = b"\x7fELF"
 EM_AMDGPU = 224
@@ -157,6 +158,7 @@ class ElfInfo:
     scan: tuple[ScanRange, ...] = ()  # sections still to scan for GPU code (then cleared)
     problems: list[str] = field(default_factory=list)  # what could not be judged: errors
     gpu_problems: list[str] = field(default_factory=list)  # GPU sections that are unreadable
+    kpack: KpackRef | None = None  # a split binary's marker: its device code is in kpack archives
     packed: bytes | None = None  # ``defined`` NUL-terminated and deflated, between pack and narrow
     packed_undefined: bytes | None = None  # ``undefined`` likewise (``pack_pairs``), until narrow
 
@@ -345,7 +347,8 @@ def parse_elf(img: Image, pack: bool = False) -> ElfInfo:
         _read_dynamic(info, data(dynamic), names(dynamic.link), hdr)
     if dynsym is not None and 0 < dynsym.link < len(sections):
         _read_dynsym(info, by_type, dynsym, names(dynsym.link), data, hdr, pack)
-    info.scan = scan_ranges(sections, img.size)
+    info.kpack, skip = elf_kpack(sections, data, info.gpu_problems)
+    info.scan = tuple(r for r in scan_ranges(sections, img.size) if r.name not in skip)
     return info
 
 
@@ -356,7 +359,7 @@ def _read_parts(sections: list[Section], by_type: Mapping[int, Section]) -> list
     linked = [sections[s.link] for s in (dynsym, dynamic) if s and 0 < s.link < len(sections)]
     parts = [s for s in (dynsym, dynamic, *linked) if s]
     parts += [by_type[t] for t in (SHT_VERSYM, SHT_VERNEED, SHT_VERDEF) if t in by_type]
-    return parts
+    return parts + wanted(sections)
 
 
 def _read_dynsym(info: ElfInfo, by_type: Mapping[int, Section], dynsym: Section, strtab: Strings,
