@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import NoReturn, TextIO
 
 from toolkit import __version__
-from toolkit.core.errors import ToolkitError, describe_os_error
+from toolkit.core.errors import EXIT_CODES, ToolkitError, describe_os_error
 from toolkit.core.text import clean, escape
 from toolkit.core.urls import mask
 
@@ -38,15 +38,10 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
 )
 
 
-# what each exit code means (README "## Exit codes" is the long form)
-EXIT_MEANINGS: Mapping[int, str] = {
-    0: "ok", 1: "a check, smoke test or reproduction failed", 2: "bad input",
-    3: "malformed data file", 4: "environment problem", 5: "a build step failed",
-    6: "busy (a lock is held)", 7: "a known failure was left out", 8: "source unreachable",
-    9: "timed out", 10: "awaits upstream", 11: "build requirements unavailable",
-    12: "dirty source", 130: "interrupted",
-}
-_BUILDS = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 130)
+# what each exit code means: said once, in toolkit/core/errors.py (README "## Exit codes" is
+# the long form, tested against it)
+EXIT_MEANINGS: Mapping[int, str] = EXIT_CODES
+_BUILDS = tuple(EXIT_CODES)
 # each subcommand's description (its --help) and the exit codes it can end with
 COMMAND_HELP: Mapping[str, tuple[str, tuple[int, ...]]] = {
     "matrix": ("Show the build matrix: a table (seed-table shape), one JSON object per build, "

@@ -1,6 +1,8 @@
 """Every error type the toolkit raises on purpose, and its exit code: one root exception,
-each subclass carrying its own code (README's "Exit codes" table is tested against this
-module: tests/unit/test_exit_codes.py).
+each subclass carrying its own code, and ``EXIT_CODES``, what each code means, said once here
+(every ``--help``'s "exit codes:" line is made from it; README's "Exit codes" table and the
+classes' codes are tested against it: tests/unit/test_exit_code_table.py,
+tests/unit/test_exit_codes.py).
 
 Entry points (CLI, nox sessions, invoke tasks) catch ``ToolkitError`` once and print
 ``str(err)`` -- one line naming what was wrong and what is valid -- with no traceback.
@@ -8,9 +10,32 @@ Entry points (CLI, nox sessions, invoke tasks) catch ``ToolkitError`` once and p
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
 
 from toolkit.core.masking import mask
+
+# what each exit code means, in a few words (README's "## Exit codes" row of each code begins
+# with them); every error class's ``exit_code`` is one of these, every code but 0 and 130 is
+# some class's
+EXIT_CODES: Mapping[int, str] = MappingProxyType({
+    0: "ok",
+    1: "a check, smoke test or reproduction failed",
+    2: "bad input",
+    3: "malformed data file",
+    4: "environment problem",
+    5: "a build step (or a command it runs) failed",
+    6: "busy (a lock is held)",
+    7: "a known failure was left out",
+    8: "source unreachable",
+    9: "timed out",
+    10: "awaits upstream",
+    11: "build requirements unavailable",
+    12: "dirty source",
+    130: "interrupted",
+})
+# codes no error class carries: success, and what an interrupted command exits with
+NOT_ERRORS = frozenset({0, 130})
 
 
 class ToolkitError(Exception):
@@ -126,12 +151,25 @@ def nearest(value: str, valid: Iterable[str], n: int = 5, cutoff: float = 0.75) 
     return difflib.get_close_matches(value, list(valid), n=n, cutoff=cutoff)
 
 
+def nearest_note(value: object, valid: Iterable[str]) -> str:
+    """``; nearest: a, b``: the values of ``valid`` nearest to a mistyped ``value`` (difflib's
+    ``get_close_matches`` with its own defaults: at most 3, similarity at least 0.6), or ""
+    when none is near. What every "unknown X" error of an enumerated value names (``unknown``,
+    gfx ids, argparse choices, subcommands)."""
+    from toolkit.core.text import escape
+
+    close = nearest(str(value), valid, n=3, cutoff=0.6)
+    return f"; nearest: {', '.join(escape(c) for c in close)}" if close else ""
+
+
 def unknown(what: str, value: object, valid: Iterable[str]) -> UsageError:
-    """The standard "unknown X 'v'; valid: a, b, c" error."""
+    """The standard "unknown X 'v'; nearest: b; valid: a, b, c" error."""
     from toolkit.core.text import escape, quoted
 
+    valid = [str(v) for v in valid]
     shown = ", ".join(escape(v) for v in valid)
-    return UsageError(f"unknown {what} {quoted(value)}; valid: {escape(shown, 2000)}")
+    return UsageError(f"unknown {what} {quoted(value)}{nearest_note(value, valid)}; "
+                      f"valid: {escape(shown, 2000)}")
 
 
 class Busy(ToolkitError):
