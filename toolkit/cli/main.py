@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from typing import NoReturn, TextIO
 
 from toolkit import __version__
-from toolkit.core.errors import EXIT_CODES, ToolkitError, describe_os_error
-from toolkit.core.text import clean, escape
+from toolkit.core.errors import EXIT_CODES, ToolkitError, describe_os_error, nearest_note
+from toolkit.core.text import clean, escape, quoted
 from toolkit.core.urls import mask
 
 # subcommands whose faults while writing are a failed build (exit 5), not bad input
@@ -90,6 +90,16 @@ class Parser(argparse.ArgumentParser):
 
     commands: Mapping[str, argparse.ArgumentParser]  # the subcommands' parsers, by name
     refused: str | None = None  # the last line error() printed (for a --json error document)
+
+    def _check_value(self, action: argparse.Action, value: object) -> None:
+        """A value outside an option's choices (a subcommand's name too): argparse's line,
+        naming the nearest choices (``errors.nearest_note``)."""
+        choices = action.choices
+        if choices is not None and value not in choices:
+            valid = [str(c) for c in choices]
+            raise argparse.ArgumentError(action, f"invalid choice: {quoted(value)}"
+                                                 f"{nearest_note(value, valid)}; valid: "
+                                                 f"{', '.join(valid)}")
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
