@@ -27,10 +27,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def nearest_line(typo: str, valid: Sequence[str]) -> str:
-    """What the error must say: difflib's nearest values, nearest first."""
+    """What the error must say: difflib's nearest values, nearest first ("a, b or c")."""
     close = difflib.get_close_matches(typo, list(valid))
     assert close, (typo, valid)  # a typo that has a nearest value, or the test proves nothing
-    return "nearest: " + ", ".join(close) + ";"
+    named = close[0] if len(close) == 1 else f"{', '.join(close[:-1])} or {close[-1]}"
+    return f"did you mean {named}?"
 
 
 def typo_of(value: str, valid: Sequence[str]) -> str:
@@ -184,14 +185,14 @@ def test_a_gfx_typo_names_the_nearest(capsys: pytest.CaptureFixture[str]) -> Non
     valid, typo = _gfx()
     code, err = _run(["plan", _build_id(), "--gfx", typo], capsys)
     assert code == 2, err
-    assert nearest_line(typo, valid) in err.replace("; valid targets", ";"), err
+    assert nearest_line(typo, valid) in err, err
 
 
 def test_far_values_name_no_nearest(capsys: pytest.CaptureFixture[str]) -> None:
-    """Nothing near (difflib finds none): the valid values only, no empty "nearest:"."""
+    """Nothing near (difflib finds none): the valid values only, no empty "did you mean"."""
     assert difflib.get_close_matches("zzzzzzzz", _packages()) == []
     code, err = _run(["matrix", "--package", "zzzzzzzz"], capsys)
-    assert code == 2 and "nearest" not in err and "valid: " in err, err
+    assert code == 2 and "did you mean" not in err and "valid: " in err, err
 
 
 def _tool(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from typing import NoReturn, TextIO
 
 from toolkit import __version__
-from toolkit.core.errors import EXIT_CODES, ToolkitError, describe_os_error, nearest_note
-from toolkit.core.text import clean, escape, quoted
+from toolkit.core.errors import EXIT_CODES, ToolkitError, describe_os_error, suggestion
+from toolkit.core.text import clean, escape
 from toolkit.core.urls import mask
 
 # subcommands whose faults while writing are a failed build (exit 5), not bad input
@@ -93,13 +93,14 @@ class Parser(argparse.ArgumentParser):
 
     def _check_value(self, action: argparse.Action, value: object) -> None:
         """A value outside an option's choices (a subcommand's name too): argparse's line,
-        naming the nearest choices (``errors.nearest_note``)."""
-        choices = action.choices
-        if choices is not None and value not in choices:
-            valid = [str(c) for c in choices]
-            raise argparse.ArgumentError(action, f"invalid choice: {quoted(value)}"
-                                                 f"{nearest_note(value, valid)}; valid: "
-                                                 f"{', '.join(valid)}")
+        then the nearest choices (``errors.suggestion``)."""
+        try:
+            super()._check_value(action, value)
+        except argparse.ArgumentError as err:
+            near = suggestion(value, [str(c) for c in action.choices or ()])
+            if near is None:
+                raise
+            raise argparse.ArgumentError(action, f"{err.message}; {near}") from None
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
@@ -215,7 +216,7 @@ def _run(args: argparse.Namespace) -> int:
     except Finished as done:  # the body has shown why (its table): its exit code only
         return done.code
     except ToolkitError as err:
-        return fail(args, clean(mask(str(err))), err.exit_code, printed=out.used)
+        return fail(args, clean(mask(err.line)), err.exit_code, printed=out.used)
     except OSError as err:  # a fault no step turned into a ToolkitError: one line, no traceback
         code = 5 if getattr(args, "command", None) in BUILDING else 2
         return fail(args, describe_os_error(err), code, printed=out.used)

@@ -43,15 +43,24 @@ class ToolkitError(Exception):
 
     exit_code = 1
 
-    def __init__(self, message: str, *, hint: str | None = None) -> None:
+    def __init__(self, message: str, *, hint: str | None = None,
+                 nearest: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
+        self.nearest = nearest  # "did you mean a or b?" (``suggestion``): a value mistyped
 
     def __str__(self) -> str:
         if self.hint:
             return f"{self.message} (next: {self.hint})"
         return self.message
+
+    @property
+    def line(self) -> str:
+        """The one line the entry points (CLI, nox sessions, invoke) print: the message, the
+        valid values nearest to a mistyped one (``suggestion``), then the hint."""
+        text = f"{self.message}; {self.nearest}" if self.nearest else self.message
+        return f"{text} (next: {self.hint})" if self.hint else text
 
 
 class CheckFailed(ToolkitError):
@@ -151,25 +160,29 @@ def nearest(value: str, valid: Iterable[str], n: int = 5, cutoff: float = 0.75) 
     return difflib.get_close_matches(value, list(valid), n=n, cutoff=cutoff)
 
 
-def nearest_note(value: object, valid: Iterable[str]) -> str:
-    """``; nearest: a, b``: the values of ``valid`` nearest to a mistyped ``value`` (difflib's
-    ``get_close_matches`` with its own defaults: at most 3, similarity at least 0.6), or ""
-    when none is near. What every "unknown X" error of an enumerated value names (``unknown``,
-    gfx ids, argparse choices, subcommands)."""
+def suggestion(value: object, valid: Iterable[str]) -> str | None:
+    """``did you mean a or b?``: the values of ``valid`` nearest to a mistyped ``value``
+    (difflib's ``get_close_matches`` with its own defaults: at most 3, similarity at least
+    0.6), or None when none is near. Every "unknown X; valid: ..." error of an enumerated value
+    carries it (``ToolkitError.nearest``: ``unknown``, gfx ids, data files' closed sets) and
+    the entry points print it after the valid values (``ToolkitError.line``); argparse's
+    choices and subcommands too (``cli.main.Parser``)."""
     from toolkit.core.text import escape
 
-    close = nearest(str(value), valid, n=3, cutoff=0.6)
-    return f"; nearest: {', '.join(escape(c) for c in close)}" if close else ""
+    close = [escape(c) for c in nearest(str(value), valid, n=3, cutoff=0.6)]
+    if not close:
+        return None
+    return f"did you mean {' or '.join([', '.join(close[:-1]), close[-1]] if close[:-1] else close)}?"
 
 
 def unknown(what: str, value: object, valid: Iterable[str]) -> UsageError:
-    """The standard "unknown X 'v'; nearest: b; valid: a, b, c" error."""
+    """The standard "unknown X 'v'; valid: a, b, c" error (printed with "; did you mean b?")."""
     from toolkit.core.text import escape, quoted
 
     valid = [str(v) for v in valid]
     shown = ", ".join(escape(v) for v in valid)
-    return UsageError(f"unknown {what} {quoted(value)}{nearest_note(value, valid)}; "
-                      f"valid: {escape(shown, 2000)}")
+    return UsageError(f"unknown {what} {quoted(value)}; valid: {escape(shown, 2000)}",
+                      nearest=suggestion(value, valid))
 
 
 class Busy(ToolkitError):

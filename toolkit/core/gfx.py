@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from toolkit.core.errors import UsageError, nearest_note
+from toolkit.core.errors import UsageError, suggestion
 from toolkit.core.text import quoted
 
 _PROCESSOR = re.compile(r"^gfx[0-9]{2,4}[a-z]?$")
@@ -95,11 +95,10 @@ def expand(
                 and raw.split(":")[0] not in known_set
             ):
                 raise UsageError(
-                    f"unknown gfx target or family {raw!r}"
-                    f"{nearest_note(raw, [*sorted(known_set, key=_sort_key), *sorted(families)])}"
-                    "; valid targets: "
+                    f"unknown gfx target or family {raw!r}; valid targets: "
                     f"{', '.join(sorted(known_set, key=_sort_key))}; "
-                    f"valid families: {', '.join(sorted(families))}"
+                    f"valid families: {', '.join(sorted(families))}",
+                    nearest=suggestion(raw, [*known_set, *families]),
                 )
             items = (str(parse_target(raw)),)
         for item in items:

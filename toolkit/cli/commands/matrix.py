@@ -189,12 +189,13 @@ def _build_rows(m: Matrix, b: Build, evidence: str) -> list[tuple[str, str, str]
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolkit.core.errors import UsageError, unknown
+    from toolkit.core.errors import UsageError, suggestion
 
     if getattr(args, "explain", None):
         return _print_explain(args)
     if args.format not in FORMATS:
-        raise unknown("format", args.format, FORMATS)
+        raise UsageError(f"unknown format {args.format!r}; valid: {', '.join(FORMATS)}",
+                         nearest=suggestion(args.format, FORMATS))
     if args.ids:
         return print_ids(args)
     github = args.format.startswith("github")

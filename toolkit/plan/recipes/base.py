@@ -15,7 +15,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Protocol
 
-from toolkit.core.errors import unknown
+from toolkit.core.errors import UsageError, suggestion
 from toolkit.core.steps import Step
 from toolkit.data.matrix import Build, PackageVersion
 from toolkit.data.schema import Table
@@ -132,6 +132,7 @@ def option(recipe: Recipe, options: Options, name: str) -> str:
         key, _, value = item.partition("=")
         if key == name:
             if value not in spec.choices:
-                raise unknown(f"{name} value", value, spec.choices)
+                raise UsageError(f"unknown {name} value {value!r}; valid: "
+                                 f"{', '.join(spec.choices)}", nearest=suggestion(value, spec.choices))
             return value
     return spec.choices[0]
