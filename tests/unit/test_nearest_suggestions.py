@@ -188,6 +188,19 @@ def test_a_gfx_typo_names_the_nearest(capsys: pytest.CaptureFixture[str]) -> Non
     assert nearest_line(typo, valid) in err, err
 
 
+def test_a_gpu_family_typo_names_the_nearest(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--family`` of a release whose SDK index is per family: the families it served."""
+    from toolkit.plan.provision import served_families
+
+    m = _matrix()
+    build = next(b for b in m.builds if b.rocm.families and b.rocm.sdk.channels)
+    valid = list(served_families(m, build))
+    typo = typo_of(valid[0], valid)
+    code, err = _run(["plan", build.id, "--channel", next(iter(build.rocm.sdk.channels)),
+                      "--family", typo], capsys)
+    assert code == 2 and nearest_line(typo, valid) in err, err
+
+
 def test_far_values_name_no_nearest(capsys: pytest.CaptureFixture[str]) -> None:
     """Nothing near (difflib finds none): the valid values only, no empty "did you mean"."""
     assert difflib.get_close_matches("zzzzzzzz", _packages()) == []
