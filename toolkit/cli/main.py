@@ -38,9 +38,8 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
 )
 
 
-# what each exit code means: said once, in toolkit/core/errors.py (README "## Exit codes" is
-# the long form, tested against it)
-EXIT_MEANINGS: Mapping[int, str] = EXIT_CODES
+# every exit code (what each means is said once, in toolkit/core/errors.py EXIT_CODES; README
+# "## Exit codes" is the long form, tested against it)
 _BUILDS = tuple(EXIT_CODES)
 # each subcommand's description (its --help) and the exit codes it can end with
 COMMAND_HELP: Mapping[str, tuple[str, tuple[int, ...]]] = {
@@ -74,8 +73,8 @@ COMMAND_HELP: Mapping[str, tuple[str, tuple[int, ...]]] = {
 
 
 def exit_codes(codes: Sequence[int]) -> str:
-    """``exit codes: 0 ok, 2 bad input, ...`` (a --help epilog)."""
-    return "exit codes: " + ", ".join(f"{c} {EXIT_MEANINGS[c]}" for c in codes)
+    """``exit codes: 0 ok, 2 bad input, ...`` (a --help epilog; the meanings: EXIT_CODES)."""
+    return "exit codes: " + ", ".join(f"{c} {EXIT_CODES[c]}" for c in codes)
 
 
 def _describe(name: str, parser: argparse.ArgumentParser) -> None:
