@@ -21,7 +21,8 @@ DEFECTS = {
                     "apex.toml: colour: unknown key; valid: package, versions"),
     "build-style": ("apex.toml", 'build_style = "jit-prebuild"', 'build_style = "jit-prebuilt"',
                     "apex.toml: versions[4].build_style: 'jit-prebuilt' is not allowed; "
-                    "valid: ext-flags, jit-prebuild (the build styles of its recipe)"),
+                    "valid: ext-flags, jit-prebuild (the build styles of its recipe); "
+                    "did you mean jit-prebuild?"),
     "renamed-header": ("fbgemm_gpu.toml", "[package]", "[fbgemm]",
                        "fbgemm_gpu.toml: fbgemm: unknown key; valid: package, versions"),
     "wrong-type": ("rocm.toml", 'hip = "7.0"', "hip = 7.0",

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import NoReturn, TextIO
 
 from toolkit import __version__
-from toolkit.core.errors import ToolkitError, describe_os_error
+from toolkit.core.errors import EXIT_CODES, ToolkitError, describe_os_error, suggestion
 from toolkit.core.text import clean, escape
 from toolkit.core.urls import mask
 
@@ -38,15 +38,9 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
 )
 
 
-# what each exit code means (README "## Exit codes" is the long form)
-EXIT_MEANINGS: Mapping[int, str] = {
-    0: "ok", 1: "a check, smoke test or reproduction failed", 2: "bad input",
-    3: "malformed data file", 4: "environment problem", 5: "a build step failed",
-    6: "busy (a lock is held)", 7: "a known failure was left out", 8: "source unreachable",
-    9: "timed out", 10: "awaits upstream", 11: "build requirements unavailable",
-    12: "dirty source", 130: "interrupted",
-}
-_BUILDS = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 130)
+# every exit code (what each means is said once, in toolkit/core/errors.py EXIT_CODES; README
+# "## Exit codes" is the long form, tested against it)
+_BUILDS = tuple(EXIT_CODES)
 # each subcommand's description (its --help) and the exit codes it can end with
 COMMAND_HELP: Mapping[str, tuple[str, tuple[int, ...]]] = {
     "matrix": ("Show the build matrix: a table (seed-table shape), one JSON object per build, "
@@ -79,8 +73,8 @@ COMMAND_HELP: Mapping[str, tuple[str, tuple[int, ...]]] = {
 
 
 def exit_codes(codes: Sequence[int]) -> str:
-    """``exit codes: 0 ok, 2 bad input, ...`` (a --help epilog)."""
-    return "exit codes: " + ", ".join(f"{c} {EXIT_MEANINGS[c]}" for c in codes)
+    """``exit codes: 0 ok, 2 bad input, ...`` (a --help epilog; the meanings: EXIT_CODES)."""
+    return "exit codes: " + ", ".join(f"{c} {EXIT_CODES[c]}" for c in codes)
 
 
 def _describe(name: str, parser: argparse.ArgumentParser) -> None:
@@ -95,6 +89,17 @@ class Parser(argparse.ArgumentParser):
 
     commands: Mapping[str, argparse.ArgumentParser]  # the subcommands' parsers, by name
     refused: str | None = None  # the last line error() printed (for a --json error document)
+
+    def _check_value(self, action: argparse.Action, value: object) -> None:
+        """A value outside an option's choices (a subcommand's name too): argparse's line,
+        then the nearest choices (``errors.suggestion``)."""
+        try:
+            super()._check_value(action, value)
+        except argparse.ArgumentError as err:
+            near = suggestion(value, [str(c) for c in action.choices or ()])
+            if near is None:
+                raise
+            raise argparse.ArgumentError(action, f"{err.message}; {near}") from None
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
@@ -210,7 +215,7 @@ def _run(args: argparse.Namespace) -> int:
     except Finished as done:  # the body has shown why (its table): its exit code only
         return done.code
     except ToolkitError as err:
-        return fail(args, clean(mask(str(err))), err.exit_code, printed=out.used)
+        return fail(args, clean(mask(err.line)), err.exit_code, printed=out.used)
     except OSError as err:  # a fault no step turned into a ToolkitError: one line, no traceback
         code = 5 if getattr(args, "command", None) in BUILDING else 2
         return fail(args, describe_os_error(err), code, printed=out.used)

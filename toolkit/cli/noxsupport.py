@@ -63,9 +63,9 @@ def register_matrix_sessions(data_free: Sequence[str]) -> None:
     except ToolkitError as err:
         requested = requested_sessions(sys.argv[1:], nox.options.sessions)
         if requested is None or not set(requested) <= set(data_free):
-            print(f"error: {clean(str(err))}", file=sys.stderr)
+            print(f"error: {clean(err.line)}", file=sys.stderr)
             raise SystemExit(err.exit_code) from None
-        print(f"warning: {clean(str(err))} (build/smoke/lock sessions are not registered until it is fixed)",
+        print(f"warning: {clean(err.line)} (build/smoke/lock sessions are not registered until it is fixed)",
               file=sys.stderr)
         return
     for python, rocm, tags in pairs:

@@ -75,7 +75,7 @@ def _failure(body: Callable[[], None], fault_code: int) -> tuple[str, int] | Non
     try:
         body()
     except ToolkitError as err:
-        return clean(mask(str(err))), err.exit_code
+        return clean(mask(err.line)), err.exit_code
     except argparse.ArgumentError as err:
         return escape(mask(str(err)), 1000), 2
     except OSError as err:

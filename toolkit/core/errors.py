@@ -1,6 +1,8 @@
 """Every error type the toolkit raises on purpose, and its exit code: one root exception,
-each subclass carrying its own code (README's "Exit codes" table is tested against this
-module: tests/unit/test_exit_codes.py).
+each subclass carrying its own code, and ``EXIT_CODES``, what each code means, said once here
+(every ``--help``'s "exit codes:" line is made from it; README's "Exit codes" table and the
+classes' codes are tested against it: tests/unit/test_exit_code_table.py,
+tests/unit/test_exit_codes.py).
 
 Entry points (CLI, nox sessions, invoke tasks) catch ``ToolkitError`` once and print
 ``str(err)`` -- one line naming what was wrong and what is valid -- with no traceback.
@@ -8,9 +10,32 @@ Entry points (CLI, nox sessions, invoke tasks) catch ``ToolkitError`` once and p
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
 
 from toolkit.core.masking import mask
+
+# what each exit code means, in a few words (README's "## Exit codes" row of each code begins
+# with them); every error class's ``exit_code`` is one of these, every code but 0 and 130 is
+# some class's
+EXIT_CODES: Mapping[int, str] = MappingProxyType({
+    0: "ok",
+    1: "a check, smoke test or reproduction failed",
+    2: "bad input",
+    3: "malformed data file",
+    4: "environment problem",
+    5: "a build step (or a command it runs) failed",
+    6: "busy (a lock is held)",
+    7: "a known failure was left out",
+    8: "source unreachable",
+    9: "timed out",
+    10: "awaits upstream",
+    11: "build requirements unavailable",
+    12: "dirty source",
+    130: "interrupted",
+})
+# codes no error class carries: success, and what an interrupted command exits with
+NOT_ERRORS = frozenset({0, 130})
 
 
 class ToolkitError(Exception):
@@ -18,15 +43,24 @@ class ToolkitError(Exception):
 
     exit_code = 1
 
-    def __init__(self, message: str, *, hint: str | None = None) -> None:
+    def __init__(self, message: str, *, hint: str | None = None,
+                 nearest: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
+        self.nearest = nearest  # "did you mean a or b?" (``suggestion``): a value mistyped
 
     def __str__(self) -> str:
         if self.hint:
             return f"{self.message} (next: {self.hint})"
         return self.message
+
+    @property
+    def line(self) -> str:
+        """The one line the entry points (CLI, nox sessions, invoke) print: the message, the
+        valid values nearest to a mistyped one (``suggestion``), then the hint."""
+        text = f"{self.message}; {self.nearest}" if self.nearest else self.message
+        return f"{text} (next: {self.hint})" if self.hint else text
 
 
 class CheckFailed(ToolkitError):
@@ -131,12 +165,29 @@ def nearest(value: str, valid: Iterable[str], n: int = 5, cutoff: float = 0.75) 
     return difflib.get_close_matches(value, list(valid), n=n, cutoff=cutoff)
 
 
+def suggestion(value: object, valid: Iterable[str]) -> str | None:
+    """``did you mean a or b?``: the values of ``valid`` nearest to a mistyped ``value``
+    (difflib's ``get_close_matches`` with its own defaults: at most 3, similarity at least
+    0.6), or None when none is near. Every "unknown X; valid: ..." error of an enumerated value
+    carries it (``ToolkitError.nearest``: ``unknown``, gfx ids, data files' closed sets) and
+    the entry points print it after the valid values (``ToolkitError.line``); argparse's
+    choices and subcommands too (``cli.main.Parser``)."""
+    from toolkit.core.text import escape
+
+    close = [escape(c) for c in nearest(str(value), valid, n=3, cutoff=0.6)]
+    if not close:
+        return None
+    return f"did you mean {' or '.join([', '.join(close[:-1]), close[-1]] if close[:-1] else close)}?"
+
+
 def unknown(what: str, value: object, valid: Iterable[str]) -> UsageError:
-    """The standard "unknown X 'v'; valid: a, b, c" error."""
+    """The standard "unknown X 'v'; valid: a, b, c" error (printed with "; did you mean b?")."""
     from toolkit.core.text import escape, quoted
 
+    valid = [str(v) for v in valid]
     shown = ", ".join(escape(v) for v in valid)
-    return UsageError(f"unknown {what} {quoted(value)}; valid: {escape(shown, 2000)}")
+    return UsageError(f"unknown {what} {quoted(value)}; valid: {escape(shown, 2000)}",
+                      nearest=suggestion(value, valid))
 
 
 class Busy(ToolkitError):

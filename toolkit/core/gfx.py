@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from toolkit.core.errors import UsageError
+from toolkit.core.errors import UsageError, suggestion
 from toolkit.core.text import quoted
 
 _PROCESSOR = re.compile(r"^gfx[0-9]{2,4}[a-z]?$")
@@ -97,7 +97,8 @@ def expand(
                 raise UsageError(
                     f"unknown gfx target or family {raw!r}; valid targets: "
                     f"{', '.join(sorted(known_set, key=_sort_key))}; "
-                    f"valid families: {', '.join(sorted(families))}"
+                    f"valid families: {', '.join(sorted(families))}",
+                    nearest=suggestion(raw, [*known_set, *families]),
                 )
             items = (str(parse_target(raw)),)
         for item in items:

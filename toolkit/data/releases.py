@@ -16,7 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from toolkit.core.errors import UsageError
+from toolkit.core.errors import UsageError, suggestion
 from toolkit.core.urls import join_path
 from toolkit.data.gpus import GpuEra, GpuFamily, family_names
 from toolkit.data.schema import check, fail, read_toml
@@ -64,7 +64,8 @@ class SdkSource:
             return self.default_channel
         if wanted not in self.channels:
             valid = ", ".join(self.channels) or "none (TheRock published no pip SDK for it)"
-            raise UsageError(f"ROCm {release} has no {wanted!r} channel; valid: {valid}")
+            raise UsageError(f"ROCm {release} has no {wanted!r} channel; valid: {valid}",
+                             nearest=suggestion(wanted, self.channels))
         return wanted
 
     def url_for(self, channel: str | None) -> str | None:

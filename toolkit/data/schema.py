@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn, TypeAlias
 
-from toolkit.core.errors import DataError
+from toolkit.core.errors import DataError, suggestion
 from toolkit.core.text import escape
 
 if sys.version_info >= (3, 11):
@@ -120,9 +120,10 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise DataError(f"{escape(path)}: not valid TOML: nested too deeply") from None
 
 
-def fail(file: Path, path: str, what: str) -> NoReturn:
-    """Raise the one-line ``DataError``: ``<file>: <key path>: <what>``."""
-    raise DataError(f"{file}: {path or '(top level)'}: {what}")
+def fail(file: Path, path: str, what: str, nearest: str | None = None) -> NoReturn:
+    """Raise the one-line ``DataError``: ``<file>: <key path>: <what>`` (``nearest``: the
+    allowed values nearest to a mistyped one, ``suggestion``)."""
+    raise DataError(f"{file}: {path or '(top level)'}: {what}", nearest=nearest)
 
 
 def describe(spec: Spec) -> str:
@@ -184,7 +185,8 @@ class _Checker:
         if choices is not None and value not in choices:
             note = f" ({spec.note})" if spec.note else ""
             fail(self.file, path,
-                 f"{value!r} is not allowed; valid: {', '.join(choices) or '(none)'}{note}")
+                 f"{value!r} is not allowed; valid: {', '.join(choices) or '(none)'}{note}",
+                 suggestion(value, choices))
         if spec.pattern is not None and not re.fullmatch(spec.pattern, value):
             fail(self.file, path, f"{value!r} does not look like {spec.like or spec.pattern}")
         problem = spec.check(value) if spec.check is not None else None

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from toolkit.core.errors import UsageError
+from toolkit.core.errors import UsageError, suggestion
 from toolkit.core.step_names import BUILD_WHEEL
 from toolkit.core.steps import PLACEHOLDER_HELP, BuildWheel, Command, ProvideLibrary, Step
 from toolkit.core.urls import mask
@@ -70,7 +70,7 @@ def options_from_json(data: Any) -> Options:
     for key, value in data.items():
         if key not in known:
             raise UsageError(f"recorded options: unknown field {key!r}; valid: "
-                             f"{', '.join(sorted(known))}")
+                             f"{', '.join(sorted(known))}", nearest=suggestion(key, known))
         values[key] = _recorded_value(key, value)
     return Options(**values)
 
@@ -104,7 +104,9 @@ class Plan:
         for s in self.steps:
             if s.name == name:
                 return s
-        raise UsageError(f"unknown step {name!r}; valid: {', '.join(s.name for s in self.steps)}")
+        names = [s.name for s in self.steps]
+        raise UsageError(f"unknown step {name!r}; valid: {', '.join(names)}",
+                         nearest=suggestion(name, names))
 
     def as_json(self) -> dict[str, Any]:
         return {

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from types import MappingProxyType
 
 from toolkit.core import step_names as names
-from toolkit.core.errors import UsageError
+from toolkit.core.errors import UsageError, suggestion
 from toolkit.core.gfx import sort_key
 from toolkit.core.steps import (
     CheckEnv,
@@ -60,7 +60,8 @@ def sdk_provider(build: Build, options: Options) -> str:
     chosen = "pip" if options.channel and build.rocm.sdk.channels else None
     provider = options.rocm_from or chosen or build.rocm.sdk.provider
     if provider not in ("pip", "system"):
-        raise UsageError(f"unknown ROCm SDK provider {provider!r}; valid: pip, system")
+        raise UsageError(f"unknown ROCm SDK provider {provider!r}; valid: pip, system",
+                         nearest=suggestion(provider, ("pip", "system")))
     return provider
 
 
@@ -135,7 +136,7 @@ def choose_family(matrix: Matrix, build: Build, targets: Sequence[str], wanted: 
     if wanted:
         if wanted not in fams:
             raise UsageError(f"unknown GPU family {wanted!r}{era}; valid: "
-                             f"{', '.join(sorted(fams))}")
+                             f"{', '.join(sorted(fams))}", nearest=suggestion(wanted, fams))
         return wanted
     # the release's default, then the narrowest family (gfx90a before the older gfx90X-dcgpu)
     others = sorted(fams, key=lambda f: (len(fams[f]), f))

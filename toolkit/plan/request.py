@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
 
-from toolkit.core.errors import UsageError
+from toolkit.core.errors import UsageError, suggestion
 from toolkit.data.matrix import Build, Matrix
 from toolkit.env.host import HostFacts, SystemRocm
 from toolkit.plan.layout import Layout
@@ -88,12 +88,14 @@ def _check(options: Options) -> None:
     from toolkit.data.specs import CHANNELS
 
     if options.naming not in NAMINGS:
-        raise UsageError(f"unknown naming {options.naming!r}; valid: {', '.join(NAMINGS)}")
+        raise UsageError(f"unknown naming {options.naming!r}; valid: {', '.join(NAMINGS)}",
+                         nearest=suggestion(options.naming, NAMINGS))
     if options.rocm_from not in (None, *PROVIDERS):
         raise UsageError(f"unknown ROCm SDK provider {options.rocm_from!r}; valid: "
-                         f"{', '.join(PROVIDERS)}")
+                         f"{', '.join(PROVIDERS)}", nearest=suggestion(options.rocm_from, PROVIDERS))
     if options.channel is not None and options.channel not in CHANNELS:
-        raise UsageError(f"unknown channel {options.channel!r}; valid: {', '.join(CHANNELS)}")
+        raise UsageError(f"unknown channel {options.channel!r}; valid: {', '.join(CHANNELS)}",
+                         nearest=suggestion(options.channel, CHANNELS))
     if options.index_url is not None:
         check_location(options.index_url, allow_insecure=options.allow_insecure_index)
     for url in options.find_links:

@@ -31,7 +31,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from toolkit.core.errors import CheckFailed, EnvironmentProblem, UsageError
+from toolkit.core.errors import CheckFailed, EnvironmentProblem, UsageError, suggestion
 from toolkit.core.reporter import Reporter
 from toolkit.core.text import escape
 from toolkit.core.urls import mask
@@ -406,7 +406,8 @@ def _last_step(names: list[str], step: str | None, failed: Failure | None) -> st
     """Where the run stops: ``--step``, else a failed build's failed step, else the end."""
     if step is not None:
         if step not in names:
-            raise UsageError(f"unknown step {step!r}; this build's steps: {', '.join(names)}")
+            raise UsageError(f"unknown step {step!r}; this build's steps: {', '.join(names)}",
+                             nearest=suggestion(step, names))
         return step
     if failed is not None:
         if failed.step not in names:

@@ -200,12 +200,13 @@ def _build_rows(m: Matrix, b: Build, evidence: str) -> list[tuple[str, str, str]
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolkit.core.errors import UsageError
+    from toolkit.core.errors import UsageError, suggestion
 
     if getattr(args, "explain", None):
         return _print_explain(args)
     if args.format not in FORMATS:
-        raise UsageError(f"unknown format {args.format!r}; valid: {', '.join(FORMATS)}")
+        raise UsageError(f"unknown format {args.format!r}; valid: {', '.join(FORMATS)}",
+                         nearest=suggestion(args.format, FORMATS))
     if args.ids:
         return print_ids(args)
     github = args.format.startswith("github")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from toolkit.core.errors import DataError, EnvironmentProblem, UsageError
+from toolkit.core.errors import DataError, EnvironmentProblem, UsageError, suggestion
 
 # e_machine -> auditwheel architecture name
 ARCH_OF_MACHINE = {
@@ -201,7 +201,8 @@ def get_policy(name: str, arch: str = "x86_64") -> Policy:
         return derived_policy(int(m.group(1)), arch)
     valid = [p.name for p in load_policies(arch) if p.name != "linux"]
     raise UsageError(
-        f"unknown manylinux policy {name!r}; valid: {', '.join(valid)} or any manylinux_2_N"
+        f"unknown manylinux policy {name!r}; valid: {', '.join(valid)} or any manylinux_2_N",
+        nearest=suggestion(name, valid),
     )
 
 

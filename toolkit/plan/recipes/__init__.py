@@ -16,7 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from toolkit.core.errors import UsageError
+from toolkit.core.errors import UsageError, suggestion
 from toolkit.data import matrix as data
 from toolkit.data.matrix import Build, Matrix
 from toolkit.data.specs import RecipeData
@@ -76,7 +76,8 @@ def recipe_for(name: str) -> Recipe:
     try:
         return REGISTRY[name]
     except KeyError:
-        raise UsageError(f"unknown recipe {name!r}; valid: {', '.join(sorted(REGISTRY))}") from None
+        raise UsageError(f"unknown recipe {name!r}; valid: {', '.join(sorted(REGISTRY))}",
+                         nearest=suggestion(name, REGISTRY)) from None
 
 
 def build_styles() -> dict[str, tuple[str, ...]]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Protocol
 
-from toolkit.core.errors import UsageError
+from toolkit.core.errors import UsageError, suggestion
 from toolkit.core.steps import Step
 from toolkit.data.matrix import Build, PackageVersion
 from toolkit.data.schema import Table
@@ -133,6 +133,6 @@ def option(recipe: Recipe, options: Options, name: str) -> str:
         if key == name:
             if value not in spec.choices:
                 raise UsageError(f"unknown {name} value {value!r}; valid: "
-                                 f"{', '.join(spec.choices)}")
+                                 f"{', '.join(spec.choices)}", nearest=suggestion(value, spec.choices))
             return value
     return spec.choices[0]
