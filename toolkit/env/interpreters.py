@@ -1,4 +1,4 @@
-"""Find the Python interpreter a session asks for (``3.8`` ... ``3.13``, ``3.13t``).
+"""Find the Python interpreter a session asks for (``3.12``; ``3.14t`` free-threaded).
 
 Where we look, in order (the first candidate that really is the requested Python wins):
 
@@ -57,7 +57,8 @@ class Probe:
 def parse_request(python: str) -> tuple[int, int, bool]:
     m = _REQUEST.match(python)
     if not m:
-        raise UsageError(f"unknown Python version {python!r}; valid: 3.8 ... 3.13, 3.13t")
+        raise UsageError(f"not a Python version: {python!r}; valid: X.Y or X.Yt (free-threaded), "
+                         "e.g. 3.12, 3.14t")
     return int(m["major"]), int(m["minor"]), bool(m["t"])
 
 
