@@ -7,6 +7,7 @@ in a script, least-privilege permissions, no persisted checkout credentials."""
 
 from __future__ import annotations
 
+import argparse
 import inspect
 import json
 import os
@@ -320,12 +321,15 @@ def test_build_command_is_a_real_session_and_options(wf: dict[str, Any], trigger
     run = _step(wf, "build", "nox ")["run"]
     step = _step(wf, "build", "nox ")
     assert "${{" not in run
+    parsers: dict[str, argparse.ArgumentParser] = {}  # one per session: argparse parses again and again
     for entry in _entries(trigger):
         argv = _argv(step, _matrix_values(entry))
         assert argv[0] == "nox"
         session = argv[argv.index("-s") + 1]
         assert session == entry["session"]
-        args = session_parser(session).parse_args(argv[argv.index("--") + 1:])
+        if session not in parsers:
+            parsers[session] = session_parser(session)
+        args = parsers[session].parse_args(argv[argv.index("--") + 1:])
         assert args.package == [entry["package"]]
         assert load_matrix().expand_gfx(args.gfx) == tuple(entry["gfx"].split(","))
         assert args.family == entry["sdk_family"]  # only a per-family SDK index takes one
