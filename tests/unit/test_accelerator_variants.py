@@ -50,3 +50,14 @@ def test_twins_name_each_other() -> None:
         ("identical", "warning", "identical wheels")]
     assert "c.whl is identical to a.whl, b.whl" in c.findings[0].message
     assert other_version.findings == other_key.findings == unknown.findings == []
+
+
+def test_identical_wheels_name_each_other_by_file_name() -> None:
+    a = WheelResult("out/x/apex-1.0+rocm7.0-cp312-cp312-linux_x86_64.whl", version="1.0+rocm7.0",
+                    content_key="k")
+    b = WheelResult("out/y/apex-1.0+rocm7.1-cp312-cp312-linux_x86_64.whl", version="1.0+rocm7.1",
+                    content_key="k")
+    identical_findings([a, b])
+    (fa,) = a.findings
+    assert fa.message.startswith("apex-1.0+rocm7.0-cp312-cp312-linux_x86_64.whl is identical to "
+                                 "apex-1.0+rocm7.1-cp312-cp312-linux_x86_64.whl apart from")

@@ -21,7 +21,7 @@ import pytest
 
 from tests.fixtures.handmade_elf import _note, code_object_v2, isa_name_note, isa_version_note
 from toolkit.core.proc import run
-from toolkit.inspect.readers.amdgpu import _isa, amdgpu_target, code_object_at, note_target
+from toolkit.inspect.readers.amdgpu import _isa, amdgpu_target, code_object_at, needs_note, note_target
 
 
 def _ehdr(**over: int) -> bytearray:
@@ -193,3 +193,72 @@ def test_a_note_section_ending_at_the_end_of_the_object_is_read() -> None:
     assert at + len(notes) == len(obj)
     assert note_target(bytes(obj)) == "gfx908"
     assert note_target(bytes(obj[:-1])) is None  # one byte short: the section lies past the end
+
+
+def _code_object_header(shoff: int, shnum: int) -> bytes:
+    ident = b"\x7fELF" + bytes([2, 1, 1, 64, 3]) + bytes(7)
+    return ident + struct.pack("<HHIQQQIHHHHHH", 3, 224, 1, 0, 0, shoff, 0x4C, 64, 0, 0, 64, shnum, 0)
+
+
+def test_a_code_objects_section_table_must_lie_inside_its_room() -> None:
+    head = _code_object_header(shoff=64, shnum=2)  # the table ends at 64 + 2 * 64 = 192
+    assert code_object_at(head, 192) == ("gfx942", 192)
+    assert code_object_at(head, 191) is None
+    assert code_object_at(_code_object_header(shoff=32, shnum=1), 1 << 20) is None  # table inside the header
+
+
+def test_only_a_v2_object_without_a_processor_keeps_its_isa_in_a_note() -> None:
+    # LLVM AMDGPUUsage: code object v2 (EI_ABIVERSION 0) has EF_AMDGPU_MACH 0
+    assert needs_note("unknown-amdgpu-mach-0x00", 0)
+    assert not needs_note("unknown-amdgpu-mach-0x00", 1) and not needs_note("gfx90a", 0)
+
+
+def _header(phoff: int, phnum: int) -> bytes:
+    ident = b"\x7fELF" + bytes([2, 1, 1, 64, 3]) + bytes(7)  # ELFCLASS64, LE, HSA ABI v5
+    # e_type ET_DYN, e_machine EM_AMDGPU (224), e_flags 0x4C (gfx942), 56-byte program headers
+    return ident + struct.pack("<HHIQQQIHHHHHH", 3, 224, 1, 0, phoff, 0, 0x4C, 64, 56, phnum, 64, 0, 0)
+
+
+def test_a_code_objects_program_headers_must_lie_inside_its_room() -> None:
+    head = _header(phoff=64, phnum=2)  # the table ends at 64 + 2 * 56 = 176
+    assert code_object_at(head, 176) == ("gfx942", 176)
+    assert code_object_at(head, 175) is None
+
+
+def test_an_isa_name_is_gfx_then_letters_and_digits_only() -> None:
+    from tests.fixtures.handmade_elf import code_object_v2, isa_name_note
+    from toolkit.inspect.readers.amdgpu import note_target
+
+    # AMDGPUUsage processor names are gfx followed by alphanumerics
+    assert note_target(code_object_v2(isa_name_note("amdgcn-amd-amdhsa--gfx9"))) == "gfx9"
+    assert note_target(code_object_v2(isa_name_note("amdgcn-amd-amdhsa--gfx_90a"))) is None
+
+
+def test_an_isa_version_note_with_a_three_digit_major_names_no_processor() -> None:
+    from toolkit.inspect.readers.amdgpu import note_target
+
+    # AMDGPUUsage processors are gfx + a one- or two-digit major + one hex digit each for
+    # minor and stepping (gfx906, gfx1030, gfx1201)
+    assert note_target(code_object_v2(isa_version_note(10, 3, 0))) == "gfx1030"
+    assert note_target(code_object_v2(isa_version_note(99, 0, 0))) == "gfx9900"
+    assert note_target(code_object_v2(isa_version_note(100, 0, 0))) is None
+
+
+def test_an_isa_version_digit_is_one_hex_digit() -> None:
+    from toolkit.inspect.readers.amdgpu import note_target
+
+    # minor and stepping are one hex digit each in a processor name (gfx90c: 9, 0, 12)
+    assert note_target(code_object_v2(isa_version_note(9, 0, 15))) == "gfx90f"
+    assert note_target(code_object_v2(isa_version_note(9, 16, 0))) is None
+    assert note_target(code_object_v2(isa_version_note(9, 0, 16))) is None
+
+
+def test_the_isa_name_note_wins_over_the_version_note_in_either_order() -> None:
+    from tests.fixtures.handmade_elf import isa_name_note
+    from toolkit.inspect.readers.amdgpu import note_target
+
+    # AMDGPUUsage: NT_AMD_HSA_ISA_NAME is the full target (features included); the version
+    # note has only the processor
+    name, version = isa_name_note("amdgcn-amd-amdhsa--gfx803+xnack"), isa_version_note(8, 0, 3)
+    assert note_target(code_object_v2(name + version)) == "gfx803:xnack+"
+    assert note_target(code_object_v2(version + name)) == "gfx803:xnack+"

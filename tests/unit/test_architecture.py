@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -166,8 +167,10 @@ def test_limits_fail_on_planted_violations(tmp_path: Path) -> None:
 
 
 def test_lint_fails_on_a_planted_violation(tmp_path: Path) -> None:
-    """The test `nox -s lint` runs fails, naming the function, when a module breaks a limit."""
-    shutil.copytree(PACKAGE, tmp_path / "toolkit", ignore=shutil.ignore_patterns("__pycache__"))
+    """The test `nox -s lint` runs fails, naming the function, when a module breaks a limit.
+    The tree it checks holds the planted module alone: the real package passes the same test
+    (test_no_function_over_the_complexity_or_length_limit), and measuring it again costs 3 s."""
+    (tmp_path / "toolkit" / "core").mkdir(parents=True)
     (tmp_path / "toolkit" / "core" / "planted.py").write_text(_planted(), encoding="utf-8")
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
@@ -256,3 +259,43 @@ def test_a_planted_recipe_name_comparison_is_found(planted: str) -> None:
 def test_comparisons_with_other_words_are_not_recipe_knowledge() -> None:
     assert _name_comparisons('ok = kind == "pip" or name in ("tbb", "rocm")\n',
                              _package_names()) == []
+
+
+# Words that say when or how a test was written (a mutation-testing round, its survivors, a
+# numbered seed, sample, session, round, issue or part), not what it tests.
+HISTORY_WORDS = frozenset({"mutant", "mutants", "survivor", "survivors", "killed", "round", "rounds"})
+NUMBERED = re.compile(r"[a-z]+[0-9]+")  # seed4, data2, session25, issue19, part8
+
+
+def _history_words(name: str) -> list[str]:
+    """The words of a test file's name that name its history (``test_`` and ``.py`` dropped)."""
+    words = name.removeprefix("test_").removesuffix(".py").lower().split("_")
+    return [w for w in words if w in HISTORY_WORDS or NUMBERED.fullmatch(w)]
+
+
+def _history_named(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("test_*.py") if _history_words(p.name))
+
+
+def test_test_files_are_named_for_what_they_test() -> None:
+    """A test file is named for the behaviour it pins, so a newcomer finds the tests of a
+    behaviour by its name; a test found by a mutation round goes to that behaviour's file."""
+    assert _history_named(ROOT / "tests") == []
+
+
+@pytest.mark.parametrize(("name", "words"), [
+    ("test_mutants_plan.py", ["mutants"]), ("test_inspect_survivors_messages.py", ["survivors"]),
+    ("test_seed4_inspect.py", ["seed4"]), ("test_mutants_plan_data2.py", ["mutants", "data2"]),
+    ("test_fresh_sample_survivors.py", ["survivors"]), ("test_session25_elf.py", ["session25"]),
+    ("test_hash_seed_order.py", []), ("test_sample_recipe_plan.py", []), ("test_recipes_e2e.py", []),
+    ("test_mutation_testing_session.py", []),
+])
+def test_history_words_in_a_test_file_name_are_found(name: str, words: list[str]) -> None:
+    assert _history_words(name) == words
+
+
+def test_a_planted_history_named_test_file_is_found(tmp_path: Path) -> None:
+    (tmp_path / "unit").mkdir()
+    for name in ("test_elf_functions.py", "conftest.py", "test_round2_policy.py"):
+        (tmp_path / "unit" / name).write_text("")
+    assert _history_named(tmp_path) == ["unit/test_round2_policy.py"]

@@ -152,17 +152,26 @@ def test_digests_are_the_same_on_any_host_seed_and_clone(tmp_path: Path) -> None
     a = clones.clone_a(tmp_path / "a" / "toolkit")
     b = clones.clone_b(a, tmp_path / "elsewhere" / "b")
     runs = []
+    procs = {}  # the three interpreters run side by side
     for clone, seed in ((a, "0"), (b, "1"), (ROOT, "random")):
         python = clones.interpreter(tmp_path / f"py-{seed}")
         env = {**clones.env_for(clone, tmp_path / f"cache-{seed}", python),
                "PYTHONHASHSEED": seed}
-        res = subprocess.run([str(python), "-c", DIGESTS], cwd=clone, env=env,
-                             capture_output=True, text=True, timeout=300)
-        assert res.returncode == 0, res.stderr[-3000:]
-        canonical, here, count, root, cache = res.stdout.split()
-        assert canonical == here and int(count) > 0
-        assert (Path(root), Path(cache)) == (clone.resolve(), (tmp_path / f"cache-{seed}").resolve())
-        runs.append(canonical)
+        procs[clone, seed] = subprocess.Popen([str(python), "-c", DIGESTS], cwd=clone, env=env,
+                                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for (clone, seed), proc in procs.items():
+            stdout, stderr = proc.communicate(timeout=300)
+            assert proc.returncode == 0, stderr[-3000:]
+            canonical, here, count, root, cache = stdout.split()
+            assert canonical == here and int(count) > 0
+            assert (Path(root), Path(cache)) == (clone.resolve(), (tmp_path / f"cache-{seed}").resolve())
+            runs.append(canonical)
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
     assert len(set(runs)) == 1, runs
 
 

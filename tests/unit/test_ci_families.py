@@ -13,8 +13,12 @@ from pathlib import Path
 import pytest
 import tomllib
 
+from tests.fixtures.data import edit
+from toolkit.core.errors import UsageError
 from toolkit.data.ci import github_matrix, load_ci
 from toolkit.data.matrix import data_dir, load_matrix
+from toolkit.data.matrix import load_matrix as load_data_matrix
+from toolkit.plan.recipes import load_matrix as load_checked_matrix
 
 
 def _raw(name: str, folder: Path | None = None) -> dict:  # type: ignore[type-arg]
@@ -110,3 +114,38 @@ def test_a_family_known_to_fail_is_left_out_of_the_schedule_and_retried_on_reque
     back = {e.artifact for e in retried} - {e.artifact for e in entries}
     assert back and all(a.endswith("-gfx950-dcgpu") and a.startswith("apex-") for a in back)
     assert {e.known_failure for e in retried if e.artifact in back} == {"demo-gfx950"}
+
+
+CI_TOML = Path(__file__).resolve().parents[2] / "toolkit" / "data" / "ci.toml"
+
+
+def test_every_family_of_a_test_class_runs_on_that_class_as_ci_toml_says() -> None:
+    raw = tomllib.loads(CI_TOML.read_text())["runners"]["test"]
+    config = load_ci(load_data_matrix())
+    families = sorted(f for cls in raw.values() for f in cls["families"])
+    assert config.families == families
+    for name, cls in raw.items():
+        for fam in cls["families"]:
+            runner = config.runner_for(fam)
+            assert (runner.name, runner.label, runner.gfx) == (name, cls["label"], cls["gfx"])
+            assert runner.families == tuple(cls["families"])
+
+
+def test_a_family_no_test_class_carries_is_refused_by_name_with_the_valid_ones() -> None:
+    config = load_ci(load_data_matrix())
+    with pytest.raises(UsageError) as err:
+        config.runner_for("gfx9000")
+    assert str(err.value) == ("unknown GPU family for CI 'gfx9000'; valid: "
+                              + ", ".join(config.families))
+    assert err.value.exit_code == 2
+
+
+def test_families_refused_when_no_trigger_takes_them(data_copy: Path) -> None:
+    ci = data_copy / "ci.toml"
+    for trigger in ("schedule", "workflow_dispatch"):
+        edit(ci, f'[triggers.{trigger}]\npython = "all"\nfamilies = "all"',
+              f'[triggers.{trigger}]\npython = "all"\nfamilies = "default"')
+    matrix = load_checked_matrix(data_copy)
+    with pytest.raises(UsageError) as info:
+        github_matrix(matrix, load_ci(matrix), "push", families="gfx90a")
+    assert str(info.value).endswith("--families applies to: no trigger")

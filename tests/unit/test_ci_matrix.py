@@ -291,3 +291,10 @@ def test_every_trigger_rule_reads_as_a_value_ci_toml_allows() -> None:
         for key in ("python", "families", "versions"):
             assert getattr(rule, key) in rule_spec.fields[key].choices, (event, key)
         assert rule.versions == raw[event].get("versions", "all"), event
+
+
+def test_an_empty_github_matrix_is_refused_with_its_reason_and_where_to_look() -> None:
+    with pytest.raises(UsageError) as err:
+        github_json([])
+    assert str(err.value) == ("no build matches these filters; GitHub rejects an empty matrix"
+                              " (next: invoke matrix --format json lists every build)")

@@ -60,13 +60,40 @@ settings.register_profile("seeded", derandomize=True, database=None, deadline=No
 '''
 
 
+def _pytest_argv(folder: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
+            "-c", str(folder / "pytest.ini"), "--rootdir", str(folder), *args]
+
+
+def _pytest_env(folder: Path, env: dict[str, str] | None) -> dict[str, str]:
+    return {**os.environ, **(env or {}), "PYTHONPATH": str(folder)}
+
+
 def pytest_in(folder: Path, *args: str, env: dict[str, str] | None = None) -> int:
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
-                           "-c", str(folder / "pytest.ini"), "--rootdir", str(folder), *args],
-                          cwd=folder, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, **(env or {}), "PYTHONPATH": str(folder)})
+    proc = subprocess.run(_pytest_argv(folder, *args), cwd=folder, capture_output=True, text=True,
+                          timeout=300, env=_pytest_env(folder, env))
     assert proc.returncode in (0, 1), proc.stdout + proc.stderr
     return proc.returncode
+
+
+def pytest_runs_in(folder: Path, runs: list[tuple[list[str], dict[str, str]]]) -> list[int]:
+    """``pytest_in`` for each (args, env), the runs side by side (they share nothing but the
+    folder's sources): their exit codes, in order."""
+    procs = [subprocess.Popen(_pytest_argv(folder, *args), cwd=folder, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, env=_pytest_env(folder, env))
+             for args, env in runs]
+    codes = []
+    try:
+        for proc in procs:
+            out, _ = proc.communicate(timeout=300)
+            assert proc.returncode in (0, 1), out
+            codes.append(proc.returncode)
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    return codes
 
 
 @pytest.fixture
@@ -142,11 +169,12 @@ def test_sometimes_skipped():
 def test_flake_report_names_exactly_the_tests_that_changed(tmp_path: Path) -> None:
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     (tmp_path / "test_flip.py").write_text(FLIPPING)
+    flips = ("0", "1", "0")
+    pytest_runs_in(tmp_path, [([f"--junitxml={tmp_path / f'run-{i}.xml'}"], {"FLIP": flip})
+                              for i, flip in enumerate(flips, start=1)])
     runs = []
-    for i, flip in enumerate(("0", "1", "0"), start=1):
-        junit = tmp_path / f"run-{i}.xml"
-        pytest_in(tmp_path, f"--junitxml={junit}", env={"FLIP": flip})
-        outcomes, messages = run_outcomes(junit)
+    for i in range(1, len(flips) + 1):
+        outcomes, messages = run_outcomes(tmp_path / f"run-{i}.xml")
         runs.append(RunResult(i, "cold" if i == 1 else "warm", 1.0, outcomes, messages))
     changed = changed_tests(runs)
     assert changed == {"test_flip::test_flips": ["passed", "failed", "passed"],

@@ -11,11 +11,23 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.handmade_elf import EM_X86_64, shared_object
 from tests.fixtures.native import compile_shared
 from tests.fixtures.sparse import parse_in_rounds
 from toolkit.core.errors import ElfError
 from toolkit.core.proc import run
-from toolkit.inspect.readers.elf import ElfInfo, Header, Image, _cstr, _read_dynamic, _str, read_elf_bytes
+from toolkit.inspect.checks import _kind
+from toolkit.inspect.readers.elf import (
+    ElfInfo,
+    Header,
+    Image,
+    _cstr,
+    _read_dynamic,
+    _str,
+    parse_header,
+    read_elf_bytes,
+    read_sections,
+)
 
 TABLE = b"\0libfoo.so\0a:b\0"  # offsets: 0 "", 1 "libfoo.so", 4 "foo.so", 11 "a:b", 14 ""
 
@@ -538,3 +550,96 @@ def test_section_header_fields_are_unsigned() -> None:
     img = Image.whole(bytes(data))
     text = read_sections(img, parse_header(img))[5]
     assert (text.name, text.type, text.flags) == (".text", 0x80000001, 1 << 63)
+
+
+@pytest.mark.parametrize(("e_type", "kind"), [(1, "object"), (2, "executable"), (3, "shared-library"),
+                                              (4, "other")])
+def test_the_kind_of_an_elf_file_is_its_e_type(e_type: int, kind: str) -> None:
+    # System V gABI: ET_REL 1, ET_EXEC 2, ET_DYN 3, ET_CORE 4
+    assert _kind(ElfInfo(machine=62, elf_class=64, type=e_type)) == kind
+
+
+def test_a_read_past_the_end_names_the_data_offset_and_size() -> None:
+    from toolkit.inspect.readers.elf import Image
+
+    with pytest.raises(ElfError) as err:
+        Image.whole(memoryview(b"1234")).view(2, 10)
+    assert str(err.value) == ("truncated or corrupt ELF: data at offset 2 (+10) lies past the end "
+                              "of the file (4 bytes)")
+
+
+def _true_elf() -> bytearray:
+    data = bytearray(Path("/bin/true").read_bytes())
+    assert data[:4] == b"\x7fELF" and data[4] == 2 and data[5] == 1  # ELF64, little-endian
+    return data
+
+
+def test_a_section_name_index_one_past_the_last_section_reads_no_names() -> None:
+    import struct
+
+    from toolkit.inspect.readers.elf import read_elf_bytes
+
+    # ELF64 header: e_shnum at 60, e_shstrndx at 62; index shnum names no section
+    data = _true_elf()
+    (shnum,) = struct.unpack_from("<H", data, 60)
+    struct.pack_into("<H", data, 62, shnum)
+    info = read_elf_bytes(bytes(data))
+    assert info.needed == ("libc.so.6",)  # readelf -d /bin/true: NEEDED libc.so.6
+
+
+def test_a_file_without_section_headers_says_it_has_none() -> None:
+    import struct
+
+    from toolkit.inspect.readers.elf import read_elf_bytes
+
+    data = _true_elf()
+    struct.pack_into("<Q", data, 40, 0)  # ELF64 e_shoff
+    struct.pack_into("<HH", data, 60, 0, 0)  # e_shnum, e_shstrndx
+    info = read_elf_bytes(bytes(data))
+    assert info.has_sections is False
+    assert info.problems and info.problems[0].startswith("no section headers")
+
+
+def test_read_elf_bytes_packs_the_defined_names_when_asked() -> None:
+    from toolkit.inspect.readers.elf import read_elf_bytes
+
+    data = bytes(_true_elf())
+    plain, packed = read_elf_bytes(data), read_elf_bytes(data, pack=True)
+    assert plain.packed is None and plain.defined
+    assert packed.packed is not None and packed.defined == frozenset()
+
+
+def test_a_section_header_offset_is_unsigned() -> None:
+    import struct
+
+    from tests.fixtures.handmade_elf import code_object_v2, isa_version_note
+    from toolkit.inspect.readers.amdgpu import note_target
+
+    # ELF64 e_shoff (offset 40) is an Elf64_Off, unsigned: 2**64 - n lies past any file, it
+    # never counts back from the end
+    obj = bytearray(code_object_v2(isa_version_note(9, 0, 10)))
+    assert note_target(bytes(obj)) == "gfx90a"
+    (shoff,) = struct.unpack_from("<Q", obj, 40)
+    struct.pack_into("<Q", obj, 40, 2**64 - (len(obj) - shoff))
+    assert note_target(bytes(obj)) is None
+
+
+def test_a_section_ending_at_the_last_byte_is_scanned_and_one_past_it_is_refused() -> None:
+    from toolkit.inspect.readers.elf import Section, scan_ranges
+
+    # ELF spec: a section occupies sh_size bytes from sh_offset, so [96, 100) fits a
+    # 100-byte file and [96, 101) does not (type 1 SHT_PROGBITS, flags 2 SHF_ALLOC)
+    fits = Section(".hip_fatbin", 1, 96, 4, 0, 0, 0, 2)
+    assert [(r.name, r.offset, r.size) for r in scan_ranges([fits], 100)] == [(".hip_fatbin", 96, 4)]
+    with pytest.raises(ElfError) as err:
+        scan_ranges([Section(".hip_fatbin", 1, 96, 5, 0, 0, 0, 2)], 100)
+    assert str(err.value) == "truncated or corrupt ELF: section .hip_fatbin lies past the end"
+
+
+def test_a_section_name_that_is_not_utf8_reads_with_replacement_characters() -> None:
+    lib = bytearray(shared_object(64, True, EM_X86_64, needed=("libc.so.6",)))
+    at = lib.index(b".dynstr\0")
+    lib[at : at + 7] = b".dy\xffstr"  # one byte that no UTF-8 sequence starts with
+    img = Image.whole(bytes(lib))
+    names = [s.name for s in read_sections(img, parse_header(img))]
+    assert ".dy\N{REPLACEMENT CHARACTER}str" in names and ".dynstr" not in names

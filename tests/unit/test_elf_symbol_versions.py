@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import shutil
 import struct
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ import pytest
 from tests.fixtures.native import compile_shared, section
 from tests.fixtures.sparse import parse_in_rounds
 from toolkit.core.proc import run
-from toolkit.inspect.readers.elf import ElfInfo, Image, parse_elf, read_elf_bytes
+from toolkit.inspect.readers.elf import ElfInfo, Header, Image, _read_symbols, parse_elf, read_elf_bytes
 
 SOURCE = """
 #include <stdlib.h>
@@ -255,3 +256,44 @@ def test_a_sparse_image_asks_for_every_dynamic_table_in_one_round(libs: dict[str
     whole = parse_elf(Image.whole(data))
     assert (got.defined, got.defined_versions, got.undefined, got.needed, got.soname, got.scan) == (
         whole.defined, whole.defined_versions, whole.undefined, whole.needed, whole.soname, whole.scan)
+
+
+def test_a_symbol_past_the_version_table_is_unversioned_whatever_index_1_names() -> None:
+    # gABI: a symbol without a .gnu.version entry has none; index 1 (VER_NDX_GLOBAL) would
+    # look it up, and a corrupt table may name index 1 (a real one never does: it is the base)
+    hdr = Header(64, True, 0, 0, 3, 62, 0, 0, 0, 0, 0, 0, 0, 0)
+    strtab = b"\0und\0def\0"
+    raw = (bytes(24) + struct.pack("<IBBHQQ", 1, 0x12, 0, 0, 0, 0)  # und: undefined, global
+           + struct.pack("<IBBHQQ", 5, 0x12, 0, 7, 0, 0))  # def: defined, global
+    info = ElfInfo(machine=62, elf_class=64, type=3)
+    _read_symbols(info, raw, strtab, struct.pack("<H", 0), hdr, {1: ("BOGUS", "libc.so.6")},
+                  {1: "BOGUS"})
+    assert info.undefined == [(b"und", None)]
+    assert info.defined == {b"def"} and info.defined_versions == {}
+
+
+def test_version_needs_are_read_as_many_as_the_section_says(tmp_path: Path) -> None:
+    """sh_info of .gnu.version_r is its number of entries (the GNU versioning spec, LSB); a
+    chain that goes on past it is not read. readelf, the judge, reads the same count."""
+    source = ("#include <math.h>\n#include <stdlib.h>\n"
+              "double f(double x) { return exp(x) + (double)(long)malloc(1); }\n")
+    lib = compile_shared(tmp_path, "libvn.so", source, lang="c", libs=["libm.so.6"])
+    data = bytearray(lib.read_bytes())
+    shoff, = struct.unpack_from("<Q", data, 0x28)  # Elf64_Ehdr: e_shoff, e_shentsize
+    shentsize, = struct.unpack_from("<H", data, 0x3A)
+    sections = subprocess.run(["readelf", "-S", "-W", str(lib)], capture_output=True, text=True,
+                              check=True).stdout
+    idx = int(re.search(r"\[\s*(\d+)\] \.gnu\.version_r ", sections).group(1))  # type: ignore[union-attr]
+    at = shoff + idx * shentsize + 44  # Elf64_Shdr.sh_info
+    assert struct.unpack_from("<I", data, at) == (2,)  # libm's and libc's needs
+    struct.pack_into("<I", data, at, 1)
+    cut = tmp_path / "libvn-one.so"
+    cut.write_bytes(bytes(data))
+    shown = subprocess.run(["readelf", "-V", "-W", str(cut)], capture_output=True, text=True,
+                           check=True).stdout
+    files = re.findall(r"File: (\S+)", shown)
+    assert "contains 1 entry" in shown and len(files) == 1
+    info = parse_elf(Image.whole(bytes(data)))
+    assert list(info.version_needs) == files
+    whole = parse_elf(Image.whole(lib.read_bytes()))
+    assert sorted(whole.version_needs) == ["libc.so.6", "libm.so.6"]

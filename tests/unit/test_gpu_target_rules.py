@@ -5,9 +5,13 @@ the host libraries were linked against (the HIP runtime's soname major is the RO
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from toolkit.core.gfx import parse_target
+from toolkit.data.matrix import load_matrix as load_data_matrix
+from toolkit.env.host import HostFacts
 from toolkit.inspect.readers.gpuscan import CodeObject
 from toolkit.inspect.report import LibraryResult, TargetCode
 from toolkit.inspect.rules.gpu import (
@@ -20,6 +24,10 @@ from toolkit.inspect.rules.gpu import (
     wheel_code,
 )
 from toolkit.inspect.rules.hygiene import ROCM_LIBS
+from toolkit.plan.layout import Layout
+from toolkit.plan.model import Options
+from toolkit.plan.planner import plan
+from toolkit.plan.recipes import load_matrix as load_checked_matrix
 
 
 @pytest.mark.parametrize(("code", "device", "runs"), [
@@ -105,3 +113,70 @@ def test_what_the_host_libraries_were_built_against() -> None:
     assert (two["rocm_major"], two["torch"], two["torch_hip"]) == ([6, 7], True, False)
     assert built_against([_lib("a.so", needed=("libc.so.6",))], ROCM_LIBS) == {
         "hip_runtime": [], "rocm_major": None, "torch": False, "torch_hip": False, "rocm_libraries": []}
+
+
+def test_the_hsa_runtimes_own_kernels_are_named_as_such() -> None:
+    objs = [CodeObject("gfx90a", 100, ".rodata (raw ELF)"), CodeObject("gfx90a", 50, ".rodata (raw ELF)")]
+    code, where = library_code(objs, "usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1.5.0")
+    assert where == ["2 code objects in .rodata (raw ELF): the HSA runtime's own embedded kernels"]
+    assert (code["gfx90a"].code_objects, code["gfx90a"].bytes) == (2, 150)
+    _, plain = library_code(objs[:1], "pkg/lib/libmine.so")
+    assert plain == ["1 code object in .rodata (raw ELF)"]
+
+
+LAYOUT = Layout(Path("/w"), Path("/c"))
+
+
+HOST = HostFacts(cores=16, mem_available_gib=64.0)
+
+
+def test_targets_outside_the_family_are_all_named_in_the_order_asked() -> None:
+    """ROCm 7.0's per-family index served gfx94X-dcgpu = gfx942 only (rocm.toml,
+    TheRock@de9728b3d): gfx908 and gfx1100 are outside it, listed in the order --gfx gave them."""
+    m = load_data_matrix()
+    p = plan(m, m.build("apex-1.8.0-cp312-rocm7.0"),
+             Options(gfx=("gfx1100", "gfx942", "gfx908"), channel="nightly"), HOST, LAYOUT)
+    desc = p.step("install-rocm-sdk").description
+    assert ("(family gfx94X-dcgpu; its libraries do not serve gfx1100, gfx908, its compiler "
+            "builds for them)") in desc
+    inside = plan(m, m.build("apex-1.8.0-cp312-rocm7.0"), Options(gfx=("gfx942",), channel="nightly"),
+                  HOST, LAYOUT)
+    assert "(family gfx94X-dcgpu)" in inside.step("install-rocm-sdk").description
+
+
+def test_the_check_step_asks_a_gpu_wheel_for_every_planned_target() -> None:
+    from toolkit.env.host import HostFacts
+    from toolkit.plan.layout import Layout
+    from toolkit.plan.model import Options
+    from toolkit.plan.planner import plan
+
+    matrix = load_checked_matrix()
+    p = plan(matrix, matrix.build("fbgemm_gpu-1.3.0-cp312-rocm6.4"), Options(gfx=("gfx90a", "gfx942")),
+             HostFacts(), Layout(Path("/w"), Path("/c")))
+    steps = {s["name"]: s for s in p.as_json()["steps"]}
+    assert tuple(steps["check"]["action"]["gfx"]) == ("gfx90a", "gfx942") == p.targets
+
+
+def test_the_hsa_runtime_without_code_for_a_gpu_cannot_drive_it() -> None:
+    from toolkit.core.gfx import parse_target
+    from toolkit.inspect.rules.gpu import library_findings
+
+    # ROCr loads its blit and trap-handler kernels for every agent at hsa_init; an agent it
+    # has no kernels for is not usable
+    (f,) = library_findings("usr/lib/libhsa-runtime64.so.1", ["gfx90a"], [parse_target("gfx942")])
+    assert (f.check, f.severity, f.cause) == ("gpu-targets", "error", "no code object for gfx942")
+    assert f.message == ("the HSA runtime's own embedded kernels (blit/trap handlers) in "
+                         "usr/lib/libhsa-runtime64.so.1 have no code object for gfx942 (carries gfx90a); "
+                         "this runtime cannot drive that GPU (hsa_init finds no usable agent)")
+
+
+def test_the_rocm_libraries_a_wheel_links_are_named_by_soname() -> None:
+    from toolkit.inspect.rules.gpu import built_against
+    from toolkit.inspect.rules.hygiene import ROCM_LIBS
+
+    lib = LibraryResult("pkg/_C.so", "shared-library",
+                        needed=["librocblas.so.4", "libhipblaslt.so.0", "libamdhip64.so.6", "libc.so.6"])
+    got = built_against([lib], ROCM_LIBS)
+    # the HIP runtime is reported on its own (its soname major is the ROCm major: 6 for ROCm 6.x)
+    assert got["rocm_libraries"] == ["libhipblaslt.so.0", "librocblas.so.4"]
+    assert (got["hip_runtime"], got["rocm_major"]) == (["libamdhip64.so.6"], 6)

@@ -15,6 +15,7 @@ from tests.fixtures.bundles import compress_bundle, make_bundle
 from tests.fixtures.handmade_elf import code_object_v2, isa_version_note
 from toolkit.inspect.readers.gpuscan import (
     CodeObject,
+    Hits,
     ScanRange,
     _all,
     _candidate,
@@ -210,3 +211,76 @@ def test_feed_gives_up_only_past_the_most_places(monkeypatch: pytest.MonkeyPatch
     over = Hits([(0, 100)])
     over.feed(0, CCOB_MAGIC * 4)
     assert (over.found, over.ranges, over._held) == ([], [], []) and not over.covers(0, 16)
+
+
+def test_code_objects_of_a_plain_bundle_say_where_and_how_they_were_found() -> None:
+    from tests.fixtures.bundles import make_bundle
+    from toolkit.inspect.readers.gpuscan import _from_bundle
+    from toolkit.inspect.readers.offload import Stream, read_plain
+
+    data = make_bundle([("host-x86_64-unknown-linux-gnu-", b""),
+                        ("hipv4-amdgcn-amd-amdhsa--gfx90a", b"\x7fELF" + bytes(60))])
+    objs = _from_bundle(read_plain(Stream([data]), len(data)), ".hip_fatbin")
+    assert [(o.target, o.where) for o in objs] == [("gfx90a", ".hip_fatbin (bundle)")]
+
+
+def test_only_an_abi_version_0_code_object_reads_its_isa_from_the_note() -> None:
+    from tests.fixtures.handmade_elf import code_object_v2, isa_version_note
+    from toolkit.inspect.readers.gpuscan import ELF_MAGIC, _candidate
+    from toolkit.inspect.readers.offload import Stream
+
+    # AMDGPUUsage: EI_ABIVERSION (e_ident[8]) 0 is code object v2, whose ISA is in a note;
+    # from v3 (1) on e_flags names the processor, and mach 0 stays unknown
+    obj = bytearray(code_object_v2(isa_version_note(9, 0, 10)))
+    found = []
+    for abi in (0, 1):
+        obj[8] = abi
+        (o,) = _candidate(Stream([bytes(obj)]), ELF_MAGIC, len(obj), ".rodata")
+        found.append((o.target, o.size, o.where))
+    assert found == [("gfx90a", len(obj), ".rodata (raw ELF)"),
+                     ("unknown-amdgpu-mach-0x00", len(obj), ".rodata (raw ELF)")]
+
+
+def test_a_widened_window_counts_all_its_bytes_against_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Hits, "HOLD_BEFORE", 10)
+    monkeypatch.setattr(Hits, "HOLD_AFTER", 30)
+    monkeypatch.setattr(Hits, "HOLD_MAX", 100)
+    data = bytearray(1000)
+    for at in (100, 120, 500, 700):
+        data[at : at + 4] = CCOB_MAGIC
+    hits = Hits([(0, len(data))])
+    hits.feed(0, bytes(data))
+    # 90-130 (40 bytes), widened by 120's window to 90-150 (60), then 490-530: 100 in all;
+    # 700's window (40 more) would pass the bound
+    assert [(start, want) for start, want, _ in hits._held] == [(90, 150), (490, 530)]
+    assert [hits.holds(at) for at in (100, 149, 150, 500, 700)] == [True, True, False, True, False]
+
+
+def test_code_objects_of_a_fatbin_section_are_labelled_with_the_section() -> None:
+    host = ("host-x86_64-unknown-linux-gnu", b"")
+    bundle = make_bundle([host, ("hipv4-amdgcn-amd-amdhsa--gfx90a", bytes(40))], align=1)
+    found = scan([ScanRange(".hip_fatbin", 0, len(bundle))], lambda a, b: [bundle[a:b]])
+    assert found.objects == [CodeObject("gfx90a", 40, ".hip_fatbin (bundle)")] and not found.problems
+
+
+def test_a_data_section_whose_bytes_end_early_is_scanned_as_far_as_they_go() -> None:
+    # the chunks stop 100 bytes short of the section's size: the scan stops there too
+    host = ("host-x86_64-unknown-linux-gnu", b"")
+    bundle = make_bundle([host, ("hipv4-amdgcn-amd-amdhsa--gfx90a", bytes(40))], align=1)
+    data = b"junk" + bundle
+    found = scan([ScanRange(".data", 0, len(data) + 100)], lambda a, b: [data[a:b]])
+    assert found.objects == [CodeObject("gfx90a", 40, ".data (bundle)")]
+
+
+def test_an_unreadable_fatbin_does_not_hide_the_code_in_later_sections() -> None:
+    from tests.fixtures.bundles import make_bundle
+    from toolkit.inspect.readers.gpuscan import ScanRange, scan
+
+    good = make_bundle([("host-x86_64-unknown-linux-gnu", b""),
+                        ("hipv4-amdgcn-amd-amdhsa--gfx942", b"\x7fELF" + bytes(500))])
+    bad = b"__CLANG_OFFLOAD_BUNDLE__" + struct.pack("<Q", 1 << 40) + bytes(32)  # 2**40 entries
+    data = bad + bytes(64) + good
+    ranges = [ScanRange(".hip_fatbin", 0, len(bad)), ScanRange(".rodata", len(bad), len(data) - len(bad))]
+    found = scan(ranges, lambda a, b: [data[a:b]])
+    assert [o.target for o in found.objects] == ["gfx942"]
+    assert found.problems == [".hip_fatbin is unreadable: corrupt offload bundle: 1099511627776 entries"]

@@ -47,27 +47,41 @@ PROJECT = """
 import json, sys
 from pathlib import Path
 from toolkit.env.project import read_project
-info = read_project(sys.argv[1], Path(sys.argv[2]) / "meta.log")
+info = read_project(sys.argv[1], Path(sys.argv[2]) / sys.argv[3] / "meta.log")
 print(json.dumps(info.requires))
 """
 
 
-def _run(seed: str, *argv: str) -> str:
-    res = subprocess.run([sys.executable, *argv], cwd=ROOT, capture_output=True, text=True,
-                         env={**os.environ, "PYTHONHASHSEED": seed}, timeout=300)
-    assert res.returncode == 0, res.stderr[-3000:]
-    return res.stdout
+def _run_each(seeds: tuple[str, ...], *argv: str, seed_args: bool = False) -> dict[str, str]:
+    """What ``python ARGV`` prints under each ``PYTHONHASHSEED``; the interpreters run side by
+    side (each waits on its own pip and files), with the seed as the last argument if asked."""
+    procs = {seed: subprocess.Popen([sys.executable, *argv, *([seed] if seed_args else [])], cwd=ROOT,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                    env={**os.environ, "PYTHONHASHSEED": seed})
+             for seed in seeds}
+    out: dict[str, str] = {}
+    try:
+        for seed, proc in procs.items():
+            stdout, stderr = proc.communicate(timeout=300)
+            assert proc.returncode == 0, stderr[-3000:]
+            out[seed] = stdout
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    return out
 
 
 def test_every_matrix_plan_is_the_same_under_any_hash_seed() -> None:
-    outputs = {seed: _run(seed, "-c", PLAN_ALL) for seed in SEEDS[:3]}
+    outputs = _run_each(SEEDS[:3], "-c", PLAN_ALL)
     assert len(set(outputs.values())) == 1, outputs
     assert int(outputs["0"].split()[1]) > 50  # every build, twice: not an empty comparison
 
 
 def test_ci_matrix_is_the_same_under_any_hash_seed() -> None:
     argv = ("-m", "toolkit", "matrix", "--format", "github", "--trigger", "schedule")
-    outputs = {seed: _run(seed, *argv) for seed in SEEDS[:3]}
+    outputs = _run_each(SEEDS[:3], *argv)
     assert len(set(outputs.values())) == 1
     assert outputs["0"].strip()
 
@@ -85,8 +99,8 @@ def test_a_projects_build_requirements_keep_one_order(tmp_path: Path,
     (src / "pyproject.toml").write_text(
         f'[build-system]\nrequires = [{quoted}]\nbuild-backend = "setuptools.build_meta"\n'
         '[project]\nname = "seeded"\nversion = "1.0"\n')
-    seen = {seed: _run(seed, "-c", PROJECT, str(src), str(tmp_path / seed)).strip()
-            for seed in SEEDS[:4]}
+    seen = {seed: out.strip() for seed, out in
+            _run_each(SEEDS[:4], "-c", PROJECT, str(src), str(tmp_path), seed_args=True).items()}
     assert len(set(seen.values())) == 1, seen
     import json
 

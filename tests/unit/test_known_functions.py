@@ -11,7 +11,7 @@ import pytest
 
 from toolkit.core.errors import DataError, UsageError
 from toolkit.data import known
-from toolkit.data.known import KnownFailure, for_build
+from toolkit.data.known import KnownFailure, _in, for_build
 from toolkit.data.matrix import load_matrix
 
 M = load_matrix()
@@ -217,3 +217,62 @@ def test_verdict_truth_table(e: KnownFailure, planned: list[str], step: str | No
 def test_explain_names_the_platform_only_when_there_is_one() -> None:
     assert entry(platform="").explain()[0] == ("selects", "apex")
     assert entry(platform="windows").explain()[0] == ("selects", "apex (windows)")
+
+
+def test_a_version_that_is_not_pep_440_is_in_no_range() -> None:
+    assert _in(">=2.7", "2.7.1") and not _in(">=2.7", "2.6") and _in("", "anything")
+    assert not _in(">=0", "not-a-version")
+
+
+DEMO_FAILURE = """
+[failures.apex-demo]
+package = "apex"
+versions = ">=1.8,<1.9"
+rocm = "==7.0"
+torch = ">=2.0"
+python = ["3.12"]
+families = ["gfx94X-dcgpu"]
+gfx = ["gfx90a"]
+platform = "linux"
+fails = "build-wheel"
+reason = "a demo entry for the tests"
+evidence = "ROCm/TheRock#3413"
+"""
+
+
+def test_a_known_failure_as_json_keeps_the_data_files_field_names(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    import tomllib
+
+    from toolkit.data.matrix import data_dir
+
+    data = tmp_path / "data"
+    shutil.copytree(data_dir(), data, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    with (data / "known_failures.toml").open("a") as fh:
+        fh.write(DEMO_FAILURE)
+    monkeypatch.setenv("TOOLKIT_DATA_DIR", str(data))
+    raw = tomllib.loads(DEMO_FAILURE)["failures"]["apex-demo"]
+    (e,) = [k for k in load_matrix().known_failures if k.id == "apex-demo"]
+    out = e.as_json()
+    # every field the TOML entry sets comes out under its own name, with its value
+    assert {k: out[k] for k in raw} == raw
+    # and the targets they select: gpus.toml's gfx94X-dcgpu is gfx942 alone, then the gfx ids
+    assert out["targets"] == ["gfx942", "gfx90a"]
+    rows = dict(e.explain())
+    assert rows["re-try"].startswith("--include-known-failures") and rows["reason"] == raw["reason"]
+
+
+def test_a_known_failures_json_names_every_field_as_the_toml_file_does() -> None:
+    entry = KnownFailure(
+        id="apex-smoke", package="apex", fails="smoke", reason="r", evidence="ROCm/apex@abc f",
+        versions=">=1.4", rocm="", torch="", python=("3.12",), families=("gfx90X-dcgpu",),
+        gfx=("gfx942",), targets=("gfx900", "gfx942"), test="test_runtime.py::test_x",
+        holds="")
+    assert entry.as_json() == {
+        "id": "apex-smoke", "package": "apex", "versions": ">=1.4", "rocm": None, "torch": None,
+        "python": ["3.12"], "families": ["gfx90X-dcgpu"], "gfx": ["gfx942"],
+        "targets": ["gfx900", "gfx942"], "platform": entry.platform, "fails": "smoke",
+        "test": "test_runtime.py::test_x", "reason": "r", "evidence": "ROCm/apex@abc f",
+        "holds": None}

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from pip._internal.commands import create_command
 
+from toolkit.core.steps import IndexProbe
 from toolkit.env.host import HostFacts
 from toolkit.plan.layout import Layout
 from toolkit.plan.locks import LockRef, inputs_hash, lock_name
 from toolkit.plan.model import Options
-from toolkit.plan.provision import PYPI, provision_steps, sources_for
+from toolkit.plan.provision import PYPI, _probes, provision_steps, sources_for
 from toolkit.plan.recipes import load_matrix
 from toolkit.plan.sources import Sources
 
@@ -59,3 +61,31 @@ def test_a_locked_install_of_a_matrix_build_names_its_sources_indexes() -> None:
                   if o != "--find-links" and u != src.sdk_index]
         assert extra == wanted, build.id
         assert links == ([torch["--find-links"]] if "--find-links" in torch else []), build.id
+
+
+def test_every_index_and_find_links_location_is_probed_once() -> None:
+    from toolkit.core.steps import IndexProbe
+    from toolkit.plan.provision import _probes
+
+    src = Sources("pip", "per-family", "gfx94X-dcgpu", "https://sdk.example/", "rocm>1", ("/links",), "torch",
+                  ("--index-url", "https://torch.example/", "--find-links", "/more",
+                   "--extra-index-url", "https://sdk.example/", "--find-links", "/links"))
+    assert _probes(src, None) == (
+        IndexProbe("https://sdk.example/", "rocm", "ROCm SDK index"),
+        IndexProbe("https://torch.example/", "torch", "torch index"),
+        IndexProbe("/links", None, "find-links location"),
+        IndexProbe("/more", None, "find-links location"))
+    # with a lock, the projects are pinned by hash: an index need only be reachable
+    assert [p.project for p in _probes(src, "locks/x.txt")] == [None, None, None, None]
+
+
+@pytest.mark.parametrize(("provider", "index", "want"), [
+    ("pip", "https://sdk.example/", [IndexProbe("https://sdk.example/", "rocm", "ROCm SDK index")]),
+    ("pip", None, []),
+    ("system", "https://sdk.example/", []),  # a system SDK is never installed from an index
+])
+def test_the_sdk_index_is_probed_for_a_pip_sdk_with_an_index_only(
+    provider: str, index: str | None, want: list[IndexProbe]
+) -> None:
+    src = Sources(provider, None, None, index, None, (), "torch", ())
+    assert list(_probes(src, None)) == want

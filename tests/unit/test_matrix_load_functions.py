@@ -17,7 +17,9 @@ import pytest
 
 from tests.fixtures.data import edit
 from toolkit.core.errors import DataError
+from toolkit.data.ci import load_ci
 from toolkit.data.matrix import Matrix, forget_loaded, load_matrix
+from toolkit.plan.recipes import load_matrix as load_checked_matrix
 from toolkit.plan.recipes.fbgemm_gpu import tbb_source
 
 if sys.version_info >= (3, 11):
@@ -400,3 +402,34 @@ def test_a_version_equal_by_pep_440_is_listed_twice(data_copy: Path, again: str)
     edit(apex, 'version = "1.5.0"', f'version = "{again}"')  # versions[1], after 1.4.0
     assert _error(data_copy) == (f"{apex}: versions[1].version: {again} is listed twice (as 1.4.0: "
                                  "the same version by PEP 440)")
+
+
+def _data_error(data: Path) -> str:
+    with pytest.raises(DataError) as info:
+        load_ci(load_checked_matrix(data))
+    return str(info.value)
+
+
+def test_a_per_family_sdk_without_legacy_reads_the_whole_rule(data_copy: Path) -> None:
+    edit(data_copy / "rocm.toml", 'layout = "per-family", legacy = true,', 'layout = "per-family",')
+    assert _data_error(data_copy).endswith(
+        "TheRock's per-family releases are legacy and its multi-arch ones are not: per-family "
+        "needs legacy = true, multi-arch takes no legacy "
+        "(ROCm/TheRock docs/packaging/legacy_per_family_releases.md)")
+
+
+def test_a_version_whose_pythons_torch_is_not_published_for_is_refused(data_copy: Path) -> None:
+    # apex 1.9.0 (versions[5]) pairs torch 2.9 with ROCm 7.13, whose rocm.toml entry is
+    # published for Python 3.10-3.14: give the version Python 3.9 only
+    edit(data_copy / "apex.toml",
+          'python = ["3.10", "3.11", "3.12", "3.13", "3.14", "3.14t"]', 'python = ["3.9"]')
+    assert _data_error(data_copy).endswith(
+        "apex.toml: versions[5].rocm: ROCm 7.13's torch 2.9 is published for Python "
+        "3.10, 3.11, 3.12, 3.13, 3.14 only, none of this version's")
+
+
+def test_a_default_family_may_be_named_by_its_alias(data_copy: Path) -> None:
+    # gpus.toml: gfx94X-all is an alias of the gfx94X-dcgpu family
+    edit(data_copy / "rocm.toml", 'hip = "6.1"\ndefault_family = "gfx94X-dcgpu"',
+          'hip = "6.1"\ndefault_family = "gfx94X-all"')
+    assert load_checked_matrix(data_copy).rocm["6.1"].default_family == "gfx94X-all"

@@ -8,8 +8,10 @@ import dataclasses
 import sys
 from typing import Any
 
+import pytest
 from packaging.version import Version
 
+from toolkit.core.errors import UsageError
 from toolkit.data.matrix import Matrix, data_dir, load_matrix, python_sort_key, python_tag
 
 if sys.version_info >= (3, 11):
@@ -190,3 +192,11 @@ def test_an_unknown_build_id_suggests_the_nearest_ids() -> None:
         few.build("apex-1.8.0-cp312-rocm7.1")
     assert err.value.message == ("unknown build id 'apex-1.8.0-cp312-rocm7.1'; nearest: "
                                  "apex-1.8.0-cp312-rocm7.0, apex-1.8.0-cp310-rocm6.4")
+
+
+def test_an_unknown_rocm_of_a_pair_is_named_with_the_valid_ones() -> None:
+    m = load_matrix()
+    with pytest.raises(UsageError) as err:
+        m.pair_builds("3.12", "9.9")
+    assert str(err.value).startswith("unknown ROCm version '9.9'; valid: ")
+    assert "7.0" in str(err.value).split("valid: ")[1].split(", ")

@@ -25,7 +25,15 @@ from tests.fixtures.native import system_lib
 from tests.fixtures.wheels import edit_member_headers, make_wheel, wrong_crc
 from toolkit.core.errors import ElfError
 from toolkit.inspect.readers import gpuscan, inflate, members
-from toolkit.inspect.readers.members import _batch_job, _batches, read_member, read_members, read_one
+from toolkit.inspect.readers.members import (
+    BATCH_BYTES,
+    _batch_job,
+    _batches,
+    load_file,
+    read_member,
+    read_members,
+    read_one,
+)
 from toolkit.inspect.readers.wheelzip import Budget, WheelZip
 
 FILES = {"demo/big.txt": "b" * 9000, "demo/small.txt": "s" * 100, "demo/mid.txt": "m" * 3000}
@@ -329,3 +337,24 @@ def test_members_of_the_documented_size_on_are_hashed_in_a_second_thread(
         res = read_member(wz, wz.zf.getinfo("demo/b.bin"), "sha384")
     assert made == (["sha384"] if threaded else [])
     assert res.digest == _b64("sha384", b"z" * 5000)
+
+
+def test_an_empty_file_is_named_as_such(tmp_path: Path) -> None:
+    empty = tmp_path / "libempty.so"
+    empty.write_bytes(b"")
+    with pytest.raises(ElfError) as err:
+        load_file(empty)
+    assert str(err.value) == "empty file"
+
+
+def test_members_of_batch_bytes_or_more_are_alone_and_small_ones_fill_a_batch() -> None:
+    def member(name: str, size: int) -> zipfile.ZipInfo:
+        info = zipfile.ZipInfo(name)
+        info.compress_size = size
+        return info
+
+    big, edge, a, b, c = (member("big", BATCH_BYTES + 1), member("edge", BATCH_BYTES),
+                          member("a", BATCH_BYTES - 10), member("b", 10), member("c", 1))
+    assert _batches([c, a, edge, b, big]) == [[big], [edge], [a, b], [c]]
+    assert _batches([c, b]) == [[b, c]]  # largest first
+    assert _batches([]) == []

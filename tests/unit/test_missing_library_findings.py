@@ -73,3 +73,58 @@ def test_stems_and_providers() -> None:
     assert stem("libfoo") == "libfoo"
     assert provider_of("libtorch.so") == "torch" and provider_of("libamd_comgr.so.2") == "rocm-sdk"
     assert provider_of("libtorchvision.so") is None and provider_of("libz.so.1") is None
+
+
+def test_torch_and_rocm_sonames_are_attributed_to_their_package() -> None:
+    from toolkit.inspect.rules.needed import Missing, missing_findings, provider_of
+
+    assert [provider_of(n) for n in ("libc10.so", "libtorch_cpu.so", "libamdhip64.so.7", "libnuma.so.1")] == [
+        "torch", "torch", "rocm-sdk", None]
+    (f,) = missing_findings(Missing("libc10.so", "pkg/x.so", "pkg/x.so"), policy="manylinux_2_28",
+                            requires=["torch"], excludes=())
+    assert f.severity == "warning"
+    assert "provided by torch (Requires-Dist: torch; verify with --with" in f.message
+    (g,) = missing_findings(Missing("libhipblas.so.2", "pkg/y.so", "pkg/x.so"), policy="manylinux_2_28",
+                            requires=[], excludes=())
+    assert "needs libhipblas.so.2 (needed by pkg/y.so): provided by rocm-sdk (a known soname" in g.message
+    (h,) = missing_findings(Missing("libnuma.so.1", "pkg/x.so", "pkg/x.so", "/usr/lib/libnuma.so.1"),
+                            policy="manylinux_2_28", requires=[], excludes=["libnuma*"])
+    assert h.severity == "info" and "excluded by --exclude" in h.message
+
+
+def test_a_library_is_attributed_to_the_requirement_named_after_it() -> None:
+    from toolkit.inspect.rules.needed import _required_package
+
+    assert _required_package("libtbb.so.12", ["numpy", "tbb"]) == "tbb"
+    assert _required_package("libTBB.so.12", ["tbb-devel"]) == "tbb-devel"  # names are lower-case
+    assert _required_package("libnuma.so.1", ["tbb"]) is None
+
+
+def test_a_rocm_library_names_the_per_family_sdk_package_the_wheel_requires() -> None:
+    from toolkit.inspect.rules.needed import Missing, missing_findings
+
+    # TheRock's per-family SDK packages are rocm-sdk-libraries-<family> (canonical, lowercase)
+    (f,) = missing_findings(Missing("libamdhip64.so.7", "pkg/x.so", "pkg/x.so"), policy="manylinux_2_28",
+                            requires=["rocm-sdk-libraries-gfx94x-dcgpu", "numpy"], excludes=[])
+    assert f.severity == "warning"
+    assert "provided by rocm-sdk (Requires-Dist: rocm-sdk-libraries-gfx94x-dcgpu; verify with " in f.message
+
+
+def test_a_known_rocm_soname_is_rocms_even_when_a_requirement_shares_its_name() -> None:
+    # the known sonames come first (toolkit/inspect/rules/needed.py): a Requires-Dist named
+    # after the library does not make it that package's
+    [f] = missing_findings(Missing("libamdhip64.so.6", "a.so", "a.so"), policy="manylinux_2_28",
+                           requires=["amdhip64"], excludes=[])
+    assert (f.severity, f.cause) == ("warning", "needs libamdhip64.so.6, provided by rocm-sdk")
+    assert "provided by rocm-sdk (a known soname;" in f.message and "amdhip64 (" not in f.message
+
+
+def test_an_excluded_library_is_an_info_of_the_missing_library_check() -> None:
+    from toolkit.inspect.report import Finding
+    from toolkit.inspect.rules.needed import Missing, missing_findings
+
+    got = missing_findings(Missing("libfoo.so.1", "pkg/x.so", "pkg/x.so"), policy="manylinux_2_28",
+                           requires=[], excludes=["libfoo*"])
+    assert got == [Finding("missing-library", "info", "pkg/x.so",
+                           "pkg/x.so needs libfoo.so.1: excluded by --exclude, not checked",
+                           cause="needs libfoo.so.1, excluded")]

@@ -23,6 +23,7 @@ from toolkit.inspect.readers.offload import (
     BundleEntry,
     Stream,
     parse_fatbin,
+    plain_header,
     read_bundles,
     read_ccob,
     read_plain,
@@ -252,3 +253,90 @@ def test_a_header_parsed_in_memory_allows_ids_up_to_the_limit() -> None:
         plain_header(_plain(1, _item(0, 0, ident + b"x")))
     assert str(err.value) == f"corrupt offload bundle: entry id of {MAX_ID_LEN + 1} bytes"
     assert plain_header(_plain(1, _item(0, 0, ident))[:-1]) is None  # the id cut short
+
+
+def test_a_bundle_whose_entries_run_past_the_section_is_an_error() -> None:
+    entries = [("host-x86_64-unknown-linux-gnu", b""), ("hipv4-amdgcn-amd-amdhsa--gfx90a", b"x" * 64)]
+    bundle = make_bundle(entries, align=8)
+    assert read_plain(Stream([bundle]), len(bundle)).entries[1].target == "gfx90a"
+    with pytest.raises(OffloadError, match="run past the end"):
+        read_plain(Stream([bundle]), len(bundle) - 1)
+
+
+BUNDLE_MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"  # 24 bytes, then the entry count as a 64-bit LE integer
+
+
+def test_a_bundle_entry_count_is_unsigned_and_bounded() -> None:
+    with pytest.raises(OffloadError, match=f"{(1 << 64) - 1} entries"):  # read as unsigned
+        plain_header(BUNDLE_MAGIC + struct.pack("<Q", (1 << 64) - 1) + bytes(64))
+    with pytest.raises(OffloadError, match=f"{MAX_ENTRIES + 1} entries"):
+        plain_header(BUNDLE_MAGIC + struct.pack("<Q", MAX_ENTRIES + 1))
+    # exactly the maximum is not refused for its count: the header is only incomplete
+    assert plain_header(BUNDLE_MAGIC + struct.pack("<Q", MAX_ENTRIES)) is None
+    assert plain_header(BUNDLE_MAGIC + struct.pack("<Q", 0)) == ([], 32, 32)
+
+
+def test_a_bundle_cut_after_its_header_names_the_missing_entry() -> None:
+    import struct
+
+    from toolkit.core.errors import OffloadError
+    from toolkit.inspect.readers.offload import Stream, read_plain
+
+    # clang-offload-bundler: 24 bytes of magic, an 8-byte entry count, then 24 bytes per entry
+    data = b"__CLANG_OFFLOAD_BUNDLE__" + struct.pack("<Q", 2)
+    with pytest.raises(OffloadError) as err:
+        read_plain(Stream([data]), len(data))
+    assert str(err.value) == "truncated offload bundle: bundle entry at offset 32"
+
+
+@pytest.mark.parametrize(("version", "size"), [(1, 12), (2, 16), (3, 24)])
+def test_a_truncated_compressed_bundle_header_names_its_version(version: int, size: int) -> None:
+    # the CCOB magic, u16 version, u16 method (1: zstd), then one byte short of the header
+    data = b"CCOB" + struct.pack("<HH", version, 1) + bytes(size - 1)
+    with pytest.raises(OffloadError) as err:
+        parse_fatbin(data)
+    assert str(err.value) == f"truncated offload bundle: CCOB v{version} header at offset 8"
+
+
+@pytest.mark.parametrize(("version", "method", "what"), [
+    (0x8001, 1, "unknown header version 32769"), (3, 0xFFFF, "unknown compression method 65535")])
+def test_the_ccob_version_and_method_are_unsigned(version: int, method: int, what: str) -> None:
+    # clang-offload-bundler: u16 version, u16 method after the magic
+    with pytest.raises(OffloadError) as err:
+        parse_fatbin(b"CCOB" + struct.pack("<HH", version, method) + bytes(32))
+    assert str(err.value) == f"compressed offload bundle: {what}"
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_a_compressed_bundle_of_just_a_header_has_no_entries(version: int) -> None:
+    from tests.fixtures.bundles import compress_bundle, make_bundle
+
+    empty = make_bundle([], align=1)
+    assert len(empty) == 32  # the magic and a zero entry count: the smallest plain bundle
+    (b,) = parse_fatbin(compress_bundle(empty, "zlib", version))
+    assert (b.entries, b.version, b.compression) == ((), version, "zlib")
+
+
+def test_a_compressed_bundles_bytes_are_shared_by_its_entries_pro_rata() -> None:
+    from tests.fixtures.bundles import compress_bundle, make_bundle
+
+    plain = make_bundle([("host-x86_64-unknown-linux-gnu", b""),
+                         ("hipv4-amdgcn-amd-amdhsa--gfx90a", bytes(3000)),
+                         ("hipv4-amdgcn-amd-amdhsa--gfx942", bytes(1000))])
+    blob = compress_bundle(plain, "zlib", 3)
+    (b,) = parse_fatbin(blob)
+    assert b.stored == len(blob)
+    host, a, c = b.entries
+    assert (host.size, a.size, c.size) == (0, 3000, 1000)  # the sizes of the entry table
+    assert (b.stored_bytes(a), b.stored_bytes(c)) == (round(len(blob) * 3 / 4), round(len(blob) / 4))
+    (p,) = parse_fatbin(plain)
+    assert p.stored_bytes(p.entries[1]) == 3000  # a plain bundle: the entry's own bytes
+
+
+def test_a_host_entry_without_an_environment_keeps_its_triple() -> None:
+    from toolkit.inspect.readers.offload import parse_entry_id
+
+    # clang-offload-bundler entry ids are <kind>-<triple>[-<target id>]; older hosts name a
+    # three-part triple
+    e = parse_entry_id("host-x86_64-unknown-linux", 7)
+    assert (e.kind, e.triple, e.target, e.is_device, e.size) == ("host", "x86_64-unknown-linux", "", False, 7)

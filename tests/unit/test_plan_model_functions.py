@@ -18,7 +18,7 @@ from toolkit.core.errors import UsageError
 from toolkit.data.matrix import data_dir
 from toolkit.env.buildenv import RocmPaths
 from toolkit.plan.layout import Layout
-from toolkit.plan.model import Options
+from toolkit.plan.model import Options, options_from_json, options_json
 from toolkit.plan.planner import plan, rocm_provider
 from toolkit.plan.recipes import load_matrix
 from toolkit.plan.recipes.sample import demo_build
@@ -332,3 +332,25 @@ def test_every_compiler_maps_the_builds_own_folder_away() -> None:
         env = plan(m, b, opts, HOST, LAYOUT).step("build-wheel").env
         for var in ("CFLAGS", "CXXFLAGS", "HIPCC_COMPILE_FLAGS_APPEND"):
             assert env[var] == f"-ffile-prefix-map=/w/build/{b.id}=/build {{PYTHON_PREFIX_MAP}}", var
+
+
+def test_options_recorded_before_recipe_options_still_read() -> None:
+    old = options_from_json({"apex_ops": "none", "gfx": ["gfx90a"]})
+    assert old.recipe_options == ("apex-ops=none",) and old.gfx == ("gfx90a",)
+    assert options_from_json({"apex_ops": 3}).recipe_options == ()
+    assert options_from_json(options_json(Options(gfx=("gfx942",), rebuild=True))) == \
+        Options(gfx=("gfx942",), rebuild=True)
+    with pytest.raises(UsageError, match=r"unknown field 'nope'; valid: .*\bgfx\b"):
+        options_from_json({"nope": 1})
+    with pytest.raises(UsageError, match="gfx must be a list of strings"):
+        options_from_json({"gfx": ["gfx90a", 3]})
+    assert "locks" not in options_json(Options())
+
+
+def test_recorded_options_never_carry_locks() -> None:
+    # locks belong to the running process, not to what a build recorded
+    with pytest.raises(UsageError) as info:
+        options_from_json({"locks": True})
+    msg = str(info.value)
+    assert msg.startswith("recorded options: unknown field 'locks'; valid: ")
+    assert "locks" not in msg.split("valid: ")[1].split(", ")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
+from packaging.requirements import Requirement
 
 from tests.unit.plan_truths import (
     GFX,
@@ -23,14 +24,20 @@ from tests.unit.plan_truths import (
     pip_install_reads,
     therock_torch_on_a_system_sdk,
 )
-from toolkit.core.errors import UsageError
+from toolkit.core.errors import DataError, UsageError
 from toolkit.data.matrix import data_dir
+from toolkit.data.matrix import load_matrix as load_data_matrix
 from toolkit.env.buildenv import RocmPaths
+from toolkit.env.host import HostFacts
+from toolkit.plan.layout import Layout
 from toolkit.plan.model import Options
 from toolkit.plan.planner import plan
-from toolkit.plan.provision import buildable, sources_for
+from toolkit.plan.provision import buildable, sources_for, with_extras
 from toolkit.plan.recipes import load_matrix
+from toolkit.plan.recipes import load_matrix as load_checked_matrix
+from toolkit.plan.recipes.generic import generic_build
 from toolkit.plan.recipes.sample import demo_build
+from toolkit.plan.sources import Sources
 
 
 def test_targets_a_releases_compilers_cannot_build_are_named_with_every_valid_id() -> None:
@@ -418,3 +425,100 @@ def test_a_project_without_torch_still_installs_the_sdk_from_its_family_index() 
     src = sources_for(m, own, Options(gfx=("gfx942",), channel="nightly"))
     assert src.sdk_index == "https://rocm.nightlies.amd.com/v2/gfx94X-dcgpu/"
     assert src.torch_args == () and src.torch_spec == ""
+
+
+def test_extras_are_merged_into_a_requirement_as_pep_508_reads_it() -> None:
+    merged = with_extras("rocm[libraries,devel]>1.0", ["device-gfx942", "devel"])
+    req = Requirement(merged)
+    assert req.name == "rocm" and req.extras == {"libraries", "devel", "device-gfx942"}
+    assert str(req.specifier) == ">1.0"
+    assert Requirement(with_extras("torch==2.7", [])).extras == set()
+    with pytest.raises(UsageError, match="not a requirement"):
+        with_extras("[x]", ["a"])
+
+
+def test_sources_record_torch_pins_only_when_there_are_some() -> None:
+    base = Sources("pip", "multi-arch", None, "https://sdk.example/", "rocm>1", (), "torch", ())
+    assert "torch_pins" not in base.as_json()
+    pinned = Sources("pip", "multi-arch", None, "https://sdk.example/", "rocm>1", (), "torch", (),
+                     torch_pins=("rocm[libraries]==7.0.2",))
+    assert pinned.as_json()["torch_pins"] == ["rocm[libraries]==7.0.2"]
+
+
+def test_provisioning_runs_in_the_env_with_the_tools_on_path() -> None:
+    from toolkit.core.steps import InstallSdk, InstallTorch
+
+    m = load_data_matrix()
+    p = plan(m, m.build("apex-1.8.0-cp312-rocm7.0"), Options(gfx=("gfx942",), channel="nightly"),
+             HostFacts(cores=16, mem_available_gib=64.0), LAYOUT)
+    env_python = str(LAYOUT.env_dir(p.build) / "bin" / "python")
+    sdk, torch = p.step("install-rocm-sdk").action, p.step("install-torch").action
+    assert isinstance(sdk, InstallSdk) and isinstance(torch, InstallTorch)
+    assert sdk.python == torch.python == env_python and sdk.rocm == "7.0"
+    for cmd in (sdk.install, torch.install):
+        # POSIX: the search path is the variable PATH; the tools go first, the inherited PATH after
+        assert dict(cmd.env)["PATH"] == "{TOOLS_PATH}:{PATH}"
+        assert cmd.argv[1:5] == ("pip", "install", "--python", env_python)
+
+
+@pytest.mark.parametrize(("release", "sdk"), [
+    ("7.1", 'provider = "system", version = "7.1.0"'),  # not pip
+    ("7.13", 'provider = "pip", layout = "multi-arch", evidence'),  # pip, not per-family
+])
+def test_served_families_outside_a_per_family_index_are_refused_naming_where_they_are_valid(
+        data_copy: Path, release: str, sdk: str) -> None:
+    rocm = data_copy / "rocm.toml"
+    text = rocm.read_text()
+    assert f'[releases."{release}"]\n' in text and sdk in text
+    assert f'[releases."{release}".families]' not in text
+    rocm.write_text(text + f'\n[releases."{release}".families]\n'
+                    'evidence = "ROCm/TheRock@de9728b3d x"\nserved."gfx94X-dcgpu" = ["gfx942"]\n')
+    with pytest.raises(DataError) as err:
+        load_data_matrix(data_copy)
+    assert str(err.value) == (
+        f'{rocm}: releases."{release}".families: lists the families of a per-family SDK index; '
+        'valid only with sdk.layout = "per-family"')
+
+
+CI_TOML = Path(__file__).resolve().parents[2] / "toolkit" / "data" / "ci.toml"
+
+
+def test_a_project_without_torch_gets_the_releases_sdk_requirement_or_none() -> None:
+    """A setuptools project that needs no torch still installs the SDK rocm.toml names for its
+    release (7.0's nightly channel: TheRock's per-family index, the line's pre-releases
+    ``rocm[libraries,devel]>1.0,>=7.0.0a0,<7.1``);
+    from a system ROCm there is no SDK requirement at all, and no torch either."""
+    m = load_data_matrix()
+    raw = tomllib.loads((CI_TOML.parent / "rocm.toml").read_text())["releases"]
+    pip = generic_build("demo", "demo", "1.0", "/src", "3.12", m.rocm["7.0"])
+    src = sources_for(m, pip, Options(gfx=("gfx942",), channel="nightly"))
+    assert (src.provider, src.layout, src.family) == ("pip", "per-family", "gfx94X-dcgpu")
+    assert src.sdk_spec == "rocm[libraries,devel]>1.0,>=7.0.0a0,<7.1"
+    assert src.sdk_index == raw["7.0"]["channels"]["nightly"] + "gfx94X-dcgpu/"
+    assert Requirement(src.sdk_spec).name == "rocm"
+    assert (src.torch_spec, src.torch_args, src.torch_pins, src.system_version) == ("", (), (), None)
+    system = generic_build("demo", "demo", "1.0", "/src", "3.12", m.rocm["7.1"])
+    sys_src = sources_for(m, system, Options(gfx=("gfx942",)))
+    assert (sys_src.provider, sys_src.sdk_spec, sys_src.sdk_index, sys_src.family) == (
+        "system", None, None, None)
+    assert sys_src.system_version == raw["7.1"]["sdk"]["version"]
+    assert "sdk_spec" in sys_src.as_json() and sys_src.as_json()["sdk_spec"] is None
+
+
+def test_allow_rocm_mismatch_reaches_the_sdk_and_torch_install_checks() -> None:
+    import dataclasses
+
+    from toolkit.core.steps import InstallSdk, InstallTorch
+    from toolkit.env.host import HostFacts
+    from toolkit.plan.model import Options
+    from toolkit.plan.provision import provision_steps
+
+    matrix = load_checked_matrix()
+    build = matrix.build("apex-1.11.0-cp312-rocm7.14")  # a TheRock pip SDK and torch
+    for allow in (True, False):
+        steps, _, _ = provision_steps(matrix, build, dataclasses.replace(
+            Options(), allow_rocm_mismatch=allow), HostFacts(), Layout(Path("/w"), Path("/c")))
+        actions = {s.name: s.action for s in steps}
+        sdk, torch = actions["install-rocm-sdk"], actions["install-torch"]
+        assert isinstance(sdk, InstallSdk) and isinstance(torch, InstallTorch)
+        assert (sdk.allow_mismatch, torch.allow_mismatch) == (allow, allow)

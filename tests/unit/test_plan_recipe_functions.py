@@ -27,6 +27,7 @@ from toolkit.env.buildenv import RocmPaths
 from toolkit.plan.model import Options
 from toolkit.plan.planner import plan
 from toolkit.plan.recipes import load_matrix, standalone_build
+from toolkit.plan.recipes import load_matrix as load_checked_matrix
 from toolkit.plan.recipes.fbgemm_gpu import tbb_source
 from toolkit.plan.recipes.sample import demo_build
 
@@ -406,3 +407,17 @@ def test_the_sample_installs_the_build_front_end_and_says_so() -> None:
     assert install.description == "install the build front-end"
     # python -m build --no-isolation needs build, and the sample's setuptools backend
     assert install_names(install.argv) == ["build", "wheel", "setuptools"]
+
+
+def test_submodules_are_fetched_into_the_sources_worktree() -> None:
+    from toolkit.env.host import HostFacts
+    from toolkit.plan.layout import Layout
+    from toolkit.plan.model import Options
+    from toolkit.plan.planner import plan
+
+    matrix, layout = load_checked_matrix(), Layout(Path("/w"), Path("/c"))
+    build = matrix.build("fbgemm_gpu-1.3.0-cp312-rocm6.4")
+    steps = {s["name"]: s for s in plan(matrix, build, Options(), HostFacts(), layout).as_json()["steps"]}
+    # the submodules go into the very checkout get-sources made
+    assert steps["get-submodules"]["action"]["worktree"] == steps["get-sources"]["action"]["worktree"]
+    assert steps["get-submodules"]["action"]["worktree"] == str(layout.worktree(build))

@@ -6,13 +6,19 @@ from __future__ import annotations
 
 import importlib.metadata
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from toolkit.core.errors import EnvironmentProblem, UsageError
+from toolkit.core.errors import DataError, EnvironmentProblem, UsageError
 from toolkit.inspect.readers import policy
+from toolkit.inspect.readers.elf import ElfInfo
+from toolkit.inspect.readers.policy import _allowed, parse_policies
+from toolkit.inspect.readers.resolver import Lib
+from toolkit.inspect.report import LibraryResult, WheelResult
+from toolkit.inspect.rules.manylinux import check_policy, library_policy
 
 
 def _listed() -> str:
@@ -97,3 +103,92 @@ def test_the_libraries_a_wheel_may_assume() -> None:
     want = frozenset(loaders) | set(raw[newest]["lib_whitelist"])
     assert policy.assumed_libraries(None) == want
     assert policy.assumed_libraries(policy.get_policy("linux")) == want
+
+
+def _lib(path: str, **kw: object) -> Lib:
+    info = ElfInfo(machine=62, elf_class=64, type=3, **kw)  # type: ignore[arg-type]
+    return Lib(path, "wheel:" + path.rpartition("/")[0], info)
+
+
+def test_the_wheel_policy_is_its_worst_library_and_that_library_is_named() -> None:
+    old = _lib("pkg/old.so", version_needs={"libc.so.6": ("GLIBC_2.2.5", "GLIBC_2.17")})
+    new = _lib("pkg/new.so", version_needs={"libc.so.6": ("GLIBC_2.2.5", "GLIBC_2.34")})
+    res = WheelResult("w", tags=["cp311-cp311-linux_x86_64"])
+    pairs = []
+    for lib in (old, new, _lib("pkg/none.so")):
+        lr = LibraryResult(lib.path, "shared-library")
+        assert lib.info is not None and library_policy(lr, lib.info, set()) is None
+        pairs.append((lib, lr))
+    # GLIBC_2.17 is allowed from manylinux_2_17 (manylinux2014) on, GLIBC_2.34 only from 2_34
+    assert [lr.policy for _, lr in pairs] == ["manylinux_2_17", "manylinux_2_34", "manylinux_2_5"]
+    judged = check_policy(res, pairs, set(), is_wheel=True, required=None)
+    assert res.policy == "manylinux_2_34" and res.policy_library == "pkg/new.so"
+    assert judged is not None and judged.name == "manylinux_2_34"
+
+
+def test_an_unknown_machine_cannot_be_judged_and_is_an_error() -> None:
+    info = ElfInfo(machine=0x9999, elf_class=64, type=3)
+    lr = LibraryResult("x.so", "shared-library")
+    finding = library_policy(lr, info, set())
+    assert finding is not None and finding.severity == "error" and lr.policy is None
+
+
+def test_dt_relr_needs_glibc_2_36() -> None:
+    # glibc 2.36 NEWS: "Support for DT_RELR relative relocation format has been added"; binaries
+    # using it need the GLIBC_ABI_DT_RELR version node
+    assert _allowed("GLIBC", "ABI_DT_RELR", 36, {}) and not _allowed("GLIBC", "ABI_DT_RELR", 35, {})
+    assert _allowed("GLIBC", "2.17", 17, {}) and not _allowed("GLIBC", "2.18", 17, {})
+
+
+def test_a_malformed_lib_whitelist_is_named_in_the_error() -> None:
+    text = ('[{"name": "manylinux_2_28", "aliases": [], "priority": 70, "symbol_versions": {},'
+            ' "lib_whitelist": "libc.so.6"}]')
+    with pytest.raises(DataError) as err:
+        parse_policies(text, "policy.json")
+    assert str(err.value) == ("policy.json: policy #0 (manylinux_2_28): 'lib_whitelist' must be a "
+                              "list of strings, got str 'libc.so.6'")
+
+
+def test_the_gcc_runtime_nodes_of_a_derived_policy_are_bounded_by_the_distributions() -> None:
+    # GLIBCXX_3.4.25 is GCC 8's libstdc++; a policy whose distributions ship up to 3.4.25
+    # allows it and not 3.4.26 (GCC 9)
+    maxima = {"GLIBCXX": (3, 4, 25), "CXXABI": (1, 3, 11)}
+    assert _allowed("GLIBCXX", "3.4.25", 28, maxima)
+    assert not _allowed("GLIBCXX", "3.4.26", 28, maxima)
+    # a prefix no distribution bounds is not restricted
+    assert _allowed("GCC", "9.0.0", 28, maxima)
+    # CXXABI_TM_1 (libstdc++'s transactional memory node, in auditwheel's policies) has no number
+    assert _allowed("CXXABI", "TM_1", 28, maxima)
+
+
+def test_a_long_malformed_value_is_cut_to_sixty_characters_in_the_error() -> None:
+    text = '[{"name": "p", "aliases": [], "priority": "' + "9" * 100 + '", "symbol_versions": {}}]'
+    with pytest.raises(DataError) as err:
+        parse_policies(text, "policy.json")
+    # repr of the 100-digit string is 102 characters: its first 57, then "..."
+    assert str(err.value) == ("policy.json: policy #0 (p): 'priority' must be an integer, got str '"
+                              + "9" * 56 + "...")
+
+
+@pytest.fixture
+def ascii_locale() -> Iterator[None]:
+    """The C locale, whose character set is ASCII (what a bare container or cron job runs)."""
+    import locale
+
+    old = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        yield
+    finally:
+        locale.setlocale(locale.LC_CTYPE, old)
+
+
+def test_a_policy_file_is_read_as_utf8_whatever_the_locale(tmp_path: Path, ascii_locale: None) -> None:
+    from toolkit.inspect.readers.policy import read_policy_file
+
+    # RFC 8259 section 8.1: JSON exchanged between systems is UTF-8
+    path = tmp_path / "policy.json"
+    path.write_bytes('[{"name": "manylinux_2_28", "aliases": ["sélection"], "priority": 70, '
+                     '"symbol_versions": {}}]'.encode())
+    (spec,) = read_policy_file(path)
+    assert spec.aliases == ("sélection",)

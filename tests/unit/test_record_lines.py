@@ -11,7 +11,7 @@ import pytest
 
 from tests.fixtures.wheels import make_wheel
 from toolkit.inspect.readers.wheelzip import Budget, WheelZip
-from toolkit.inspect.rules.record import Entry, algorithm, read_record, record_member
+from toolkit.inspect.rules.record import Entry, algorithm, read_record, record_findings, record_member
 
 RECORD = "demo-1.0.dist-info/RECORD"
 
@@ -81,3 +81,11 @@ def test_only_one_top_level_record_counts(tmp_path: Path) -> None:
 ])
 def test_members_are_hashed_with_the_algorithm_record_names(entry: Entry | None, algo: str) -> None:
     assert algorithm(entry) == algo
+
+
+def test_a_record_size_mismatch_names_its_cause() -> None:
+    # PEP 376: RECORD gives each member's size; a member whose hash agrees but size does not
+    (f,) = record_findings({"b.py": Entry("sha256", "sha256=B", 3)}, {"b.py": ("sha256=B", 4)},
+                           set())
+    assert (f.check, f.severity, f.library, f.cause, f.message) == (
+        "record", "error", "b.py", "size differs from RECORD", "b.py: RECORD says 3 bytes, the member has 4")

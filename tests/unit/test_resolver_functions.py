@@ -12,8 +12,9 @@ import pytest
 
 from tests.fixtures.handmade_elf import EM_386, EM_X86_64, shared_object
 from toolkit.core.errors import UsageError
-from toolkit.inspect.readers.elf import ElfInfo
-from toolkit.inspect.readers.resolver import Lib, Resolver, with_libraries
+from toolkit.inspect.readers.elf import ElfInfo, read_elf_bytes
+from toolkit.inspect.readers.resolver import Lib, Resolver, defines, with_libraries
+from toolkit.inspect.rules.symbols import undefined_symbols
 
 
 def _info(*needed: str, rpath: tuple[str, ...] = (), runpath: tuple[str, ...] = (),
@@ -246,3 +247,79 @@ def test_find_looks_in_the_wheel_on_disk_then_with_in_order(tmp_path: Path) -> N
     assert Resolver({"libx.so": [w32, w64]}).find("libx.so", obj, [], {}) is w64
     assert w64.info == _info()  # loaded on first use
     assert Resolver({"libx.so": [w32]}).find("libx.so", obj, [], {}) is None
+
+
+def _lib(path: str, **kw: object) -> Lib:
+    info = ElfInfo(machine=62, elf_class=64, type=3, **kw)  # type: ignore[arg-type]
+    return Lib(path, "wheel:" + path.rpartition("/")[0], info)
+
+
+def test_runpath_overrides_rpath_and_only_rpath_is_inherited() -> None:
+    a, b = _lib("pkg/a/libx.so"), _lib("pkg/b/libx.so")
+    both = _lib("pkg/user.so", needed=("libx.so",), rpath=("$ORIGIN/a",), runpath=("$ORIGIN/b",))
+    index = {"pkg/a/libx.so": a, "pkg/b/libx.so": b}
+    r = Resolver({})
+    assert r.closure(both, index)[2]["libx.so"] is b  # ld.so ignores DT_RPATH when DT_RUNPATH is set
+    only_rpath = _lib("pkg/user.so", needed=("libx.so",), rpath=("$ORIGIN/a",))
+    assert r.closure(only_rpath, index)[2]["libx.so"] is a
+    # a dependency without its own search path finds its needs through its parent's RPATH ...
+    mid = _lib("pkg/mid.so", needed=("libx.so",))
+    via_rpath = _lib("pkg/top.so", needed=("mid.so",), rpath=("$ORIGIN", "$ORIGIN/a"))
+    idx = {**index, "pkg/mid.so": mid}
+    order, missing, by_name, _ = r.closure(via_rpath, idx)
+    assert by_name["libx.so"] is a and not missing
+    # ... but never through its parent's RUNPATH
+    via_runpath = _lib("pkg/top.so", needed=("mid.so",), runpath=("$ORIGIN", "$ORIGIN/a"))
+    _, missing, _, _ = r.closure(via_runpath, idx)
+    assert missing == [("libx.so", "pkg/mid.so")]
+
+
+def test_symbol_versions_count_when_resolving() -> None:
+    prov = _lib("pkg/libp.so", defined=frozenset({b"foo", b"bar"}),
+                defined_versions={b"foo": ("V1",), b"bar": ("V2",)}, version_defs=frozenset({"V1", "V2"}))
+    assert defines(prov, b"foo", "V1") and defines(prov, b"foo", None)
+    assert not defines(prov, b"foo", "V2") and not defines(prov, b"baz", None)
+    refs: list[tuple[bytes, str | None]] = [(b"foo", "V2"), (b"bar", "V2"), (b"foo", "V1")]
+    user = ElfInfo(machine=62, elf_class=64, type=3, undefined=refs)
+    assert undefined_symbols(user, [prov], set()) == [(b"foo", "V2")]
+    assert undefined_symbols(user, [prov], {"V2"}) == []  # versions judged elsewhere are skipped
+
+
+def test_a_foreign_library_is_not_compatible() -> None:
+    user = _lib("pkg/u.so", needed=("libx.so",), runpath=("$ORIGIN",))
+    be = Lib("pkg/libx.so", "wheel:pkg", read_elf_bytes(shared_object(64, False, EM_X86_64)))
+    _, missing, _, _ = Resolver({}).closure(user, {"pkg/libx.so": be})
+    assert missing == [("libx.so", "pkg/u.so")]
+
+
+def test_an_absolute_runpath_finds_an_input_library_in_that_folder() -> None:
+    from toolkit.inspect.readers.elf import ElfInfo
+    from toolkit.inspect.readers.resolver import Resolver
+
+    # ld.so(8): an absolute RUNPATH folder is searched for the needed name itself
+    x86 = ElfInfo(machine=62, elf_class=64, type=3)
+    dep = Lib("/opt/x/libdep.so", "with:/opt/x", x86)
+    ext = Lib("pkg/ext.so", "wheel:pkg", x86)
+    index = {"/opt/x/libdep.so": dep, "/opt/x": Lib("/opt/x", "with:/opt/x", x86)}
+    assert Resolver({}).find("libdep.so", ext, ["/opt/x"], index) is dep
+
+
+def test_a_wheel_folder_starting_with_x_is_looked_up_as_named() -> None:
+    def lib(path: str) -> Lib:
+        return Lib(path, "wheel:" + path.rpartition("/")[0],
+                   ElfInfo(machine=EM_X86_64, elf_class=64, type=3))
+
+    obj, dep = lib("pkg/root.so"), lib("Xlibs/libx.so")
+    index = {dep.path: dep}
+    assert Resolver({}).find("libx.so", obj, ["wheel:Xlibs"], index) is dep
+    assert Resolver({}).find("libx.so", obj, ["wheel:/Xlibs/"], index) is dep
+
+
+def test_an_unreadable_provider_defines_nothing_and_the_next_one_is_asked() -> None:
+    from toolkit.inspect.rules.symbols import undefined_symbols
+
+    info = ElfInfo(machine=62, elf_class=64, type=3, undefined=[(b"foo", None), (b"bar", None)])
+    broken = Lib("libbroken.so", "/x", None, error="truncated")
+    good = Lib("libgood.so", "/x", ElfInfo(machine=62, elf_class=64, type=3, defined=frozenset({b"foo"})))
+    assert undefined_symbols(info, [broken, good], set()) == [(b"bar", None)]
+    assert undefined_symbols(info, [good, broken], set()) == [(b"bar", None)]

@@ -88,3 +88,45 @@ def test_bundled_torch_and_rocm_libraries(path: str, project: str, allow: tuple[
         "bundled-library", "error", path, f"bundles a {what} library",
         f"{path} bundles a {what} library: it must come from the installed {what} "
         f"(or pass --allow-bundled {base})")]
+
+
+def test_rpath_entries_are_classified_as_ld_so_reads_them() -> None:
+    from toolkit.inspect.rules.hygiene import classify_rpath
+
+    assert classify_rpath("", "pkg/x.so", {"pkg"}) == "empty"  # an empty entry: the current folder
+    # ld.so(8): $ORIGIN and ${ORIGIN} are the same token
+    for origin in ("$ORIGIN", "${ORIGIN}"):
+        assert classify_rpath(f"{origin}/../pkg.libs", "pkg/x.so", {"pkg", "pkg.libs"}) is None
+        assert classify_rpath(f"{origin}/../../..", "pkg/x.so", {"pkg"}) == "leaves"
+
+
+@pytest.mark.parametrize(("entry", "lib", "want"), [
+    ("$ORIGIN/Xpkg", "libfoo.so", None),  # a folder whose name starts with X, in the wheel
+    ("${ORIGIN}/Xpkg", "libfoo.so", None),
+    ("$ORIGIN/Xother", "libfoo.so", "leaves"),  # not shipped
+])
+def test_an_origin_entry_names_the_folder_as_written(entry: str, lib: str, want: str | None) -> None:
+    assert classify_rpath(entry, lib, {"Xpkg", "other"}) == want
+
+
+def test_an_absolute_rpath_outside_the_wheel_is_a_warning() -> None:
+    # ld.so(8): an absolute DT_RUNPATH entry is searched as is on the machine that loads the
+    # library
+    assert classify_rpath("/usr/local/lib", "pkg/x.so", {"pkg"}) == "outside"
+    info = ElfInfo(machine=62, elf_class=64, type=3, runpath=("/usr/local/lib",))
+    (f,) = rpath_findings([("pkg/x.so", info)], {"pkg"})
+    assert (f.severity, f.library) == ("warning", "pkg/x.so")
+    assert f.message == ("RUNPATH '/usr/local/lib' in pkg/x.so: an absolute path outside the wheel "
+                         "(libraries there would load on users' machines)")
+
+
+def test_the_rocm_meta_package_may_ship_rocm_libraries_but_not_torchs() -> None:
+    from toolkit.inspect.rules.hygiene import bundled_findings
+
+    # TheRock's meta package is named "rocm" (ROCm/TheRock@89553ce37
+    # build_tools/packaging/python/templates/rocm/setup.py: name="rocm")
+    assert bundled_findings("rocm/lib/librocblas.so.4", "rocm", ()) == []
+    (f,) = bundled_findings("rocm/lib/libtorch_cpu.so", "rocm", ())
+    assert (f.check, f.severity) == ("bundled-library", "error")
+    (f,) = bundled_findings("demo/lib/librocblas.so.4", "demo", ())
+    assert (f.check, f.severity) == ("bundled-library", "error")

@@ -409,3 +409,24 @@ def test_an_rpath_finding_names_three_libraries_then_counts_the_rest() -> None:
     assert [f.cause for f in rpath_findings([("demo/a.so", both)], {"demo"})] == [
         "RPATH an absolute path outside the wheel (libraries there would load on users' machines)",
         "RUNPATH an absolute path outside the wheel (libraries there would load on users' machines)"]
+
+
+def test_an_elf_header_is_described_by_class_encoding_and_machine() -> None:
+    from toolkit.inspect.rules.machine import describe
+
+    # EM_X86_64 is 62 (System V gABI machine numbers)
+    assert describe(64, True, 62) == "64-bit little-endian x86-64"
+    assert describe(32, False, 0x9999).startswith("32-bit big-endian machine ")
+
+
+@pytest.mark.parametrize(("tags", "want"), [
+    (["cp312-cp312-manylinux_2_28_aarch64"], ("aarch64", "manylinux_2_28_aarch64")),  # PEP 600
+    (["cp312-cp312-manylinux2014_ppc64le"], ("ppc64le", "manylinux2014_ppc64le")),  # PEP 599
+    (["cp312-cp312-musllinux_1_2_x86_64"], ("x86_64", "musllinux_1_2_x86_64")),  # PEP 656
+    (["cp312-cp312-linux_x86_64"], ("x86_64", "linux_x86_64")),
+    (["py3-none-any"], None),
+])
+def test_the_architecture_a_wheel_tag_names(tags: list[str], want: tuple[str, str] | None) -> None:
+    from toolkit.inspect.rules.machine import tag_arch
+
+    assert tag_arch(tags) == want

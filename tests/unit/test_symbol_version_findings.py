@@ -19,9 +19,12 @@ from toolkit.inspect.checks import check_paths
 from toolkit.inspect.readers.elf import ElfInfo
 from toolkit.inspect.readers.members import load_file
 from toolkit.inspect.readers.resolver import Lib
+from toolkit.inspect.report import LibraryResult, WheelResult
 from toolkit.inspect.rules.symbols import (
+    Unresolved,
     _candidates,
     glibc_provided,
+    report_unresolved,
     unversioned_library,
     version_need_findings,
 )
@@ -109,3 +112,33 @@ def test_candidate_names_that_are_not_utf8_are_kept_with_the_replacement_charact
     assert _candidates(names, ["demo::op_name"]) == {"_ZN4demo7op_name\ufffdEv"}
     assert _candidates(names, ["plain"]) == {"plain"}
     assert _candidates(names, []) == set()
+
+
+def test_a_symbol_version_no_loaded_library_names_falls_back_to_the_providers() -> None:
+    # the symbol's version node (FOO_1) is not one any loaded library defines
+    wheel = WheelResult("pkg-1.0-cp312-cp312-linux_x86_64.whl")
+    p = Unresolved(wheel, Lib("pkg/libx.so", "wheel:pkg", None),
+                   LibraryResult("pkg/libx.so", "shared-library"), [(b"foo", "FOO_1")],
+                   providers=["/l/liba.so"], version_files={"BAR_2": "libbar.so.2"})
+    report_unresolved([p], {})
+    (f,) = wheel.findings
+    assert "(defined by none of liba.so)" in f.message
+
+
+def _pending(providers: list[str]) -> tuple[WheelResult, Unresolved]:
+    wheel = WheelResult("pkg-1.0-cp312-cp312-linux_x86_64.whl")
+    lib = Lib("pkg/libx.so", "wheel:pkg", None)
+    return wheel, Unresolved(wheel, lib, LibraryResult("pkg/libx.so", "shared-library"),
+                             [(b"foo", None)], providers=providers)
+
+
+def test_an_undefined_symbol_names_the_libraries_that_do_not_define_it() -> None:
+    wheel, p = _pending(["/usr/lib/x86_64-linux-gnu/libc.so.6", "pkg/liba.so"])
+    report_unresolved([p], {})
+    (f,) = wheel.findings
+    assert f.message == ("import would fail: 1 undefined symbol in pkg/libx.so "
+                         "(defined by none of libc.so.6, liba.so): foo")
+    wheel, p = _pending(["/l/liba.so", "/l/libb.so", "/l/libc.so", "/l/libd.so", "/l/libe.so"])
+    report_unresolved([p], {})
+    assert wheel.findings[0].message == ("import would fail: 1 undefined symbol in pkg/libx.so "
+                                         "(defined by none of liba.so, libb.so, libc.so and 2 more): foo")

@@ -6,6 +6,7 @@ and streaming it as Python's zipfile inflates it."""
 from __future__ import annotations
 
 import struct
+import warnings
 import zipfile
 import zlib
 from pathlib import Path
@@ -138,3 +139,16 @@ def test_a_name_without_the_utf8_flag_is_read_as_cp437_whatever_the_other_flags(
     with WheelZip.open(z) as wz:
         at = wz.data_offset(info)
     assert zlib.decompress(bytes(raw[at : at + info.compress_size]), -15) == b"data"
+
+
+def test_a_duplicate_archive_entry_is_a_problem_of_that_member(tmp_path: Path) -> None:
+    path = tmp_path / "pkg-1.0-py3-none-any.whl"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns on the duplicate name, and writes it
+        with zipfile.ZipFile(path, "w") as zf:
+            zf.writestr("pkg/a.py", b"1")
+            zf.writestr("pkg/a.py", b"2")
+    assert [i.filename for i in zipfile.ZipFile(path).infolist()] == ["pkg/a.py", "pkg/a.py"]
+    with WheelZip.open(path, Budget()) as wz:
+        assert [(p.member, p.message) for p in wz.problems] == [
+            ("pkg/a.py", "duplicate archive entry 'pkg/a.py'")]
