@@ -140,3 +140,10 @@ def test_repro_compares_each_recorded_variant(tmp_path: Path) -> None:
     assert variant_verdict({}, {}, True, said) == 0  # type: ignore[arg-type]
     assert [rerun(n) for n in ("publish", "publish-variant-gfx90a", "check-variant-gfx90a")] == [
         False, False, True]
+
+
+def test_two_targets_of_one_owner_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="share a variant label .owners gfx90a, gfx90a."):
+        plan(load_matrix(), demo_build("3.11", ("/usr", "5.2")),
+             Options(gfx=("gfx90a:xnack-", "gfx90a:xnack+"), rocm_from="system", variants=True),
+             HostFacts(), Layout(tmp_path / "w", tmp_path / "c"))

@@ -66,6 +66,10 @@ def build_steps(ctx: Context, recipe: Recipe, check: Step) -> list[Step]:
     if not recipe.carries_gpu_code(ctx.build, ctx.options):
         raise UsageError(f"--variants: {ctx.build.id} carries no GPU code (a CPU build), so "
                          "there is no variant per target to build; drop --variants or --cpu")
+    labels = [label_for(t) for t in ctx.targets]
+    if len(set(labels)) != len(labels):
+        raise UsageError(f"--variants: targets {', '.join(ctx.targets)} share a variant label "
+                         f"(owners {', '.join(labels)}); give one target per owner")
     steps: list[Step] = []
     for target in ctx.targets:
         root = variant_root(ctx, target)
