@@ -81,7 +81,8 @@ SCHEMA: dict[str, Any] = _obj({
     "wheel_sha256": {"type": ["string", "null"], "pattern": "^[0-9a-f]{64}$"},
     # --variants (issue 31): each wheel variant by label; absent before
     "variants": {"type": "object", "additionalProperties": _obj({
-        "wheel": _STR, "sha256": {"type": ["string", "null"], "pattern": "^[0-9a-f]{64}$"}})},
+        "wheel": _STR, "sha256": {"type": ["string", "null"], "pattern": "^[0-9a-f]{64}$"}},
+        required=[])},
     "sdk": _obj({"provider": _OPT_STR, "index_urls": _STRS, "channel": _OPT_STR,
                  "version": _OPT_STR, "root": _OPT_STR,
                  "lock": {"type": ["object", "null"],
