@@ -34,6 +34,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "toolkit.cli.commands.smoke",
     "toolkit.cli.commands.demo",
     "toolkit.cli.commands.index",
+    "toolkit.cli.commands.variants",
     "toolkit.cli.commands.upstream",
 )
 
@@ -66,6 +67,10 @@ COMMAND_HELP: Mapping[str, tuple[str, tuple[int, ...]]] = {
     "demo": ("", _BUILDS),
     "index": ("Write DIR/index.html, a pip --find-links page of every wheel under DIR.",
               (0, 2)),
+    "variants": ("Print the wheel of DIR a variant-aware installer picks for a GPU (--gfx, else "
+                 "the one detected) and a Python: variantlib orders the variants with "
+                 "rocm-bootstrap's provider; no variant fits: the wheel without a label; exit 1 "
+                 "when none fits.", (0, 1, 2, 4)),
     "upstream": ("Show the drift between toolkit/data and the upstream repositories (and "
                  "--write the values upstream states); exit 1 when a drift is left for a "
                  "maintainer.", (0, 1, 2, 3, 8)),

@@ -34,3 +34,11 @@ STEP_NAMES = (CHECK_ENV, PROBE_INDEXES, CREATE_ENV, INSTALL_ROCM_SDK, ROCM_SDK_T
               INSTALL_TORCH, ROCM_SDK_INIT, MARK_ENV_READY, GET_SOURCES, GET_SUBMODULES,
               INSTALL_REQUIREMENTS, PROVIDE_TBB, PREFLIGHT, BUILD_WHEEL, EXPECT_WHEEL, NAME_WHEEL,
               CHECK, INSTALL_WHEEL, SMOKE, PUBLISH)
+
+# --variants (issue 31): one group per gfx target, named <prefix>-<target>: build, make and
+# check each variant before publish, publish each after it (toolkit/plan/variants.py)
+BUILD_VARIANT = "build-variant"
+MAKE_VARIANT = "make-variant"
+CHECK_VARIANT = "check-variant"
+PUBLISH_VARIANT = "publish-variant"
+VARIANT_STEPS = (BUILD_VARIANT, MAKE_VARIANT, CHECK_VARIANT, PUBLISH_VARIANT)

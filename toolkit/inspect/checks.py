@@ -43,6 +43,7 @@ from toolkit.inspect.rules.gpu import code_runs_on as code_runs_on
 from toolkit.inspect.rules.metadata import check_metadata
 from toolkit.inspect.rules.needed import Missing
 from toolkit.inspect.rules.symbols import Unresolved
+from toolkit.inspect.rules.variant_labels import variant_findings
 from toolkit.inspect.rules.variants import content_key, identical_findings, redundant_variant
 
 # ``load_file`` and ``code_runs_on`` are re-exported for the smoke suite (smoke_tests/),
@@ -247,6 +248,19 @@ def _input_findings(inp: Input, hosts: list[tuple[str, ElfInfo]], code_objects: 
     res.built_against = gpu.built_against(res.libraries, hygiene.ROCM_LIBS)
     if inp.wheel is not None:
         f.extend(redundant_variant(res))
+        f.extend(variant_findings(res, inp.wheel.path.name, _variant_json(inp.wheel)))
+
+
+def _variant_json(wz: WheelZip) -> bytes | None:
+    """A wheel's ``.dist-info/variant.json`` (a wheel variant's label), or None."""
+    for info in wz.members:
+        top, _, rest = info.filename.partition("/")
+        if top.endswith(".dist-info") and rest == "variant.json":
+            try:
+                return wz.read_small(info)
+            except UsageError:
+                return b""
+    return None
 
 
 def _merged(a: dict[str, TargetCode], b: dict[str, TargetCode]) -> dict[str, TargetCode]:

@@ -18,7 +18,7 @@ SCHEMA_VERSION = 3
 class Finding:
     check: str  # policy, platform-tag, undefined-symbol, missing-library, symbol-version,
     # required-symbol, gpu-targets, gpu-code, rpath, bundled-library, metadata, record,
-    # archive, elf, redundant-variant, identical
+    # archive, elf, redundant-variant, identical, variant-label
     severity: Severity
     library: str | None
     message: str

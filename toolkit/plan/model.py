@@ -46,6 +46,8 @@ class Options:
     # the caller found uncommitted changes in ``source`` (toolkit.env.project.source_changes):
     # the plan's text names the wheel +...dirty; never recorded (get-sources learns them again)
     dirty: bool = False
+    # besides the fat wheel, one wheel variant per target (issue 31: toolkit/plan/variants.py)
+    variants: bool = False
 
 
 _NOT_RECORDED = ("locks", "dirty")  # found by the caller, not given by the user

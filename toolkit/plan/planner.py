@@ -31,6 +31,7 @@ from toolkit.data.matrix import Build, Matrix
 from toolkit.env.buildenv import RocmPaths, build_env
 from toolkit.env.host import HostFacts
 from toolkit.env.project import dirty_version
+from toolkit.plan import variants
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Context, Options, Plan
 from toolkit.plan.provision import default_targets, provision_steps, sources_for
@@ -163,6 +164,7 @@ def plan(
         NameWheel(ctx.wheelhouse, staging, build.rocm.version, options.naming),
     ))
     steps.append(_check_step(ctx, recipe, steps))
+    check = steps[-1]
     if options.smoke:
         steps.append(Step(names.INSTALL_WHEEL, "install the named wheel into the build's environment",
                           ctx.uv_pip("--no-deps", "--reinstall", "{WHEEL}")))
@@ -173,7 +175,11 @@ def plan(
             Smoke(toolkit_python, str(layout.env_dir(build)), build.id, tuple(targets),
                   str(layout.root), str(layout.artifacts(build))),
         ))
+    if options.variants:  # issue 31: one wheel variant per target (plan/variants.py)
+        steps.extend(variants.build_steps(ctx, recipe, check))
     steps.append(Step(names.PUBLISH, f"publish the checked wheel into {dest}",
                       Publish("{WHEEL}", dest)))
+    if options.variants:
+        steps.extend(variants.publish_steps(ctx))
     return Plan(build, tuple(targets), family, tuple(steps), options.source, options,
                 sources_for(matrix, build, options).channel)

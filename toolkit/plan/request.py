@@ -80,7 +80,8 @@ def given_options(args: argparse.Namespace,
         allow_insecure_index=_flag(args, "allow_insecure_index"),
         allow_rocm_mismatch=_flag(args, "allow_rocm_mismatch"),
         rocm_sdk_test=_flag(args, "rocm_sdk_test"), rebuild=_flag(args, "rebuild"),
-        recipe_options=_recipe_options(args), allow_dirty=_flag(args, "allow_dirty"))
+        recipe_options=_recipe_options(args), allow_dirty=_flag(args, "allow_dirty"),
+        variants=_flag(args, "variants"))
 
 
 def _check(options: Options) -> None:

@@ -22,6 +22,7 @@ from toolkit.core.errors import (
 )
 from toolkit.core.reporter import NullReporter, Reporter
 from toolkit.core.steps import (
+    BuildVariant,
     BuildWheel,
     CheckEnv,
     CheckWheel,
@@ -33,18 +34,20 @@ from toolkit.core.steps import (
     FetchSubmodules,
     InstallSdk,
     InstallTorch,
+    MakeVariant,
     MarkEnvReady,
     NameWheel,
     ProbeIndexes,
     ProvideLibrary,
     Publish,
+    PublishVariant,
     Smoke,
     Step,
     UseSystemRocm,
 )
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Plan
-from toolkit.run import building, prereqs, provisioning, sources
+from toolkit.run import building, prereqs, provisioning, sources, variant_steps
 from toolkit.run.context import Run, StepResult, run_command
 
 Handler = Callable[[Step, Run], "StepResult | str"]
@@ -109,6 +112,9 @@ HANDLERS: dict[type, Handler] = {
     CheckWheel: _verdict,
     Smoke: _verdict,
     Publish: building.publish,
+    BuildVariant: variant_steps.build_variant,
+    MakeVariant: variant_steps.make_variant_step,
+    PublishVariant: variant_steps.publish_variant,
 }
 
 

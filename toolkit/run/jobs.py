@@ -31,6 +31,7 @@ from toolkit.run.context import ProbeVerdicts, Run
 from toolkit.run.identity import host_paths, identity
 from toolkit.run.locking import hold
 from toolkit.run.manifest_schema import SCHEMA_VERSION
+from toolkit.run.variant_steps import recorded_variants
 
 ENV_WAIT_S = 3 * 3600.0
 
@@ -239,6 +240,7 @@ def write_manifest(run: Run, outcome: Outcome | None, name: str = "manifest.json
         "env_dir": str(run.layout.env_dir(b)),
         "wheel": run.values.get("WHEEL"),
         "wheel_sha256": manifest.file_sha256(run.values["WHEEL"]) if "WHEEL" in run.values else None,
+        "variants": recorded_variants(run.values),  # --variants: label -> wheel, sha256
         "sdk": sdk,
         "installed": installed,
         **_step_env(p),

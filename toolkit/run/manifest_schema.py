@@ -84,6 +84,10 @@ SCHEMA: dict[str, Any] = _obj({
     "env_dir": _STR,
     "wheel": _OPT_STR,
     "wheel_sha256": {"type": ["string", "null"], "pattern": "^[0-9a-f]{64}$"},
+    # --variants (issue 31): each wheel variant by label; absent before
+    "variants": {"type": "object", "additionalProperties": _obj({
+        "wheel": _STR, "sha256": {"type": ["string", "null"], "pattern": "^[0-9a-f]{64}$"}},
+        required=[])},
     "sdk": _obj({"provider": _OPT_STR, "index_urls": _STRS, "channel": _OPT_STR,
                  "version": _OPT_STR, "root": _OPT_STR,
                  "lock": {"type": ["object", "null"],
@@ -130,6 +134,7 @@ SCHEMA: dict[str, Any] = _obj({
 }, required=None)
 # schema 4 has no ``failure``; schema 5 requires it (``validate``)
 SCHEMA["required"].remove("failure")
+SCHEMA["required"].remove("variants")
 
 
 # a known failure the run was judged against (toolkit.data.known): what it expected and the

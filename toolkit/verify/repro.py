@@ -42,6 +42,7 @@ from toolkit.plan.recipes import REGISTRY, load_matrix, standalone_build
 from toolkit.run.context import Run
 from toolkit.run.identity import host_paths
 from toolkit.verify.failures import Failure, judge
+from toolkit.verify.variant_repro import rerun, variant_verdict
 
 
 @dataclass(frozen=True)
@@ -469,7 +470,7 @@ def reproduce(path: str, reporter: Reporter, *, step: str | None = None, dry_run
     failed = Failure.of(data)
     plan, layout, same_tree = _prepare(data, reporter, force=force, workdir=workdir,
                                        source=source)
-    names = [s.name for s in plan.steps if s.name != "publish"]
+    names = [s.name for s in plan.steps if rerun(s.name)]
     last = _last_step(names, step, failed)
     wanted = set(names[: names.index(last) + 1])
     if dry_run:
@@ -487,6 +488,7 @@ def reproduce(path: str, reporter: Reporter, *, step: str | None = None, dry_run
     if failed is not None:
         return _failure_verdict(failed, here, [n for n in names if n in wanted], reporter)
     code = _verdict(data, run.values.get("WHEEL"), same_tree, reporter)
+    code |= variant_verdict(data, run.values, same_tree, reporter)
     if code:
         raise CheckFailed("the rebuilt wheel is not identical to the recorded one")
     return 0

@@ -34,6 +34,9 @@ def add_demo_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--allow-dirty", action="store_true",
                    help="build a source with uncommitted changes (else exit 12); its wheel is "
                         "named +...dirty and never replaces the clean one")
+    p.add_argument("--variants", action="store_true",
+                   help="also build one wheel variant per gfx target (PEP 825 draft, "
+                        "amd :: gfx_arch), checked and published beside the fat wheel")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

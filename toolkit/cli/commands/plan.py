@@ -59,6 +59,9 @@ def add_build_options(p: argparse.ArgumentParser) -> None:
                    help="run `rocm-sdk test` after installing the pip SDK")
     p.add_argument("--rebuild", action="store_true",
                    help="build the wheel even when nothing it depends on changed")
+    p.add_argument("--variants", action="store_true",
+                   help="also build one wheel variant per gfx target (PEP 825 draft, "
+                        "amd :: gfx_arch), checked and published beside the fat wheel")
     p.add_argument("--include-known-failures", action="store_true",
                    help="plan and run builds that toolkit/data/known_failures.toml says fail; a "
                         "failure at the expected step is then an expected failure (exit 0), a "

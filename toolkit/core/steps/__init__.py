@@ -10,7 +10,8 @@ Values may hold placeholders (``{ROCM_ROOT}``, ``{SHA8}``, ``{WHEEL}`` ...) that
 action *learns* at execution time (``PLACEHOLDER_HELP`` names the step that learns each).
 
 By concern: ``env`` (the build environment), ``sources`` (worktree, submodules, a copy),
-``wheel`` (build, name, check, smoke, publish), ``placeholders`` and ``step`` (``Step`` and the
+``wheel`` (build, name, check, smoke, publish), ``variants`` (``--variants``: one wheel variant
+per target), ``placeholders`` and ``step`` (``Step`` and the
 table of kinds). Every name is importable from ``toolkit.core.steps``.
 """
 
@@ -37,6 +38,9 @@ from toolkit.core.steps.sources import mirror_name as mirror_name
 from toolkit.core.steps.step import KIND as KIND
 from toolkit.core.steps.step import Action as Action
 from toolkit.core.steps.step import Step as Step
+from toolkit.core.steps.variants import BuildVariant as BuildVariant
+from toolkit.core.steps.variants import MakeVariant as MakeVariant
+from toolkit.core.steps.variants import PublishVariant as PublishVariant
 from toolkit.core.steps.wheel import SMOKE_JUNIT as SMOKE_JUNIT
 from toolkit.core.steps.wheel import BuildWheel as BuildWheel
 from toolkit.core.steps.wheel import CheckWheel as CheckWheel

@@ -14,6 +14,7 @@ PLACEHOLDER_HELP = {
     "{SOURCE_DATE_EPOCH}": "the source commit's time (learned by get-sources; 0 outside git)",
     "{TORCH_LIB}": "the installed torch's lib/ folder (learned by install-torch)",
     "{WHEEL}": "the named wheel in the build's staging folder (learned by name-wheel)",
+    "{VARIANT_WHEEL}": "the wheel variant just written (learned by each make-variant-<gfx>)",
     "{LDSHARED}": "the env interpreter's LDSHARED minus absolute -Wl,-rpath flags (build-wheel)",
     "{LDCXXSHARED}": "the env interpreter's LDCXXSHARED minus absolute -Wl,-rpath flags "
                      "(build-wheel)",

@@ -22,11 +22,13 @@ from toolkit.core.steps.env import (
     UseSystemRocm,
 )
 from toolkit.core.steps.sources import CopySources, FetchSources, FetchSubmodules
+from toolkit.core.steps.variants import BuildVariant, MakeVariant, PublishVariant
 from toolkit.core.steps.wheel import BuildWheel, CheckWheel, ExpectWheel, NameWheel, Publish, Smoke
 
 Action = (Command | CheckEnv | ProbeIndexes | CreateEnv | InstallSdk | UseSystemRocm | InstallTorch
           | MarkEnvReady | FetchSources | FetchSubmodules | CopySources | ProvideLibrary | BuildWheel
-          | ExpectWheel | NameWheel | CheckWheel | Smoke | Publish)
+          | ExpectWheel | NameWheel | CheckWheel | Smoke | Publish | BuildVariant | MakeVariant
+          | PublishVariant)
 
 KIND: dict[type, str] = {
     Command: "run", CheckEnv: "check-env", ProbeIndexes: "probe-indexes",
@@ -35,7 +37,8 @@ KIND: dict[type, str] = {
     MarkEnvReady: "mark-env-ready", FetchSources: "fetch-sources", CopySources: "copy-sources",
     FetchSubmodules: "fetch-submodules", ProvideLibrary: "provide-library", ExpectWheel: "expect-wheel",
     BuildWheel: "build-wheel", NameWheel: "name-wheel", CheckWheel: "check", Smoke: "smoke",
-    Publish: "publish",
+    Publish: "publish", BuildVariant: "build-variant", MakeVariant: "make-variant",
+    PublishVariant: "publish-variant",
 }
 
 @dataclass(frozen=True)

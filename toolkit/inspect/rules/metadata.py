@@ -15,12 +15,21 @@ from toolkit.inspect.readers.wheelzip import WheelZip
 from toolkit.inspect.report import Finding, WheelResult
 
 
+def _without_variant(fname: str) -> str:
+    """A wheel variant's name without its label (the PEP 825 draft's ``-<label>`` before
+    ``.whl``; ``rules/variant_labels.py`` judges the label)."""
+    from toolkit.core.variants import parse_name
+
+    name = parse_name(fname)
+    return f"{name.base}.whl" if name is not None and name.label is not None else fname
+
+
 def check_metadata(res: WheelResult, wz: WheelZip) -> None:
     """Fill in name, version and tags from the file name; add a finding per inconsistency."""
     f = res.findings
     fname = wz.path.name
     try:
-        name, version, _build, tags = parse_wheel_filename(fname)
+        name, version, _build, tags = parse_wheel_filename(_without_variant(fname))
         res.name, res.version = str(name), str(version)
         res.tags = sorted(str(t) for t in tags)
     except (InvalidWheelFilename, InvalidVersion) as err:
