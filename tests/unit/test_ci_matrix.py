@@ -133,6 +133,7 @@ def test_entry_fields_drive_the_workflow(capsys: pytest.CaptureFixture[str]) -> 
         "session": "build-3.12-rocm7.0", "family": "gfx94X-dcgpu", "families": "gfx94X-dcgpu",
         "gfx": "gfx942", "runner": "linux-x86_64-cpu", "test_runner": "linux-mi300-gpu",
         "test_gfx": "gfx942", "known_failure": "", "sdk_family": "",  # 7.0: a system ROCm
+        "variants": "",  # one target (gfx942): no variant to make
     }
 
 

@@ -149,7 +149,7 @@ UNKNOWN = [
      "evidence, targets, extra_targets"),
     ("gpus.toml", '[eras."rocm-6"]', '[era."rocm-6"]', "era", "families, eras"),
     ("ci.toml", 'families = "default"', 'families = "default"\nfamily = "x"',
-     'triggers."pull_request".family', "python, families, versions"),
+     'triggers."pull_request".family', "python, families, versions, variants"),
     ("ci.toml", 'build = "linux-x86_64-cpu"', 'build = "linux-x86_64-cpu"\ngpu = "x"',
      "runners.gpu", "build, test"),
     ("ci.toml", 'label = "linux-mi300-gpu"', 'label = "linux-mi300-gpu"\nlabels = "x"',

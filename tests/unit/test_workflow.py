@@ -107,6 +107,11 @@ def _argv(step: dict[str, Any], values: dict[str, str]) -> list[str]:
     env = _step_env(step, values)
     argv = []
     for word in shlex.split(step["run"]):
+        alt = re.fullmatch(r"\$\{([A-Za-z_]+):\+([^}]*)\}", word)
+        if alt:  # bash: ${NAME:+WORD} is WORD when NAME is set and not empty, else no word
+            assert alt.group(1) in env, f"{word}: {alt.group(1)} is not set by the step's env"
+            argv.extend([alt.group(2)] if env[alt.group(1)] else [])
+            continue
         if word.startswith("$"):
             assert word[1:] in env, f"{word} is not set by the step's env"
             word = env[word[1:]]

@@ -37,6 +37,7 @@ class TriggerRule:
     python: str  # "newest" | "all"
     families: str  # "default" | "requested" | "all"
     versions: str = "all"  # "newest": per package and build style, its newest version only
+    variants: bool = False  # also build and publish one wheel variant per gfx target
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,7 @@ class CiEntry:
     runner: str
     test_runner: GpuRunner
     known_failure: str = ""  # the known_failures.toml entry it re-tries ("" for most)
+    variants: bool = False  # the build also publishes a wheel variant per target (--variants)
 
     @property
     def artifact(self) -> str:
@@ -105,6 +107,8 @@ class CiEntry:
             "test_gfx": self.test_runner.gfx,
             # the build session takes --include-known-failures when this is not empty
             "known_failure": self.known_failure,
+            # the build session takes --variants when this is not empty
+            "variants": "true" if self.variants else "",
         }
 
 
@@ -115,7 +119,7 @@ def load_ci(matrix: Matrix, path: str | Path | None = None) -> CiConfig:
     doc = read_toml(file)
     check(CI, doc, file, {"families": sorted(matrix.family_targets)})
     triggers = {event: TriggerRule(event, rule["python"], rule["families"],
-                                   rule.get("versions", "all"))
+                                   rule.get("versions", "all"), rule.get("variants", False))
                 for event, rule in doc["triggers"].items()}
     targets = matrix.family_targets
     tests: list[GpuRunner] = []
@@ -209,7 +213,9 @@ def github_matrix(
             if failing and not include_known_failures:
                 continue
             entries.append(CiEntry(b, fam, targets[fam], config.build_runner,
-                                   config.runner_for(fam), ",".join(e.id for e in failing)))
+                                   config.runner_for(fam), ",".join(e.id for e in failing),
+                                   # a variant per target: only where there are several
+                                   variants=rule.variants and len(targets[fam]) > 1))
     return entries
 
 

@@ -199,7 +199,8 @@ PACKAGE = package_spec(None)
 CI = Table({
     "triggers": Map(
         Table({"python": Text(choices=PYTHON_RULES), "families": Text(choices=FAMILY_RULES),
-               "versions": Text(choices=VERSION_RULES)}, optional=("versions",)),
+               "versions": Text(choices=VERSION_RULES), "variants": Flag()},
+              optional=("versions", "variants")),
         key=Text(choices=EVENTS), non_empty=True,
         what=f"trigger rule; add at least one of: {', '.join(EVENTS)}",
     ),
