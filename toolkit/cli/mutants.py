@@ -371,14 +371,23 @@ def _report(session: Any, root: Path, modules: Sequence[str], chosen: list[str] 
             session.log(f"{says}: {key}")
     parts = [p for p in PACKAGES if any(_inside(m, [p]) for m in modules)]
     for label in [*parts, "overall"] if len(parts) > 1 else parts:
-        scope = modules if label == "overall" else [m for m in modules if _inside(m, [label])]
-        s = score(root, scope, chosen, equivalent)
-        if len(parts) > 1 and label != "overall" and not (s.total or s.not_run or s.equivalent):
-            continue  # a package none of whose mutants was generated, drawn or run
-        drawn = None
-        if chosen is not None:
-            drawn = sum(len(c) for c in generated(root, scope).values())
-        session.log(s.line(label if label == "overall" else " ".join(scope), drawn))
+        line = _score_line(root, label, modules, chosen, equivalent, alone=len(parts) == 1)
+        if line:
+            session.log(line)
+
+
+def _score_line(root: Path, label: str, modules: Sequence[str], chosen: list[str] | None,
+                equivalent: set[str], *, alone: bool) -> str | None:
+    """The score line of one package (or ``overall``); none for a package, among others,
+    none of whose mutants was generated, drawn or run."""
+    scope = modules if label == "overall" else [m for m in modules if _inside(m, [label])]
+    s = score(root, scope, chosen, equivalent)
+    if not alone and label != "overall" and not (s.total or s.not_run or s.equivalent):
+        return None
+    drawn = None
+    if chosen is not None:
+        drawn = sum(len(c) for c in generated(root, scope).values())
+    return s.line(label if label == "overall" else " ".join(scope), drawn)
 
 
 def mutants(session: Any, posargs: Sequence[str]) -> None:
