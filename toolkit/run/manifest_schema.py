@@ -218,7 +218,8 @@ def check_values(data: Any, where: str) -> None:
     if not isinstance(data, dict):
         return
     build = data.get("build")
-    if isinstance(build, dict) and all(isinstance(build.get(k), str)
+    # an empty or missing field is the schema's to name (build.package ...), not a wrong id
+    if isinstance(build, dict) and all(isinstance(build.get(k), str) and build.get(k)
                                        for k in ("id", "package", "version", "python", "rocm")):
         bid = build["id"]
         if not re.match(ID_PATTERN, bid) or ".." in bid:
