@@ -13,6 +13,14 @@ from hypothesis import HealthCheck, Phase, settings
 
 from tests.fixtures.gate import Gate
 
+# `nox -s mutants` (mutmut) collects its stats in this process with MUTANT_UNDER_TEST=stats in
+# the environment: a toolkit subprocess a test starts elsewhere (cwd: a tmp folder) would inherit
+# it and fail to find mutmut's configuration there. mutmut keeps its own process-local copy, so
+# the children run the original code and this process still records its calls. (A mutant's own
+# name stays inherited: a subprocess then runs the mutant.)
+if os.environ.get("MUTANT_UNDER_TEST") == "stats":
+    del os.environ["MUTANT_UNDER_TEST"]
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "toolkit" / "data"
 

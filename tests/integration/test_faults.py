@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.gate import Gate
 from tests.fixtures.nox_runs import failures, toolkit_code
 from toolkit.run.manifest_schema import SCHEMA_VERSION
 
@@ -139,9 +140,8 @@ def test_lock_path_that_is_a_folder_is_exit_2(built: tuple[Path, dict[str, str]]
 
 
 def test_an_interrupted_repro_marks_its_repro_manifest_interrupted(
-        built: tuple[Path, dict[str, str]]) -> None:
+        built: tuple[Path, dict[str, str]], gate: Gate) -> None:
     import signal
-    import time
 
     work, env = built
     fresh = demo(work, env)  # a successful build's manifest, whatever ran before in this worker
@@ -152,16 +152,18 @@ def test_an_interrupted_repro_marks_its_repro_manifest_interrupted(
     first = subprocess.run(argv, cwd=work, env=env, capture_output=True, text=True, timeout=900)
     assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-2000:]
     assert json.loads(repro_manifest.read_text())["outcome"] == "ok"
-    proc = subprocess.Popen(argv, cwd=work, env=env, stdout=subprocess.PIPE,
+    # setuptools skips an extension whose built library is newer than its sources: without its
+    # build folder the repro compiles (so it reaches the gate) instead of only packing
+    import shutil
+
+    for objects in (work / "build").glob("*/src/build"):
+        shutil.rmtree(objects)
+    proc = subprocess.Popen(argv, cwd=work, env=gate.env(env), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:  # the repro has started: its manifest says so
-        try:
-            if json.loads(repro_manifest.read_text())["outcome"] == "running":
-                break
-        except (OSError, ValueError):
-            pass
-        time.sleep(0.02)
+    # the repro is compiling and cannot finish: no race with a fast repro, no polling; the
+    # gate fails the test, with the repro's output, if it exits before reaching a compile
+    gate.wait_reached(proc, timeout=600)
+    assert json.loads(repro_manifest.read_text())["outcome"] == "running"
     proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(timeout=120)
     assert proc.returncode == 130, out[-3000:]

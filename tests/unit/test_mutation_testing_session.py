@@ -67,7 +67,7 @@ def test_each_package_is_scored_and_then_all_of_them(tmp_path: Path, monkeypatch
     _meta(tmp_path, "toolkit.plan.recipes.__init__", {"r1": 1})
     _meta(tmp_path, "toolkit.data.matrix", {"d1": 1, "d2": 33})
     _meta(tmp_path, "toolkit.inspect.elf", {"e1": 1})
-    _meta(tmp_path, "toolkit.core.proc", {"c1": 0})  # not one of the three packages
+    _meta(tmp_path, "toolkit.examples.hip_extension.setup", {"c1": 0})  # not a package of toolkit
     _meta(tmp_path, "toolkit.inspect.policy", {"gone": 0}, source=False)  # moved since it ran
     monkeypatch.chdir(tmp_path)
     s = FakeSession()
@@ -163,8 +163,8 @@ def test_sampling_generates_then_runs_the_drawn_names_and_reports_the_interval(
                           "95% interval 49.0-94.3%, 2 survived, 0 not covered by any test"]
 
 
-@pytest.mark.parametrize("args", [["toolkit.core.proc"], ["inspect.policy"], ["toolkit.inspect.Policy;rm"],
-                                  ["toolkit.plan", "toolkit.cli"]])
+@pytest.mark.parametrize("args", [["toolkit.examples"], ["inspect.policy"], ["toolkit.inspect.Policy;rm"],
+                                  ["toolkit.plan", "toolkit.tests"]])
 def test_a_module_outside_the_three_packages_is_refused_in_one_line(
         args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     message, code = aborted(in_nox(lambda s: m.mutants(s, [*args, "--score-only"])))

@@ -1,10 +1,23 @@
-"""The body of ``nox -s mutants``: mutation testing of ``toolkit/inspect``, ``toolkit/plan`` and
-``toolkit/data`` with mutmut.
+"""The body of ``nox -s mutants``: mutation testing of all of ``toolkit/``, package by package
+(inspect, plan, data, core, env, run, verify, cli), with mutmut.
 
-    nox -s mutants                                   # every mutant of the three packages
+    nox -s mutants                                   # every mutant of every package
     nox -s mutants -- toolkit.plan                   # one package (or module: toolkit.plan.planner)
     nox -s mutants -- toolkit.inspect --sample 300 --seed 1   # a uniform random sample of them
     nox -s mutants -- --score-only                   # the score of the last run, nothing run
+    nox -s mutants -- toolkit.run --sample 30 --seed 2 --integration   # then the area's integration tests
+
+Which tests judge a mutant, in order (a documented selection):
+
+1. the test files that exercise the mutated module: mutmut runs, for each mutant, only the
+   tests (``tests/unit`` and the check's in-process integration tests, ``[tool.mutmut]``
+   ``pytest_add_cli_args_test_selection``) that called the mutated function while it collected
+   its stats;
+2. with ``--integration``, for a sampled mutant those let survive (or none covered), the area's
+   integration tests, ``AREA_TESTS`` below: they run the toolkit in subprocesses (nox, python -m
+   toolkit), which mutmut cannot trace but which inherit ``MUTANT_UNDER_TEST`` and so run the
+   mutant; a failure there kills it (exit code 1 in mutmut's results). They build real
+   projects, a minute or more per mutant, so they are opt-in.
 
 mutmut's configuration (what is mutated, which tests run) is ``[tool.mutmut]`` in
 pyproject.toml; it works in ``mutants/`` (git-ignored). For each mutant mutmut runs only the
@@ -39,8 +52,22 @@ from typing import Any
 
 from toolkit.core.errors import EnvironmentProblem, UsageError
 
-PACKAGES = ("toolkit.inspect", "toolkit.plan", "toolkit.data")
-MODULE = re.compile(r"^toolkit\.(inspect|plan|data)(\.[a-z_][a-z0-9_]*)*$")
+PACKAGES = ("toolkit.inspect", "toolkit.plan", "toolkit.data", "toolkit.core", "toolkit.env",
+            "toolkit.run", "toolkit.verify", "toolkit.cli")
+MODULE = re.compile(r"^toolkit\.(inspect|plan|data|core|env|run|verify|cli)(\.[a-z_][a-z0-9_]*)*$")
+# each package's integration tests, run (``--integration``) on its sampled mutants the unit
+# tests let survive: small real builds that reach the package's code in a subprocess
+AREA_TESTS: dict[str, tuple[str, ...]] = {
+    "toolkit.core": ("tests/integration/test_secrets.py", "tests/integration/test_faults.py"),
+    "toolkit.env": ("tests/integration/test_provision.py", "tests/integration/test_fresh_runner.py"),
+    "toolkit.inspect": ("tests/integration/test_checks_glibc_tree.py",),
+    "toolkit.data": ("tests/integration/test_data_sessions.py",),
+    "toolkit.plan": ("tests/integration/test_flag_paths.py", "tests/integration/test_provision.py"),
+    "toolkit.run": ("tests/integration/test_locks.py", "tests/integration/test_build_safety.py",
+                    "tests/integration/test_faults.py"),
+    "toolkit.verify": ("tests/integration/test_repro_failures.py", "tests/integration/test_smoke_demo.py"),
+    "toolkit.cli": ("tests/integration/test_nox_failed_build.py", "tests/integration/test_flag_paths.py"),
+}
 # mutmut 3's exit codes (mutmut/stats.py): a test failed (1), pytest's internal error (3), a
 # timeout (36, SIGXCPU 24/-24/152, 255), a crash (-11, -9) or the type checker (37) kill it
 SURVIVED, NO_TESTS = (0,), (5, 33)
@@ -132,10 +159,10 @@ def draw(names: Iterable[str], size: int, seed: int) -> list[str]:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="nox -s mutants --", exit_on_error=False,
-                                description="mutation testing of toolkit/inspect, plan and data (mutmut)")
+                                description="mutation testing of every package of toolkit/ (mutmut)")
     p.add_argument("modules", nargs="*",
-                   help="packages or modules, e.g. toolkit.plan toolkit.inspect.readers.policy "
-                        "(default: the three)")
+                   help="packages or modules, e.g. toolkit.run toolkit.inspect.readers.policy "
+                        "(default: every package)")
     p.add_argument("--score-only", action="store_true", help="report the last run's score, run nothing")
     p.add_argument("--max-children", type=int, default=None, help="parallel workers (mutmut's default: CPUs)")
     p.add_argument("--sample", type=int, default=None, metavar="N",
@@ -144,6 +171,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--unkilled", action="store_true",
                    help="with --sample: run only the drawn mutants no test has killed yet "
                         "(survived, not covered, not run, changed since): after adding tests")
+    p.add_argument("--integration", action="store_true",
+                   help="with --sample: then run each package's integration tests on the drawn "
+                        "mutants the unit tests let survive (slow: real builds)")
     return p
 
 
@@ -233,13 +263,15 @@ def refresh_data(root: Path) -> list[Path]:
 def _validate(args: argparse.Namespace) -> list[str]:
     for mod in args.modules:
         if not MODULE.match(mod):
-            raise UsageError(f"bad module {mod!r}: give a dotted name under toolkit.inspect, toolkit.plan "
-                             "or toolkit.data, e.g. toolkit.inspect.readers.policy")
+            raise UsageError(f"bad module {mod!r}: give a dotted name under "
+                             f"{', '.join(PACKAGES)}, e.g. toolkit.inspect.readers.policy")
     if args.sample is not None and args.sample < 1:
         raise UsageError(f"bad --sample {args.sample}: give a number of mutants of at least 1")
     if args.unkilled and args.sample is None:
         raise UsageError("--unkilled goes with --sample N (the drawn mutants not killed yet); "
                          "without a sample, a plain run already skips the mutants decided before")
+    if args.integration and args.sample is None:
+        raise UsageError("--integration goes with --sample N (each drawn survivor runs real builds)")
     if args.max_children is not None and args.max_children < 1:
         raise UsageError(f"bad --max-children {args.max_children}: give at least 1")
     return list(args.modules) or list(PACKAGES)
@@ -284,7 +316,47 @@ def _run_sample(session: Any, args: argparse.Namespace, root: Path, modules: lis
         session.log(f"running the {len(todo)} of them no test has killed yet")
     if not args.score_only and todo:
         session.run(*mutmut_run, *todo)
+    if args.integration and not args.score_only:
+        _integration_pass(session, root, modules, chosen)
     return chosen
+
+
+def area_tests(mutant: str) -> tuple[str, ...]:
+    """The integration test files of the package ``mutant`` (a mutmut name) belongs to."""
+    for package, files in AREA_TESTS.items():
+        if _inside(mutant, [package]):
+            return files
+    return ()
+
+
+def _integration_pass(session: Any, root: Path, modules: Sequence[str], chosen: list[str]) -> None:
+    """Step 2 of the selection: each drawn mutant the unit tests let survive (or none covered)
+    runs its package's integration tests in ``mutants/`` with ``MUTANT_UNDER_TEST`` set (the
+    subprocesses they start inherit it); a failing test records it killed (exit code 1)."""
+    metas = {}
+    for meta in sorted((root / "mutants").glob("toolkit/**/*.py.meta")):
+        data = json.loads(meta.read_text(encoding="utf-8"))
+        for key, code in (data.get("exit_code_by_key") or {}).items():
+            if key in chosen and code in SURVIVED + NO_TESTS:
+                metas[key] = meta
+    for key, meta in sorted(metas.items()):
+        files = area_tests(key)
+        if not files:
+            continue
+        session.log(f"integration tests on {key}: {' '.join(files)}")
+        import os
+
+        from toolkit.core import proc
+
+        res = proc.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *files],
+                       cwd=root / "mutants", env={**os.environ, "MUTANT_UNDER_TEST": key},
+                       timeout=3600, check=False)
+        session.log(f"  {'killed' if res.returncode == 1 else 'survived'} (pytest exit {res.returncode})")
+        if res.returncode != 1:  # 0 passed; 2-5 an interrupted or broken run decides nothing
+            continue
+        data = json.loads(meta.read_text(encoding="utf-8"))
+        data["exit_code_by_key"][key] = 1
+        meta.write_text(json.dumps(data), encoding="utf-8")
 
 
 def _report(session: Any, root: Path, modules: Sequence[str], chosen: list[str] | None) -> None:
@@ -299,16 +371,27 @@ def _report(session: Any, root: Path, modules: Sequence[str], chosen: list[str] 
             session.log(f"{says}: {key}")
     parts = [p for p in PACKAGES if any(_inside(m, [p]) for m in modules)]
     for label in [*parts, "overall"] if len(parts) > 1 else parts:
-        scope = modules if label == "overall" else [m for m in modules if _inside(m, [label])]
-        s = score(root, scope, chosen, equivalent)
-        drawn = None
-        if chosen is not None:
-            drawn = sum(len(c) for c in generated(root, scope).values())
-        session.log(s.line(label if label == "overall" else " ".join(scope), drawn))
+        line = _score_line(root, label, modules, chosen, equivalent, alone=len(parts) == 1)
+        if line:
+            session.log(line)
+
+
+def _score_line(root: Path, label: str, modules: Sequence[str], chosen: list[str] | None,
+                equivalent: set[str], *, alone: bool) -> str | None:
+    """The score line of one package (or ``overall``); none for a package, among others,
+    none of whose mutants was generated, drawn or run."""
+    scope = modules if label == "overall" else [m for m in modules if _inside(m, [label])]
+    s = score(root, scope, chosen, equivalent)
+    if not alone and label != "overall" and not (s.total or s.not_run or s.equivalent):
+        return None
+    drawn = None
+    if chosen is not None:
+        drawn = sum(len(c) for c in generated(root, scope).values())
+    return s.line(label if label == "overall" else " ".join(scope), drawn)
 
 
 def mutants(session: Any, posargs: Sequence[str]) -> None:
-    """Run mutmut over toolkit/inspect, plan and data (or the modules given, or a sample) and
+    """Run mutmut over every package of toolkit/ (or the modules given, or a sample) and
     print the score per package, overall, and the survivors."""
     from toolkit.cli.sessions import _guard
 

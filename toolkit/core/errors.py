@@ -144,7 +144,7 @@ class CommandFailed(ToolkitError):
         if self.reason:
             message = f"{self.reason}: {shown}"
         else:
-            message = f"command failed (exit {returncode}): {shown}"
+            message = f"command failed ({status(returncode)}): {shown}"
         if self.tail:
             message += f"\n  last {len(self.tail)} lines of output:\n" + "\n".join(
                 f"    {mask(t)}" for t in self.tail)
@@ -153,6 +153,20 @@ class CommandFailed(ToolkitError):
     @property
     def timed_out(self) -> bool:
         return self.limit is not None
+
+
+def status(returncode: int | None) -> str:
+    """How a child ended: ``exit 3``, or ``killed by signal 9 (SIGKILL)`` for the negative
+    return code POSIX gives a child terminated by a signal (it has no exit status)."""
+    if returncode is None or returncode >= 0:
+        return f"exit {returncode}"
+    import signal
+
+    try:
+        name = f" ({signal.Signals(-returncode).name})"
+    except ValueError:
+        name = ""
+    return f"killed by signal {-returncode}{name}"
 
 
 def nearest(value: str, valid: Iterable[str], n: int = 5, cutoff: float = 0.75) -> list[str]:

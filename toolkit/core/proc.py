@@ -50,6 +50,12 @@ def _tail(text: str, n: int = TAIL_LINES) -> list[str]:
     return text.rstrip("\n").splitlines()[-n:] if text else []
 
 
+def _merged(out: str, err: str) -> str:
+    """stdout then stderr, stderr starting on a line of its own (a progress line without a
+    newline must not swallow the error's first line)."""
+    return out + "\n" + err if out and err and not out.endswith("\n") else out + err
+
+
 def run(argv: Sequence[str], *, cwd: str | os.PathLike[str] | None = None,
         env: Mapping[str, str] | None = None, timeout: float | None = DEFAULT_TIMEOUT_S,
         check: bool = True, input: str | None = None) -> Result:
@@ -67,13 +73,13 @@ def run(argv: Sequence[str], *, cwd: str | os.PathLike[str] | None = None,
     except subprocess.TimeoutExpired:
         _stop(proc)
         out, err = _leftover(proc)
-        raise CommandFailed(args, None, _tail(out + err), limit=timeout) from None
+        raise CommandFailed(args, None, _tail(_merged(out, err)), limit=timeout) from None
     except BaseException:
         _stop(proc)
         raise
     result = Result(tuple(args), proc.returncode, out, err, time.monotonic() - start)
     if check and proc.returncode != 0:
-        raise CommandFailed(args, proc.returncode, _tail(out + err))
+        raise CommandFailed(args, proc.returncode, _tail(_merged(out, err)))
     return result
 
 

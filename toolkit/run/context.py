@@ -13,7 +13,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from toolkit.core.errors import CommandFailed, CommandStepFailed, StepFailed, TimedOut, ToolkitError
+from toolkit.core.errors import (
+    CommandFailed,
+    CommandStepFailed,
+    StepFailed,
+    TimedOut,
+    ToolkitError,
+    status,
+)
 from toolkit.core.proc import stream
 from toolkit.core.reporter import NullReporter, Reporter
 from toolkit.core.steps import PLACEHOLDER_HELP, Command, Step
@@ -125,7 +132,7 @@ def run_command(step: Step, cmd: Command, run: Run) -> StepResult:
                 from None
         shown = "\n".join(f"    {t}" for t in exc.tail)
         raise CommandStepFailed(
-            f"step '{step.name}' failed (exit {exc.returncode}): {mask(' '.join(argv))}\n"
+            f"step '{step.name}' failed ({status(exc.returncode)}): {mask(' '.join(argv))}\n"
             f"  last {len(exc.tail)} lines of output:\n{shown}", exc.returncode, exc.tail,
         ) from None
     run.log.flush()

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolkit.core.errors import EnvironmentProblem, StepFailed
+from toolkit.core.errors import EnvironmentProblem, StepFailed, status
 from toolkit.core.files import refuse_special, write_atomic
 from toolkit.core.proc import run as run_proc
 from toolkit.core.urls import mask
@@ -79,9 +79,9 @@ def compile_lock(
                 "--output-file", str(out), str(req)]
         res = run_proc(argv, env=env, cwd=tmp, timeout=3600, check=False)
         if not res.ok:
-            lines = [ln for ln in (res.stderr + res.stdout).splitlines() if ln.strip()]
-            raise StepFailed(f"pip-compile failed for {name} (exit {res.returncode}): "
-                             f"{mask(lines[-1] if lines else 'no output')}")
+            # its error is on stderr (stdout: progress), so stderr's last line, else stdout's
+            raise StepFailed(f"pip-compile failed for {name} ({status(res.returncode)}): "
+                             f"{res.last_line()}")
         body = out.read_text(encoding="utf-8").replace(tmp, ".")
         text = mask(header(build, sources, name, digest) + body)
         # replaced whole (never written through a symlink or into a FIFO)

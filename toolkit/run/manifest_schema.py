@@ -228,17 +228,8 @@ def check_values(data: Any, where: str) -> None:
     if not isinstance(data, dict):
         return
     build = data.get("build")
-    if isinstance(build, dict) and all(isinstance(build.get(k), str)
-                                       for k in ("id", "package", "version", "python", "rocm")):
-        bid = build["id"]
-        if not re.match(ID_PATTERN, bid) or ".." in bid:
-            raise UsageError(f"{where}: manifest field build.id: {quoted(bid)} is not a build id "
-                             "(letters, digits, . _ + -; e.g. apex-1.8.0-cp312-rocm7.0; a "
-                             "tampered manifest?)")
-        made = _build_id(build)
-        if made is not None and made != bid:
-            raise UsageError(f"{where}: manifest field build.id: {quoted(bid)} is not the build "
-                             f"its fields name ({quoted(made)}; a tampered manifest?)")
+    if isinstance(build, dict):
+        _check_build_id(build, where)
     host = data.get("host")
     if not isinstance(host, dict):
         host = {}
@@ -250,6 +241,23 @@ def check_values(data: Any, where: str) -> None:
     source = data.get("source")
     if isinstance(source, dict) and "path" in source:
         _path_rule(source["path"], "source.path", where, optional=True)
+
+
+def _check_build_id(build: dict[str, Any], where: str) -> None:
+    """The build id matches the id pattern and is the one its fields make; an empty or missing
+    field is the schema's to name (build.package ...), not a wrong id."""
+    if not all(isinstance(build.get(k), str) and build.get(k)
+               for k in ("id", "package", "version", "python", "rocm")):
+        return
+    bid = build["id"]
+    if not re.match(ID_PATTERN, bid) or ".." in bid:
+        raise UsageError(f"{where}: manifest field build.id: {quoted(bid)} is not a build id "
+                         "(letters, digits, . _ + -; e.g. apex-1.8.0-cp312-rocm7.0; a "
+                         "tampered manifest?)")
+    made = _build_id(build)
+    if made is not None and made != bid:
+        raise UsageError(f"{where}: manifest field build.id: {quoted(bid)} is not the build "
+                         f"its fields name ({quoted(made)}; a tampered manifest?)")
 
 
 def _build_id(build: dict[str, Any]) -> str | None:

@@ -14,7 +14,7 @@ import os
 import shutil
 from pathlib import Path
 
-from toolkit.core.errors import CommandFailed, StepFailed, UsageError
+from toolkit.core.errors import CommandFailed, StepFailed, UsageError, status
 from toolkit.core.files import Ignore, hash_tree
 from toolkit.core.proc import run as run_proc
 from toolkit.core.steps import CopySources, FetchSources, FetchSubmodules, Step, Submodule
@@ -34,7 +34,7 @@ def git(*args: str, cwd: str | Path | None = None, check: bool = True) -> str:
     try:
         res = run_proc(["git", *args], cwd=cwd, env=env, timeout=GIT_TIMEOUT_S, check=check)
     except CommandFailed as exc:
-        detail = exc.reason or f"exit {exc.returncode}"
+        detail = exc.reason or status(exc.returncode)
         tail = "; ".join(exc.tail[-3:])
         raise StepFailed(f"git {mask(' '.join(args))} failed ({detail}): {mask(tail)}") from None
     return res.stdout.strip() if res.ok else ""

@@ -42,8 +42,10 @@ class BuildExt(build_ext):
     def build_extension(self, ext: Extension) -> None:
         hipcc = find_hipcc()
         launcher = os.environ.get("CMAKE_CXX_COMPILER_LAUNCHER")
-        if launcher:
-            self.compiler.compiler_so = [launcher, *self.compiler.compiler_so]
+        if launcher:  # setuptools >= 72 compiles C++ sources with compiler_so_cxx
+            for attr in ("compiler_so", "compiler_so_cxx"):
+                if getattr(self.compiler, attr, None):
+                    setattr(self.compiler, attr, [launcher, *getattr(self.compiler, attr)])
         if hipcc:
             targets = archs()
             obj = Path(self.build_temp) / "kernel.o"

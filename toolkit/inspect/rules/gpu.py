@@ -39,6 +39,7 @@ GENERIC_TARGETS = {
         "gfx1153",
     ),
     "gfx12-generic": ("gfx1200", "gfx1201"),
+    "gfx12-5-generic": ("gfx1250", "gfx1251"),  # TheRock's gfx125X family (the reader knows 0x5B)
 }
 
 
