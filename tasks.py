@@ -13,7 +13,7 @@ from invoke.collection import Collection
 from toolkit.cli.frontends import invoke_task
 from toolkit.cli.main import build_parser
 
-TASKS = ("matrix", "plan", "check", "report", "smoke", "repro", "index", "upstream")
+TASKS = ("matrix", "plan", "check", "report", "smoke", "repro", "index", "variants", "upstream")
 
 _parsers = build_parser().commands
 ns = Collection(*(invoke_task(name, _parsers[name]) for name in TASKS))
