@@ -100,3 +100,20 @@ def pytest_configure(config: pytest.Config) -> None:
 
     folder = Path(tempfile.mkdtemp(prefix="third-recipe-")) / "data"
     os.environ["TOOLKIT_DATA_DIR"] = str(data_folder(folder, DATA))
+
+
+
+# xdist sets a module-scoped fixture up once on every worker that runs one of its tests: on 2
+# workers the module fixtures that build the demo were built twice. Plain `-n N` ("load")
+# therefore keeps each integration module that defines a module-scoped fixture on one worker
+# and spreads every other test one by one, as "load" does. (xdist's own `--dist loadgroup`
+# does not group under pytest 9, whose node ids it can no longer suffix.)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    if config.getvalue("dist") != "load":
+        return None
+    from tests.fixtures.scheduling import ModuleFixtureScheduling
+
+    return ModuleFixtureScheduling(config, log)
