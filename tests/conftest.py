@@ -52,6 +52,21 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
         monkeypatch.setenv("TOOLKIT_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "toolkit-cache"))
 
 
+# ccache (the toolkit's compiler launcher) keys a compile on its arguments, which name the
+# source by its absolute path: every test builds in its own tmp folder, so the same hipcc
+# compile of the sample missed the cache in every test (about 3 s of CPU each). With
+# CCACHE_BASEDIR ccache names paths under it relative to the compile's folder, and the same
+# compile in another tmp folder hits. Tests whose compiles must see their own folders (builds
+# compared across folders or clones, hostile folder names) are marked `own_compile_paths`:
+# they run without it (also when the caller set one).
+
+
+@pytest.fixture(autouse=True)
+def _own_compile_paths(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    if request.node.get_closest_marker("own_compile_paths"):
+        monkeypatch.delenv("CCACHE_BASEDIR", raising=False)
+
+
 @pytest.fixture
 def gate(tmp_path: Path) -> Iterator[Gate]:
     """A build that waits for the test (see ``tests.fixtures.gate``)."""
@@ -82,6 +97,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if "CCACHE_BASEDIR" not in os.environ:  # see _own_compile_paths; xdist's workers inherit it
+        import tempfile
+
+        os.environ["CCACHE_BASEDIR"] = str(Path(tempfile.gettempdir()).resolve())
     if not (config.getoption("third_recipe")
             or os.environ.get("TOOLKIT_TEST_THIRD_RECIPE") == "1"):
         return
