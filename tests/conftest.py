@@ -124,9 +124,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 # xdist sets a module-scoped fixture up once on every worker that runs one of its tests: on 2
 # workers the module fixtures that build the demo were built twice. Plain `-n N` ("load")
-# therefore keeps each integration module that defines a module-scoped fixture on one worker
-# and spreads every other test one by one, as "load" does. (xdist's own `--dist loadgroup`
-# does not group under pytest 9, whose node ids it can no longer suffix.)
+# therefore keeps each integration module whose module fixture builds (SHARED in
+# tests/fixtures/scheduling.py) on one worker and spreads every other test one by one, as
+# "load" does. (xdist's own `--dist loadgroup` does not group under pytest 9, whose node ids
+# it can no longer suffix.)
 
 
 @pytest.hookimpl(optionalhook=True)
