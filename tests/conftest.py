@@ -60,6 +60,21 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
         monkeypatch.setenv("TOOLKIT_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "toolkit-cache"))
 
 
+# ccache (the toolkit's compiler launcher) keys a compile on its arguments, which name the
+# source by its absolute path: every test builds in its own tmp folder, so the same hipcc
+# compile of the sample missed the cache in every test (about 3 s of CPU each). With
+# CCACHE_BASEDIR ccache names paths under it relative to the compile's folder, and the same
+# compile in another tmp folder hits. Tests whose compiles must see their own folders (builds
+# compared across folders or clones, hostile folder names) are marked `own_compile_paths`:
+# they run without it (also when the caller set one).
+
+
+@pytest.fixture(autouse=True)
+def _own_compile_paths(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    if request.node.get_closest_marker("own_compile_paths"):
+        monkeypatch.delenv("CCACHE_BASEDIR", raising=False)
+
+
 @pytest.fixture
 def gate(tmp_path: Path) -> Iterator[Gate]:
     """A build that waits for the test (see ``tests.fixtures.gate``)."""
@@ -90,6 +105,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if "CCACHE_BASEDIR" not in os.environ:  # see _own_compile_paths; xdist's workers inherit it
+        import tempfile
+
+        os.environ["CCACHE_BASEDIR"] = str(Path(tempfile.gettempdir()).resolve())
     if not (config.getoption("third_recipe")
             or os.environ.get("TOOLKIT_TEST_THIRD_RECIPE") == "1"):
         return
@@ -108,3 +127,21 @@ def pytest_configure(config: pytest.Config) -> None:
 
     folder = Path(tempfile.mkdtemp(prefix="third-recipe-")) / "data"
     os.environ["TOOLKIT_DATA_DIR"] = str(data_folder(folder, DATA))
+
+
+
+# xdist sets a module-scoped fixture up once on every worker that runs one of its tests: on 2
+# workers the module fixtures that build the demo were built twice. Plain `-n N` ("load")
+# therefore keeps each integration module whose module fixture builds (SHARED in
+# tests/fixtures/scheduling.py) on one worker and spreads every other test one by one, as
+# "load" does. (xdist's own `--dist loadgroup` does not group under pytest 9, whose node ids
+# it can no longer suffix.)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    if config.getvalue("dist") != "load":
+        return None
+    from tests.fixtures.scheduling import ModuleFixtureScheduling
+
+    return ModuleFixtureScheduling(config, log)

@@ -22,7 +22,8 @@ import pytest
 from toolkit.env.buildenv import RocmPaths, build_env
 from toolkit.env.host import HostFacts
 
-pytestmark = pytest.mark.integration
+# the hostile folders reach the compilers (no ccache hit made relative to CCACHE_BASEDIR)
+pytestmark = [pytest.mark.integration, pytest.mark.own_compile_paths]
 ROOT = Path(__file__).resolve().parents[2]
 NAME = "work a'b \"c\" é"
 

@@ -24,7 +24,8 @@ import pytest
 
 from tests.fixtures.clones import clone_a, env_for, interpreter
 
-pytestmark = [pytest.mark.integration, pytest.mark.hipcc]
+# clone B compiles from its own paths (a ccache hit on clone A's objects would hide them)
+pytestmark = [pytest.mark.integration, pytest.mark.hipcc, pytest.mark.own_compile_paths]
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = "hip_sample-0.1.0-cp311-rocm5.2"
 

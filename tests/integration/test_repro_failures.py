@@ -26,7 +26,8 @@ import pytest
 
 from tests.fixtures.clones import clone_a, clone_b, env_for, interpreter
 
-pytestmark = [pytest.mark.integration]
+# machine B compiles from its own paths (no ccache hit on machine A's objects)
+pytestmark = [pytest.mark.integration, pytest.mark.own_compile_paths]
 
 PY = f"{sys.version_info.major}.{sys.version_info.minor}"
 TAG = f"cp{sys.version_info.major}{sys.version_info.minor}"
