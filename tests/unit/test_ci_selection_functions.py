@@ -221,7 +221,7 @@ def test_only_a_per_family_sdk_gets_a_family_argument(loaded: Loaded) -> None:
         "package": "apex", "version": "1.9.0", "python": "3.12", "rocm": "7.13", "torch": "2.9",
         "session": "build-3.12-rocm7.13", "family": "gfx94X-dcgpu", "families": "gfx94X-dcgpu",
         "sdk_family": "", "gfx": "gfx942", "runner": CPU, "test_runner": "linux-mi300-gpu",
-        "test_gfx": "gfx942", "known_failure": ""}
+        "test_gfx": "gfx942", "known_failure": "", "variants": ""}
 
 
 def test_shards_of_a_given_size_and_a_size_below_one(loaded: Loaded) -> None:
