@@ -45,9 +45,16 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _interrupt_when_ready(argv: list[str], cwd: Path) -> tuple[int, str]:
+    # as a terminal's foreground job: SIGINT at its default, whatever this process inherited (a
+    # background job, or an xdist worker, ignores it, and a child starts with it ignored)
     proc = subprocess.Popen(argv, cwd=cwd, env=_env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                            preexec_fn=_default_sigint)
     assert proc.stdout is not None
     seen = []
     for line in proc.stdout:  # the body has started: its line is out (no sleeping, no polling)
