@@ -51,8 +51,16 @@ def clone(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 def demo(repo: Path, env: dict[str, str], *args: str, **kw: object) -> subprocess.Popen[str]:
     argv = [sys.executable, "-m", "nox", "-f", str(repo / "noxfile.py"), "-s", "demo", "--",
             "--workdir", str(repo), *args]
-    return subprocess.Popen(argv, cwd=repo, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, **kw)  # type: ignore[call-overload]
+    kw.setdefault("preexec_fn", default_sigint)
+    proc: subprocess.Popen[str] = subprocess.Popen(  # type: ignore[call-overload]
+        argv, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+    return proc
+
+
+def default_sigint() -> None:
+    """In the child: SIGINT at its default, as in a terminal's foreground job, whatever this
+    process inherited (a suite started as a background job passes SIGINT ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def finish(proc: subprocess.Popen[str], timeout: float = 600) -> tuple[int, str]:

@@ -158,8 +158,11 @@ def test_an_interrupted_repro_marks_its_repro_manifest_interrupted(
 
     for objects in (work / "build").glob("*/src/build"):
         shutil.rmtree(objects)
+    # SIGINT at its default in the child, as in a terminal (a suite started as a background
+    # job passes it ignored)
     proc = subprocess.Popen(argv, cwd=work, env=gate.env(env), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+                            stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     # the repro is compiling and cannot finish: no race with a fast repro, no polling; the
     # gate fails the test, with the repro's output, if it exits before reaching a compile
     gate.wait_reached(proc, timeout=600)
