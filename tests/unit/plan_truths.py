@@ -100,3 +100,18 @@ THEROCK_715 = ("gfx900", "gfx906", "gfx908", "gfx90a", "gfx90c", "gfx942", "gfx9
                "gfx1011", "gfx1012", "gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034",
                "gfx1035", "gfx1036", "gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150",
                "gfx1151", "gfx1152", "gfx1153", "gfx1200", "gfx1201", "gfx1250")
+
+
+def demo_plan(hip: tuple[str, str] | None) -> Any:
+    """The plan `python -m toolkit demo` makes (toolkit/cli/commands/demo.py) for the sample
+    on a host whose system ROCm is ``hip`` (version, path) or none."""
+    from toolkit.env.host import SystemRocm
+    from toolkit.plan.model import Options
+    from toolkit.plan.planner import plan
+    from toolkit.plan.recipes import load_matrix
+    from toolkit.plan.recipes.sample import EXAMPLE, demo_build
+
+    host = HostFacts(cores=16, mem_available_gib=64.0, interpreters={"3.12": "/usr/bin/python3.12"},
+                     system_rocm=SystemRocm(*hip) if hip else None)
+    opts = Options(gfx=("gfx90a",), rocm_from="system", source=str(EXAMPLE))
+    return plan(load_matrix(), demo_build("3.12", hip), opts, host, LAYOUT)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from tests.unit.plan_truths import demo_plan
 from toolkit.core.errors import UsageError
 from toolkit.core.steps.env import ProvideLibrary
 from toolkit.data.matrix import load_matrix
@@ -13,17 +14,12 @@ from toolkit.env.host import HostFacts, SystemRocm
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Options, Plan, render
 from toolkit.plan.planner import plan
-from toolkit.plan.recipes.sample import EXAMPLE, demo_build
 
 LAYOUT = Layout(Path("/w"), Path("/c"))
 
 
 def _demo(hip: tuple[str, str] | None) -> Plan:
-    """The plan `python -m toolkit demo` makes (toolkit/cli/commands/demo.py)."""
-    host = HostFacts(cores=16, mem_available_gib=64.0, interpreters={"3.12": "/usr/bin/python3.12"},
-                     system_rocm=SystemRocm(*hip) if hip else None)
-    opts = Options(gfx=("gfx90a",), rocm_from="system", source=str(EXAMPLE))
-    return plan(load_matrix(), demo_build("3.12", hip), opts, host, LAYOUT)
+    return demo_plan(hip)  # type: ignore[no-any-return]
 
 
 PY_NONE = re.compile(r"(?<!'Cuda )\bNone\b")  # apex's own message quotes 'Cuda None'

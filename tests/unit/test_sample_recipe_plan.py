@@ -10,23 +10,17 @@ import pytest
 from build.__main__ import main_parser as build_parser
 from packaging.requirements import Requirement
 
+from tests.unit.plan_truths import demo_plan
 from toolkit.core.steps import BuildWheel, CopySources
-from toolkit.data.matrix import load_matrix
-from toolkit.env.host import HostFacts, SystemRocm
 from toolkit.plan.layout import Layout
-from toolkit.plan.model import Options, Plan
-from toolkit.plan.planner import plan
+from toolkit.plan.model import Plan
 from toolkit.plan.recipes.sample import EXAMPLE, demo_build
 
 LAYOUT = Layout(Path("/w"), Path("/c"))
 
 
 def _demo(hip: tuple[str, str] | None) -> Plan:
-    """The plan `python -m toolkit demo` makes (toolkit/cli/commands/demo.py)."""
-    host = HostFacts(cores=16, mem_available_gib=64.0, interpreters={"3.12": "/usr/bin/python3.12"},
-                     system_rocm=SystemRocm(*hip) if hip else None)
-    opts = Options(gfx=("gfx90a",), rocm_from="system", source=str(EXAMPLE))
-    return plan(load_matrix(), demo_build("3.12", hip), opts, host, LAYOUT)
+    return demo_plan(hip)  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize("hip", [("/opt/rocm", "5.2"), None])
