@@ -145,21 +145,30 @@ def install_requirements(step: Step, run: Run) -> StepResult | str:
         raise said from None
 
 
+def named_wheel(step_name: str, run: Run, wheelhouse: Path, dest: Path, *, rocm: str,
+                naming: str) -> Path:
+    """The one wheel of ``wheelhouse`` named into ``dest`` from what the run learned: the
+    source commit (or, without a git checkout, its tree hash), SOURCE_DATE_EPOCH, uncommitted
+    changes (name-wheel and make-variant alike)."""
+    sha = run.values.get("SHA")
+    if sha == "0" * 40 and run.values.get("TREE"):  # no git checkout: its tree hash
+        sha = run.values["TREE"][:40]
+    if naming == "toolkit" and not sha:
+        raise StepFailed(f"{step_name}: the source commit (SHA) was never learned")
+    label = local_label(rocm, sha or "") if naming == "toolkit" else None
+    epoch = run.values.get("SOURCE_DATE_EPOCH", "")
+    return name_wheel(wheelhouse, dest, label=label,
+                      epoch=int(epoch) if epoch.isdigit() else None,
+                      dirty=bool(run.values.get("DIFF")))
+
+
 def name_wheel_step(step: Step, run: Run) -> StepResult | str:
     action = step.action
     assert isinstance(action, NameWheel)
     staging = Path(action.staging)
     shutil.rmtree(staging, ignore_errors=True)
-    sha = run.values.get("SHA")
-    if sha == "0" * 40 and run.values.get("TREE"):  # no git checkout: its tree hash
-        sha = run.values["TREE"][:40]
-    if action.naming == "toolkit" and not sha:
-        raise StepFailed("name-wheel: the source commit (SHA) was never learned")
-    label = local_label(action.rocm, sha or "") if action.naming == "toolkit" else None
-    epoch = run.values.get("SOURCE_DATE_EPOCH", "")
-    wheel = name_wheel(Path(action.wheelhouse), staging, label=label,
-                       epoch=int(epoch) if epoch.isdigit() else None,
-                       dirty=bool(run.values.get("DIFF")))
+    wheel = named_wheel("name-wheel", run, Path(action.wheelhouse), staging, rocm=action.rocm,
+                        naming=action.naming)
     run.values["WHEEL"] = str(wheel)
     run.note(f"# named {wheel}")
     return StepResult(step.name, step.kind, [], {}, returncode=0)

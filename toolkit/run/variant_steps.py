@@ -14,7 +14,7 @@ from toolkit.core.variants import label_for, parse_name
 from toolkit.run import building
 from toolkit.run.context import Run, StepResult
 from toolkit.run.variant_wheels import make_variant
-from toolkit.run.wheels import find_one_wheel, local_label, name_wheel
+from toolkit.run.wheels import find_one_wheel
 
 # the worktree's sources without anything a build left there (no reuse of another target's
 # objects); .git stays (a worktree's pointer: versions read from git still work)
@@ -39,16 +39,8 @@ def make_variant_step(step: Step, run: Run) -> StepResult | str:
     assert isinstance(action, MakeVariant)
     staging = Path(action.staging)
     shutil.rmtree(staging, ignore_errors=True)
-    sha = run.values.get("SHA")
-    if sha == "0" * 40 and run.values.get("TREE"):  # as name-wheel: no git checkout
-        sha = run.values["TREE"][:40]
-    if action.naming == "toolkit" and not sha:
-        raise StepFailed(f"{step.name}: the source commit (SHA) was never learned")
-    label = local_label(action.rocm, sha or "") if action.naming == "toolkit" else None
-    epoch = run.values.get("SOURCE_DATE_EPOCH", "")
-    named = name_wheel(Path(action.wheelhouse), staging / "named", label=label,
-                       epoch=int(epoch) if epoch.isdigit() else None,
-                       dirty=bool(run.values.get("DIFF")))
+    named = building.named_wheel(step.name, run, Path(action.wheelhouse), staging / "named",
+                                 rocm=action.rocm, naming=action.naming)
     variant = make_variant(named, staging, action.target)
     shutil.rmtree(staging / "named", ignore_errors=True)
     run.values["VARIANT_WHEEL"] = str(variant)
