@@ -13,16 +13,21 @@ from hypothesis import HealthCheck, Phase, settings
 
 from tests.fixtures.gate import Gate
 
-# `nox -s mutants` (mutmut) collects its stats in this process with MUTANT_UNDER_TEST=stats in
-# the environment: a toolkit subprocess a test starts elsewhere (cwd: a tmp folder) would inherit
-# it and fail to find mutmut's configuration there. mutmut keeps its own process-local copy, so
-# the children run the original code and this process still records its calls. (A mutant's own
-# name stays inherited: a subprocess then runs the mutant.)
-if os.environ.get("MUTANT_UNDER_TEST") == "stats":
-    del os.environ["MUTANT_UNDER_TEST"]
-
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "toolkit" / "data"
+
+# `nox -s mutants` runs the tests in mutmut's copy of the tree, ``mutants/``, in this process.
+# The Python processes a test starts (python -m toolkit, nox, invoke) run the mutated toolkit
+# too, and while mutmut collects its stats they report the functions they called, which count
+# as calls of the test that started them: tests/mutation_child/sitecustomize.py.
+UNDER_MUTMUT = ROOT.name == "mutants" and (ROOT.parent / "toolkit" / "cli" / "mutants.py").is_file()
+if UNDER_MUTMUT:
+    import tempfile
+
+    os.environ["TOOLKIT_MUTANTS_ROOT"] = str(ROOT)
+    os.environ["TOOLKIT_MUTMUT_HITS"] = tempfile.mkdtemp(prefix="mutmut-hits-")
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, (
+        str(ROOT / "tests" / "mutation_child"), str(ROOT), os.environ.get("PYTHONPATH"))))
 
 # Hypothesis profiles. Property tests leave max_examples, deadline and randomness to these
 # (a test's own @settings only suppresses health checks it needs).
@@ -136,6 +141,19 @@ def pytest_configure(config: pytest.Config) -> None:
 # tests/fixtures/scheduling.py) on one worker and spreads every other test one by one, as
 # "load" does. (xdist's own `--dist loadgroup` does not group under pytest 9, whose node ids
 # it can no longer suffix.)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    """Under mutmut's stats: the functions the test's child processes called, as its own."""
+    folder = os.environ.get("TOOLKIT_MUTMUT_HITS")
+    if not (UNDER_MUTMUT and folder and os.environ.get("MUTANT_UNDER_TEST") == "stats"):
+        return
+    from mutmut.state import state
+
+    for path in Path(folder).glob("*.hits"):
+        state()._stats.update(path.read_text(encoding="utf-8").split())
+        path.unlink()
 
 
 @pytest.hookimpl(optionalhook=True)

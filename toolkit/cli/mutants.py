@@ -12,11 +12,11 @@ Which tests judge a mutant, in order (a documented selection):
 1. the test files that exercise the mutated module: mutmut runs, for each mutant, only the
    tests (``tests/unit`` and the check's in-process integration tests, ``[tool.mutmut]``
    ``pytest_add_cli_args_test_selection``) that called the mutated function while it collected
-   its stats;
+   its stats; the Python processes those tests start count too (tests/mutation_child/
+   sitecustomize.py: they run the mutated toolkit and report the functions they called);
 2. with ``--integration``, for a sampled mutant those let survive (or none covered), the area's
    integration tests, ``AREA_TESTS`` below: they run the toolkit in subprocesses (nox, python -m
-   toolkit), which mutmut cannot trace but which inherit ``MUTANT_UNDER_TEST`` and so run the
-   mutant; a failure there kills it (exit code 1 in mutmut's results). They build real
+   toolkit), which inherit ``MUTANT_UNDER_TEST`` and so run the mutant; a failure there kills it (exit code 1 in mutmut's results). They build real
    projects, a minute or more per mutant, so they are opt-in.
 
 mutmut's configuration (what is mutated, which tests run) is ``[tool.mutmut]`` in
