@@ -19,15 +19,17 @@ DATA = ROOT / "toolkit" / "data"
 # `nox -s mutants` runs the tests in mutmut's copy of the tree, ``mutants/``, in this process.
 # The Python processes a test starts (python -m toolkit, nox, invoke) run the mutated toolkit
 # too, and while mutmut collects its stats they report the functions they called, which count
-# as calls of the test that started them: tests/mutation_child/sitecustomize.py.
+# as calls of the test that started them: tests/mutation_child/sitecustomize.py, copied to
+# ``mutants/`` itself, so that a child finds it wherever ``mutants/`` is on its PYTHONPATH
+# (also where a test sets its own PYTHONPATH to the tree's root).
 UNDER_MUTMUT = ROOT.name == "mutants" and (ROOT.parent / "toolkit" / "cli" / "mutants.py").is_file()
 if UNDER_MUTMUT:
     import tempfile
 
+    shutil.copyfile(ROOT / "tests" / "mutation_child" / "sitecustomize.py", ROOT / "sitecustomize.py")
     os.environ["TOOLKIT_MUTANTS_ROOT"] = str(ROOT)
     os.environ["TOOLKIT_MUTMUT_HITS"] = tempfile.mkdtemp(prefix="mutmut-hits-")
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, (
-        str(ROOT / "tests" / "mutation_child"), str(ROOT), os.environ.get("PYTHONPATH"))))
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))
 
 # Hypothesis profiles. Property tests leave max_examples, deadline and randomness to these
 # (a test's own @settings only suppresses health checks it needs).
