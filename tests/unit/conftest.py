@@ -9,10 +9,16 @@ import pytest
 from tests.unit.upstream_fakes import World
 
 
+@pytest.fixture(scope="session")
+def world_template(tmp_path_factory: pytest.TempPathFactory) -> World:
+    """The hand-made world made once per process (git init, commits, tags); tests get copies."""
+    return World(tmp_path_factory.mktemp("world-template"))
+
+
 @pytest.fixture
-def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
+def world(world_template: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
     """Hand-made upstream repositories and the data folder agreeing with them, which the
-    loader reads (``TOOLKIT_DATA_DIR``)."""
-    w = World(tmp_path)
+    loader reads (``TOOLKIT_DATA_DIR``); this test's own copy of ``world_template``."""
+    w = World.copy_of(world_template, tmp_path)
     monkeypatch.setenv("TOOLKIT_DATA_DIR", str(w.data))
     return w

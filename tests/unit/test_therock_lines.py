@@ -54,13 +54,22 @@ def _version(v: str) -> dict[str, str]:
     return {"version.json": f'{{"rocm-version": "{v}"}}\n'}
 
 
-@pytest.fixture
-def rock(tmp_path: Path) -> FakeRepo:
-    """main: 7.0.0 with its release files, then raised to 7.2.0."""
-    r = FakeRepo(tmp_path / "mirrors", SLUG)
+@pytest.fixture(scope="module")
+def rock_template(tmp_path_factory: pytest.TempPathFactory) -> FakeRepo:
+    """main: 7.0.0 with its release files, then raised to 7.2.0 (made once per module)."""
+    r = FakeRepo(tmp_path_factory.mktemp("rock") / "mirrors", SLUG)
     r.commit({**_version("7.0.0"), MATRIX: SCRIPT, CMAKE: TARGETS, VENV: CHANNELS})
     r.commit({"README.md": "last 7.0 commit\n"})
     r.commit(_version("7.2.0"))
+    return r
+
+
+@pytest.fixture
+def rock(rock_template: FakeRepo, tmp_path: Path) -> FakeRepo:
+    """This test's own copy of ``rock_template`` (the same commits)."""
+    r = FakeRepo.__new__(FakeRepo)
+    r.dir = tmp_path / "mirrors" / SLUG.replace("/", "+") / "repo"
+    shutil.copytree(rock_template.dir, r.dir, symlinks=True)
     return r
 
 

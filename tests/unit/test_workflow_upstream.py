@@ -7,6 +7,7 @@ and the failing path. GitHub's schema, zizmor and the action pins: tests/unit/te
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.unit.test_workflow import _doc, _step_env
-from tests.unit.upstream_fakes import SCRIPT, FakeRepo, _matrix_script, make_data, make_upstream
+from tests.unit.upstream_fakes import SCRIPT, FakeRepo, World, _matrix_script
 
 ROOT = Path(__file__).resolve().parents[2]
 UPSTREAM = ROOT / ".github" / "workflows" / "upstream.yml"
@@ -73,11 +74,14 @@ def test_one_fixed_branch_and_one_pull_request_through_gh(wf: dict[str, Any]) ->
 class Live:
     """The hand-made upstream as the "live" remote, a data copy, and the runner's files."""
 
-    def __init__(self, tmp: Path) -> None:
+    def __init__(self, tmp: Path, template: World) -> None:
+        """``template``'s repositories (``make_upstream``) and data (``make_data``), copied."""
         self.tmp = tmp
         self.root = tmp / "remote"
-        self.c = make_upstream(self.root)
-        self.data = make_data(tmp / "data", self.c)
+        shutil.copytree(template.root, self.root, symlinks=True)
+        self.c = dict(template.c)
+        self.data = tmp / "data"
+        shutil.copytree(template.data, self.data, symlinks=True)
         (tmp / "runner").mkdir()
         self.output = tmp / "github-output"
         self.summary = tmp / "step-summary"
@@ -105,8 +109,8 @@ class Live:
 
 
 @pytest.fixture
-def live(tmp_path: Path) -> Live:
-    return Live(tmp_path)
+def live(tmp_path: Path, world_template: World) -> Live:
+    return Live(tmp_path, world_template)
 
 
 def test_no_drift_no_pull_request(wf: dict[str, Any], live: Live) -> None:

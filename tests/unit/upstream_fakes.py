@@ -9,6 +9,7 @@ what these repositories state.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -190,6 +191,19 @@ class World:
         self.root = tmp / "mirrors"
         self.c = make_upstream(self.root)
         self.data = make_data(tmp / "data", self.c)
+
+    @classmethod
+    def copy_of(cls, template: World, tmp: Path) -> World:
+        """A world of the same repositories and data as ``template`` (the same commits), under
+        ``tmp``: each test changes its own copy; copying the folders costs a fraction of the
+        forty-odd git commands that make them."""
+        w = cls.__new__(cls)
+        w.root = tmp / "mirrors"
+        shutil.copytree(template.root, w.root, symlinks=True)
+        w.c = dict(template.c)
+        w.data = tmp / "data"
+        shutil.copytree(template.data, w.data, symlinks=True)
+        return w
 
     def repo(self, slug: str) -> FakeRepo:
         r = FakeRepo.__new__(FakeRepo)

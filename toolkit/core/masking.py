@@ -41,7 +41,6 @@ def _mask_query(m: re.Match[str]) -> str:
 # no match of the three patterns holds a character of _STOP (and none of _QUERY a "#"): each
 # word, and each "#"-piece of it, is masked alone, and only where it holds an "@" or a "?",
 # so a hostile line (``a://`` 100,000 times) costs linear time, not quadratic
-_WORD = re.compile(rf"[^{_STOP}]+")
 _PIECE = re.compile(r"[^#]+")
 
 
@@ -70,6 +69,12 @@ def _bare_creds(word: str) -> str:
     return "".join([*out, word[last:]])
 
 
+# a whole word holding an "@" or a "?" (only those change): matched only where a word starts
+# (the lookbehind), so a word without either costs one scan, not one per character; the
+# words without either are not handed to Python one by one (most of a plan's words)
+_WORD_HIT = re.compile(rf"(?<![^{_STOP}])[^{_STOP}@?]*[@?][^{_STOP}]*")
+
+
 def _mask_word(m: re.Match[str]) -> str:
     word = m.group(0)
     if "@" in word:
@@ -82,4 +87,4 @@ def mask(text: str) -> str:
     """Replace the credentials and query values of every URL in ``text`` with ``***``."""
     if "@" not in text and "?" not in text:
         return text
-    return _WORD.sub(_mask_word, text)
+    return _WORD_HIT.sub(_mask_word, text)

@@ -21,17 +21,18 @@ from __future__ import annotations
 
 import base64
 import os
-import urllib.error
-import urllib.request
 from collections.abc import Mapping
-from http.client import HTTPMessage
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import SplitResult, parse_qsl, quote, unquote, urljoin, urlsplit, urlunsplit
 
 from toolkit.core.errors import UsageError
 from toolkit.core.masking import _BARE_CREDS
 from toolkit.core.masking import mask as mask
 from toolkit.core.text import escape, unsafe
+
+if TYPE_CHECKING:
+    import urllib.request
+    from http.client import HTTPMessage
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 def check_index_url(url: str, *, allow_insecure: bool = False, what: str = "index URL") -> str:
@@ -138,41 +139,50 @@ def _redirect_problem(target: str, first: str, allow_insecure: bool) -> str | No
     return None
 
 
-class _Redirects(urllib.request.HTTPRedirectHandler):
-    """Follows a redirect only where ``_redirect_problem`` finds none; the ``Authorization``
-    header only to the origin it was given for."""
+def _redirects(what: str, allow_insecure: bool,
+               hops: list[str]) -> urllib.request.HTTPRedirectHandler:
+    """The redirect handler of ``open_url`` (urllib.request, http.client and ssl are imported
+    only when a URL is opened: every command would pay their import, most open none)."""
+    import urllib.error
+    import urllib.request
 
-    def __init__(self, what: str, allow_insecure: bool, hops: list[str]) -> None:
-        self.what, self.allow_insecure, self.hops = what, allow_insecure, hops
+    class _Redirects(urllib.request.HTTPRedirectHandler):
+        """Follows a redirect only where ``_redirect_problem`` finds none; the ``Authorization``
+        header only to the origin it was given for."""
 
-    def http_error_302(self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str,
-                       headers: HTTPMessage) -> Any:
-        location = headers.get("location") or headers.get("uri")
-        if location:
-            target = urljoin(req.full_url, location)
-            why = _redirect_problem(target, self.hops[0], self.allow_insecure)
-            if why:
-                fp.close()
-                raise UsageError(
-                    f"refusing the redirect of {self.what} {escape(mask(self.hops[0]))} to "
-                    f"{escape(mask(target))} (HTTP {code}): {why}",
-                    hint="give the index's final URL if you trust it")
-        return super().http_error_302(req, fp, code, msg, headers)
+        def __init__(self, what: str, allow_insecure: bool, hops: list[str]) -> None:
+            self.what, self.allow_insecure, self.hops = what, allow_insecure, hops
 
-    http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
+        def http_error_302(self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str,
+                           headers: HTTPMessage) -> Any:
+            location = headers.get("location") or headers.get("uri")
+            if location:
+                target = urljoin(req.full_url, location)
+                why = _redirect_problem(target, self.hops[0], self.allow_insecure)
+                if why:
+                    fp.close()
+                    raise UsageError(
+                        f"refusing the redirect of {self.what} {escape(mask(self.hops[0]))} to "
+                        f"{escape(mask(target))} (HTTP {code}): {why}",
+                        hint="give the index's final URL if you trust it")
+            return super().http_error_302(req, fp, code, msg, headers)
 
-    def redirect_request(self, req: urllib.request.Request, fp: IO[bytes], code: int,
-                         msg: str, headers: HTTPMessage, newurl: str) -> urllib.request.Request:
-        if req.get_method() not in {"GET", "HEAD"}:
-            raise urllib.error.HTTPError(req.full_url, code, msg, headers, fp)
-        # the request's own headers (not Host and the like, which urllib adds per request)
-        kept = {k: v for k, v in req.headers.items()
-                if k.lower() not in {"content-length", "content-type"}}
-        if origin(newurl) != origin(req.full_url):  # credentials stay with their origin
-            kept = {k: v for k, v in kept.items() if k.lower() != "authorization"}
-        self.hops.append(newurl)
-        return urllib.request.Request(newurl, headers=kept, origin_req_host=req.origin_req_host,
-                                      unverifiable=True)
+        http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
+
+        def redirect_request(self, req: urllib.request.Request, fp: IO[bytes], code: int,
+                             msg: str, headers: HTTPMessage, newurl: str) -> urllib.request.Request:
+            if req.get_method() not in {"GET", "HEAD"}:
+                raise urllib.error.HTTPError(req.full_url, code, msg, headers, fp)
+            # the request's own headers (not Host and the like, which urllib adds per request)
+            kept = {k: v for k, v in req.headers.items()
+                    if k.lower() not in {"content-length", "content-type"}}
+            if origin(newurl) != origin(req.full_url):  # credentials stay with their origin
+                kept = {k: v for k, v in kept.items() if k.lower() != "authorization"}
+            self.hops.append(newurl)
+            return urllib.request.Request(newurl, headers=kept, origin_req_host=req.origin_req_host,
+                                          unverifiable=True)
+
+    return _Redirects(what, allow_insecure, hops)
 
 
 def open_url(url: str, *, what: str, timeout: float, allow_insecure: bool = False,
@@ -187,5 +197,7 @@ def open_url(url: str, *, what: str, timeout: float, allow_insecure: bool = Fals
     sent = dict(headers or {"User-Agent": "rocm-wheel-toolkit"})
     if own or auth:
         sent["Authorization"] = own or auth or ""
-    opener = urllib.request.build_opener(_Redirects(what, allow_insecure, trail))
+    import urllib.request
+
+    opener = urllib.request.build_opener(_redirects(what, allow_insecure, trail))
     return opener.open(urllib.request.Request(plain, headers=sent), timeout=timeout)

@@ -34,6 +34,7 @@ matrix's types are only named for the type checker.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -212,6 +213,7 @@ class KnownFailure:
         return rows
 
 
+@functools.lru_cache(maxsize=4096)  # pure; asked for every entry x build x field of a matrix
 def _in(spec: str, version: str) -> bool:
     if not spec:
         return True

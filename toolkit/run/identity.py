@@ -129,7 +129,11 @@ def planned_identity(plan: Plan, layout: Layout) -> dict[str, Any]:
     # credentials are never part of an identity (nor recorded): masked, then left out
     options = json.loads(mask(json.dumps(options_json(plan.options) if plan.options else {}))
                          .replace("://***@", "://"))
-    plan_json = json.loads(plan.to_json())
+    # the plan's steps as the manifest records them (``Plan.to_json``: masked), without its
+    # indent: masking is the same on either text (no word spans a JSON string's quotes) and
+    # json's C encoder serves only unindented text (``to_json`` for every matrix entry was
+    # most of ``matrix --changed-since``'s time)
+    steps = json.loads(mask(json.dumps([s.as_json() for s in plan.steps])))
     return {
         "build": {**b.as_json(), "dist": b.package.dist, "recipe": b.package.recipe},
         "python": b.python,
@@ -137,7 +141,7 @@ def planned_identity(plan: Plan, layout: Layout) -> dict[str, Any]:
         "targets": list(plan.targets),
         "family": plan.family,
         "options": {k: options.get(k) for k in OUTPUT_OPTIONS},
-        "plan_sha256": plan_sha256(plan_json["steps"], host_paths(plan, layout)),
+        "plan_sha256": plan_sha256(steps, host_paths(plan, layout)),
     }
 
 
