@@ -9,6 +9,9 @@ ci    what CI runs (target: <= 600 s), either
                 (uncommitted changes are not in the clone: commit first);
         command the README's test command only, `CI=true python -m pytest -n auto`, here.
 
+Both run with Python's bytecode cache on, its default and what .ci/run keeps: an environment's
+PYTHONDONTWRITEBYTECODE=1 (this machine sets it) is dropped for the runs, and the script says so.
+
 Each run's wall time is printed as it ends, with pytest's summary line; then the medians and
 whether each meets its target. A failing run is reported (its output's tail) and the script
 exits 1: a time of a failing suite is no time of the suite. Run it on a quiet machine: the
@@ -45,14 +48,21 @@ def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, str]:
     return took, summary
 
 
+def _env(**extra: str) -> dict[str, str]:
+    """The runs' environment: this one, with Python's default bytecode cache (as .ci/run)."""
+    env = {**os.environ, **extra}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def unit_run() -> tuple[float, str]:
-    env = {**os.environ}
+    env = _env()
     return timed([sys.executable, "-m", "pytest", "-n", "auto", "-q", "-p", "no:cacheprovider",
                   "tests/unit"], ROOT, env)
 
 
 def ci_run(mode: str) -> tuple[float, str]:
-    env = {**os.environ, "CI": "true"}
+    env = _env(CI="true")
     if mode == "command":
         return timed([sys.executable, "-m", "pytest", "-n", "auto", "-q"], ROOT, env)
     tmp = Path(tempfile.mkdtemp(prefix="bench-suite-"))
@@ -83,6 +93,9 @@ def main() -> int:
     if uptime:
         print(subprocess.run([uptime], capture_output=True, text=True, check=False)
               .stdout.strip())
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        print("PYTHONDONTWRITEBYTECODE is set here: dropped for the runs (bytecode cache on, "
+              "Python's default, as .ci/run)")
     kinds = [k for k in ("unit", "ci") if args.only in (None, k)]
     times: dict[str, list[float]] = {k: [] for k in kinds}
     for kind in kinds:
