@@ -95,7 +95,8 @@ def test_what_a_wheel_was_built_against_in_words() -> None:
     assert both == "HIP runtime a, b (ROCm 7); torch; ROCm libraries librocblas.so.4, libhipblas.so.2"
 
 
-def _gpu_lib(path: str, targets: dict[str, int], where: str = "3 code objects in .hip_fatbin (bundle)") -> LibraryResult:
+def _gpu_lib(path: str, targets: dict[str, int],
+             where: str = "3 code objects in .hip_fatbin (bundle)") -> LibraryResult:
     return LibraryResult(path, "shared-library", {"GLIBC": "2.17"}, "manylinux_2_17", list(targets),
                          {t: TargetCode([path], n, n * 1024) for t, n in targets.items()}, [where])
 
@@ -131,7 +132,8 @@ def test_the_picture_of_a_wheel_counts_its_libraries_and_code() -> None:
 
 def test_kpack_archives_per_target() -> None:
     wheel = WheelResult("w", kpack_archives={
-        "pkg/a.kpack": {"gfx90a": {"code_objects": 2, "bytes": 2048}, "gfx942": {"code_objects": 1, "bytes": 10}},
+        "pkg/a.kpack": {"gfx90a": {"code_objects": 2, "bytes": 2048},
+                        "gfx942": {"code_objects": 1, "bytes": 10}},
         "pkg/empty.kpack": {}})
     assert check._archive_lines(wheel) == [
         "  kpack archive pkg/a.kpack: gfx90a 2 obj 2.0 KiB, gfx942 1 obj 10 B",
@@ -155,7 +157,8 @@ def test_a_library_row_shows_versions_policy_and_targets() -> None:
 def test_the_library_table_shows_errors_first_and_says_how_many_are_hidden() -> None:
     libs = [LibraryResult(f"pkg/lib{i:02d}.so", "shared-library") for i in range(check.ROWS + 3)]
     bad = libs[-1].path
-    wheel = WheelResult("w", libraries=libs, findings=[Finding("rpath", "error", None, "m", libraries=(bad,))])
+    wheel = WheelResult("w", libraries=libs,
+                        findings=[Finding("rpath", "error", None, "m", libraries=(bad,))])
     table = check._table_lines(wheel, libs, False)
     assert table[0].split()[:5] == ["GLIBC", "GLIBCXX", "CXXABI", "GCC", "policy"]
     assert table[1].endswith(bad)  # a library with an error comes first
@@ -166,7 +169,8 @@ def test_the_library_table_shows_errors_first_and_says_how_many_are_hidden() -> 
 
 
 def test_findings_are_grouped_by_check_and_cause() -> None:
-    grouped = [Finding("undefined-symbol", "error", f"l{i}.so", f"m{i}", cause="needs libX") for i in range(8)]
+    grouped = [Finding("undefined-symbol", "error", f"l{i}.so", f"m{i}", cause="needs libX")
+               for i in range(8)]
     single = Finding("rpath", "warning", "a.so", "an RPATH", symbols=("s1", "s2"))
     out = check._finding_lines([*grouped, single], False)
     assert out[0] == "  error [undefined-symbol] needs libX: 8 findings, 8 libraries"
@@ -176,7 +180,8 @@ def test_findings_are_grouped_by_check_and_cause() -> None:
     verbose = check._finding_lines([*grouped[:2], single], True)
     assert verbose == ["  error [undefined-symbol] m0", "  error [undefined-symbol] m1",
                        "  warning [rpath] an RPATH", "      s1", "      s2"]
-    unlocated = [Finding("metadata", "error", None, "x", cause="c"), Finding("metadata", "error", None, "y", cause="c")]
+    unlocated = [Finding("metadata", "error", None, "x", cause="c"),
+                 Finding("metadata", "error", None, "y", cause="c")]
     assert check._finding_lines(unlocated, False) == ["  error [metadata] c: 2 findings, 0 libraries"]
 
 

@@ -54,7 +54,8 @@ def test_the_message_attribute_first_else_the_text_stripped(tmp_path: Path) -> N
     text_only = _one(tmp_path, "<testcase name='t'><failure>\n  assert 1 == 2\n  more\n</failure></testcase>")
     assert text_only.message == "assert 1 == 2\n  more"
     # the worst child's message, not the first child's
-    worst = _one(tmp_path, "<testcase name='t'><error message='teardown'/><failure message='call'/></testcase>")
+    worst = _one(tmp_path, "<testcase name='t'><error message='teardown'/>"
+                           "<failure message='call'/></testcase>")
     assert worst.message == "call"
     assert _one(tmp_path, "<testcase name='t'/>").message == ""
 

@@ -97,7 +97,8 @@ def _junit(tmp_path: Path, body: str, name: str = "j.xml") -> Path:
 def test_junit_suites_become_rows_with_their_counts_and_outcome(tmp_path: Path) -> None:
     path = _junit(tmp_path, (
         "<testsuite name='mixed' time='3'>"
-        "<testcase classname='m' name='a'/><testcase classname='m' name='b'><failure message='boom'/></testcase>"
+        "<testcase classname='m' name='a'/>"
+        "<testcase classname='m' name='b'><failure message='boom'/></testcase>"
         "<testcase classname='m' name='c'><error message='setup'/></testcase>"
         "<testcase classname='m' name='d'><skipped/></testcase>"
         "<testcase classname='m' name='e'><skipped type='pytest.xfail'/></testcase></testsuite>"
@@ -113,7 +114,8 @@ def test_junit_suites_become_rows_with_their_counts_and_outcome(tmp_path: Path) 
     assert (allskip.outcome, allskip.duration) == ("skipped", None)
     assert (none.outcome, none.tests) == ("no tests", 0)
     assert xfails.outcome == "passed"  # an expected failure is not a skip
-    assert report.read_junit(_junit(tmp_path, "", "e.xml"), "lbl") == [Row("junit", "lbl", "testsuites", "no tests")]
+    assert report.read_junit(_junit(tmp_path, "", "e.xml"), "lbl") == \
+        [Row("junit", "lbl", "testsuites", "no tests")]
 
 
 def test_counts_name_only_what_happened() -> None:

@@ -161,4 +161,5 @@ def test_the_wheel_verdict_in_every_case(tmp_path: Path) -> None:
     # the same bits from another tree (--force): never identical, and nothing to compare
     out = ListReporter()
     assert repro._verdict({"wheel_sha256": digest, "wheel": str(rebuilt)}, str(rebuilt), False, out) == 1
-    assert out.lines == [f"differs: {digest} rebuilt, {digest} recorded", "  from another source tree (--force)"]
+    assert out.lines == [f"differs: {digest} rebuilt, {digest} recorded",
+                         "  from another source tree (--force)"]

@@ -137,7 +137,8 @@ def test_colour_only_on_a_terminal() -> None:
 
 def test_pytests_exit_code_and_last_line_and_an_unended_line(tmp_path: Path) -> None:
     lines: list[str] = []
-    code = "import sys; print('first'); print('== 1 failed =='); print('  '); sys.stdout.write('cut'); sys.exit(1)"
+    code = ("import sys; print('first'); print('== 1 failed =='); print('  '); "
+            "sys.stdout.write('cut'); sys.exit(1)")
     returncode, last = smoke._pytest([sys.executable, "-c", code], tmp_path, {}, lines.append, 30)
     assert (returncode, last) == (1, "cut")
     assert lines[-1] == "\n" and "".join(lines).startswith("first\n== 1 failed ==\n")
