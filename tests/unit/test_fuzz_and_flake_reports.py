@@ -131,13 +131,15 @@ def test_the_fuzz_report_pins_each_example_or_says_to_write_it() -> None:
     lines = dev.fuzz_report([Failing("t.py::a", "a(x=1)", "@example(\n    x=1,\n)"),
                              Failing("t.py::b", "b(\n    o=<obj>,\n)", None)], 2)
     assert lines[0].startswith("fuzz: 2 property test(s) failed.")
-    assert "from hypothesis import example" in lines[0]
+    assert "from hypothesis import example" in lines[0] and lines[0].endswith("then fix the code:")
+    assert lines[1] == ""
     assert lines[2:5] == ["# t.py::a", "@example(\n    x=1,\n)", ""]
     assert lines[5:10] == ["# t.py::b", "# (printed values are not Python: write this @example by hand)",
                            "# b(", "#     o=<obj>,", "# )"]
     assert lines[-1] == ""
     nothing = dev.fuzz_report([], 1)
     assert nothing[-1].startswith("no failing example was printed")
+    assert nothing[-1].endswith("(a health check or an error outside the examples)")
 
 
 def _run(number: int, cache: str, outcomes: dict[str, str], messages: dict[str, str] | None = None,
@@ -218,3 +220,14 @@ def test_without_ccache_there_are_no_statistics(tmp_path: Path, monkeypatch: pyt
     monkeypatch.setenv("PATH", str(tmp_path))
     assert dev._ccache(tmp_path, "--print-stats") is None
     assert dev._ccache_stats(tmp_path) == ""
+
+
+def test_a_change_alone_or_a_failure_alone_fails_the_flake_check() -> None:
+    changed_only = [_run(1, "cold", {"m::a": "passed"}), _run(2, "warm", {"m::a": "skipped"})]
+    lines, code = dev.flakes_report(changed_only, "-m integration")
+    assert code == 1 and not any(line.startswith("no test changed") for line in lines)
+    # failing every run; the last run recorded no message for it: an empty one, never None
+    failing_only = [_run(1, "cold", {"m::b": "failed"}, {"m::b": "boom"}), _run(2, "warm", {"m::b": "error"})]
+    lines, code = dev.flakes_report(failing_only, "-m integration")
+    assert code == 1 and lines[-1] == "  m::b: "
+    assert not any(line.startswith("no test changed") for line in lines)

@@ -113,18 +113,22 @@ def test_a_pair_without_builds_names_the_builds_that_have_a_manifest(tmp_path: P
     assert "(builds with a manifest: none)" in err.value.message
 
 
-def test_a_broken_environment_is_that_builds_error_case_only(tmp_path: Path) -> None:
+def test_a_broken_environment_is_that_builds_error_case_only(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
     target = SmokeTarget("b-1", {"build": {"id": "b-1", "package": "p"}, "targets": ["gfx90a"]},
                          tmp_path / "no-env")
     args = SimpleNamespace(junit=None, require_gpu=False, workers=None, test_timeout=None, timeout=None)
     outcome = command._smoke_or_broken(target, None, args, None)
-    assert outcome.targets == ("gfx90a",)
+    assert outcome.build_id == "b-1" and outcome.targets == ("gfx90a",)
     assert outcome.returncode == EnvironmentProblem.exit_code == 4
     (case,) = outcome.cases
     assert (case.name, case.outcome) == ("environment", "error") and "no-env" in case.message
     assert not outcome.ok
+    capsys.readouterr()
     named = command._smoke_or_broken(target, ("gfx942",), args, None)
     assert named.targets == ("gfx942",)
+    line = capsys.readouterr().out.splitlines()[0]
+    assert line.startswith("smoke: b-1 in ") and line.endswith(" for gfx942")
 
 
 def test_a_build_without_targets_is_told_to_give_gfx(tmp_path: Path) -> None:

@@ -49,10 +49,14 @@ def test_the_suite_imports_the_scratch_path_first_and_no_user_site(tmp_path: Pat
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHONHOME", "/elsewhere")
     monkeypatch.setenv("KEEP_ME", "1")
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    monkeypatch.delenv("PYTHONNOUSERSITE", raising=False)
     env = smoke._suite_env(tmp_path)
     assert env["PYTHONPATH"] == str(tmp_path / "path")
     assert env["PYTHONDONTWRITEBYTECODE"] == "1" and env["PYTHONNOUSERSITE"] == "1"
     assert "PYTHONHOME" not in env and env["KEEP_ME"] == "1"
+    monkeypatch.delenv("PYTHONHOME")
+    assert "PYTHONHOME" not in smoke._suite_env(tmp_path)  # none to drop: no error either
 
 
 def _target(tmp_path: Path) -> SmokeTarget:

@@ -81,8 +81,11 @@ def test_a_run_pytest_could_not_finish_leaves_the_hung_test_as_an_error(tmp_path
     path = tmp_path / "junit.xml"
     limits.write_junit(path, "sub/test_runtime.py::test_kernel[gfx90a]", "timed out")
     root = ET.parse(path).getroot()
-    assert path.read_bytes().startswith(b"<?xml")
+    # as pytest writes it: UTF-8, <testsuites> holding one <testsuite name="pytest">
+    assert path.read_bytes().startswith(b"<?xml version='1.0' encoding='utf-8'?>")
+    assert root.tag == "testsuites"
     (suite,) = root.findall("testsuite")
+    assert suite.get("name") == "pytest"
     assert {k: suite.get(k) for k in ("tests", "errors", "failures", "skipped")} == \
         {"tests": "1", "errors": "1", "failures": "0", "skipped": "0"}
     (case,) = suite.findall("testcase")
