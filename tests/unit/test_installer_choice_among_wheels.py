@@ -75,3 +75,24 @@ def test_a_missing_folder_is_named(tmp_path: Path) -> None:
     with pytest.raises(UsageError) as err:
         vp.pick(tmp_path / "nope", "gfx942", "3.12")
     assert "nope" in err.value.message and "no such folder" in err.value.message
+
+
+def test_without_variants_the_newest_fitting_wheel_is_picked(tmp_path: Path) -> None:
+    from toolkit.core.errors import CheckFailed
+
+    for file in ("p-1.9-cp312-cp312-manylinux_2_28_x86_64.whl",
+                 "p-1.10-cp312-cp312-manylinux_2_28_x86_64.whl", "p-2.0-cp311-cp311-manylinux_2_28_x86_64.whl"):
+        (tmp_path / file).write_bytes(b"")
+    picked = vp.pick(tmp_path, "gfx90a:xnack-", "3.12")  # a device reports its processor
+    assert picked == vp.Pick("p-1.10-cp312-cp312-manylinux_2_28_x86_64.whl", None, ("null",), "gfx90a")
+    assert vp.pick(tmp_path, None, "3.12").gpu == "detected"
+    with pytest.raises(CheckFailed) as err:
+        vp.pick(tmp_path, "gfx942", "3.13")
+    message = err.value.message
+    assert err.value.exit_code == 1
+    assert str(tmp_path) in message and "GPU gfx942" in message and "Python 3.13" in message
+    assert message.endswith("(variants supported, best first: null)")
+    with pytest.raises(UsageError):
+        vp.pick(tmp_path, "gfx90a", "3")
+    with pytest.raises(UsageError):
+        vp.pick(tmp_path, "nvidia", "3.12")
