@@ -81,7 +81,8 @@ def test_without_variants_the_newest_fitting_wheel_is_picked(tmp_path: Path) -> 
     from toolkit.core.errors import CheckFailed
 
     for file in ("p-1.9-cp312-cp312-manylinux_2_28_x86_64.whl",
-                 "p-1.10-cp312-cp312-manylinux_2_28_x86_64.whl", "p-2.0-cp311-cp311-manylinux_2_28_x86_64.whl"):
+                 "p-1.10-cp312-cp312-manylinux_2_28_x86_64.whl",
+                 "p-2.0-cp311-cp311-manylinux_2_28_x86_64.whl"):
         (tmp_path / file).write_bytes(b"")
     picked = vp.pick(tmp_path, "gfx90a:xnack-", "3.12")  # a device reports its processor
     assert picked == vp.Pick("p-1.10-cp312-cp312-manylinux_2_28_x86_64.whl", None, ("null",), "gfx90a")
