@@ -231,3 +231,43 @@ def test_a_change_alone_or_a_failure_alone_fails_the_flake_check() -> None:
     lines, code = dev.flakes_report(failing_only, "-m integration")
     assert code == 1 and lines[-1] == "  m::b: "
     assert not any(line.startswith("no test changed") for line in lines)
+
+
+@pytest.mark.parametrize(("line", "depth"), [
+    (r"'\'' (", 1),  # an escaped quote does not end the string
+    ("'''a'b''' (", 1), ("x = '''a'b''' (", 1),  # a triple-quoted string holds single quotes
+    ("f(X)", 0), ("f(aXb, [X])", 0),
+])
+def test_escapes_and_triple_quotes_inside_strings(line: str, depth: int) -> None:
+    assert dev._depth(line) == depth
+
+
+def test_continuation_lines_without_pytests_prefix_are_stripped_on_the_left() -> None:
+    text = "E   Falsifying example: test_a(\n      a=1,\n)\n"
+    assert dev._blocks(text) == ["test_a(\na=1,\n)"]
+
+
+def test_a_one_line_call_and_a_value_holding_an_equals_sign() -> None:
+    assert dev._arguments("test_other(x=1)") == ["x=1"]
+    assert dev.to_example("test_x(\n    s='k=v',\n    tmp_path=1,\n)", {"s"}) == "@example(\n    s='k=v',\n)"
+    # what parses as statements but not as one expression is not an @example
+    assert dev.to_example("test_x(\n    a=1)\nx = (1,\n)", None) is None
+
+
+def test_given_after_another_decorator_and_one_whose_callee_is_no_name() -> None:
+    src = ("@settings(max_examples=5)\n@given(x=st.integers())\ndef test_a(fix, x): ...\n"
+           "@registry['k'](1)\n@given(st.text())\ndef test_b(y): ...\n")
+    assert dev.given_names(src, "test_a") == {"x"}
+    assert dev.given_names(src, "test_b") == {"y"}
+
+
+def test_parametrised_and_errored_cases_find_their_given_names(tmp_path: Path) -> None:
+    (tmp_path / "test_p.py").write_text(TEST_FILE)
+    block = "Falsifying example: test_parse(\n    tmp_path=PosixPath('/t'),\n    text='',\n    n=[],\n)"
+    text = block.replace("<", "&lt;")
+    junit = _junit(tmp_path / "f.xml", (
+        f"<testcase classname='test_p' name='test_parse[a[0]]'><error message='m'>{text}</error></testcase>"
+        "<testcase name='test_z'><failure message='no example'/></testcase>"))
+    found = dev.failing_examples(junit, tmp_path)
+    assert [f.test for f in found] == ["test_p.py::test_parse[a[0]]"]
+    assert found[0].example == "@example(\n    text='',\n    n=[],\n)"  # tmp_path is a fixture

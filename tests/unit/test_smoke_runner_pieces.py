@@ -166,3 +166,26 @@ def test_the_hip_version_of_a_rocm_outside_the_matrix_is_its_major_minor() -> No
     assert gpu["carries_gpu_code"] is True and gpu["torch"] is None and gpu["needs_torch"] is False
     assert facts("9.7.3", torch="2.5")["needs_torch"] is True
     assert facts("9.7.3", torch="2.5")["torch"] == "2.5"
+
+
+def test_the_installed_suite_is_found_through_the_package(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(smoke, "PACKAGE", tmp_path / "toolkit")  # no smoke_tests/ beside it
+    found = smoke.suite_dir()
+    assert (found / "pytest.ini").is_file() and (found / "conftest.py").is_file()
+
+
+def test_a_missing_suite_says_how_to_get_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.resources
+
+    from toolkit.core.errors import EnvironmentProblem
+
+    def files(name: str) -> Path:
+        raise ModuleNotFoundError(name)
+
+    monkeypatch.setattr(importlib.resources, "files", files)
+    monkeypatch.setattr(smoke, "PACKAGE", tmp_path / "toolkit")
+    with pytest.raises(EnvironmentProblem) as err:
+        smoke.suite_dir()
+    assert err.value.exit_code == 4 and str(tmp_path / "smoke_tests") in err.value.message
+    assert err.value.hint is not None and "pip install" in err.value.hint and "reinstall" in err.value.hint
