@@ -177,3 +177,47 @@ def test_the_session_table_words_each_result(no_ci: pytest.MonkeyPatch) -> None:
     assert "xfail (known failure)" in rows["kf-1"]
     assert "XPASS: remove the known failure" in rows["kf-2"]
     assert "ok (known failure not reached)" in rows["kf-3"]
+
+
+def test_a_fresh_status_shows_no_output_and_minutes_past_the_hour() -> None:
+    status = console._Status(1, 3, "sources")
+    assert status.__rich__().plain.startswith("[1/3] sources  running 0m0")
+    assert status.__rich__().plain.endswith("s")  # nothing after the time yet
+    status.start -= 3661
+    assert status.__rich__().plain == "[1/3] sources  running 61m01s"
+
+
+def test_the_live_status_is_one_cut_line_in_its_styles() -> None:
+    from rich.console import Console
+
+    status = console._Status(2, 5, "build-wheel")
+    status.last = "compiling a very long file name that does not fit"
+    narrow = Console(file=io.StringIO(), width=30)
+    lines = narrow.render_lines(status, narrow.options)  # as a live display lays it out
+    assert ["".join(seg.text for seg in line) for line in lines] == ["[2/5] build-wheel  running 0m…"]
+    wide = Console(file=io.StringIO(), width=200, force_terminal=True, color_system="standard")
+    wide.print(status)
+    ansi = wide.file.getvalue()  # type: ignore[attr-defined]
+    # ECMA-48 SGR: 1 bold, 36 cyan for the step and its time; 2 faint for its last line
+    assert re.search(r"\x1b\[1;36m\[2/5\] build-wheel  running", ansi)
+    assert re.search(r"\x1b\[2m  compiling", ansi)
+
+
+def test_a_warning_in_a_group_before_any_output_needs_no_resuming(no_ci: pytest.MonkeyPatch) -> None:
+    no_ci.setenv("CI", "true")
+    no_ci.setenv("GITHUB_ACTIONS", "true")
+    out = io.StringIO()
+    rep = StreamReporter(out, out)
+    rep.step_started(1, 1, "install-torch")
+    rep.warning("slow")
+    assert out.getvalue().splitlines()[1:] == ["::warning::slow"]
+
+
+def test_the_live_status_keeps_a_line_ending_in_x(no_ci: pytest.MonkeyPatch) -> None:
+    rep = StreamReporter(_Tty(), io.StringIO())
+    rep.step_started(1, 1, "build")
+    try:
+        rep.step_output("linked libX\r\n")
+        assert rep._status is not None and rep._status.last == "linked libX"
+    finally:
+        rep.close()

@@ -185,7 +185,8 @@ def test_manifests_of_a_folder_one_level_down_sorted(tmp_path: Path) -> None:
     assert report.manifest_files(a) == [a]
     with pytest.raises(UsageError) as err:
         report.manifest_files(tmp_path / "a" / "deeper")
-    assert "artifacts/<build-id>/manifest.json" in err.value.message
+    assert err.value.message.startswith(f"{tmp_path / 'a' / 'deeper'}: no */manifest.json in this folder")
+    assert err.value.message.endswith("artifacts/<build-id>/manifest.json)")
 
 
 def test_notes_say_the_reason_or_the_first_failure_and_how_many_more() -> None:

@@ -109,3 +109,15 @@ def test_the_timed_out_lines_name_build_test_and_limit() -> None:
                              "--timeout), in test t.py::b")
     early = limits.total_limit("b-1", None, None)
     assert early.message.endswith("after its limit (the total limit, --timeout), before any test ran")
+
+
+def test_a_torn_or_foreign_status_file_is_passed_over(tmp_path: Path) -> None:
+    status = tmp_path / "status.json"
+    (tmp_path / "status.json.gw0").write_text("{torn")
+    _status(tmp_path / "status.json.gw1", test="t.py::a")
+    assert limits.running(status) == ("t.py::a", False)
+    other = tmp_path / "o"
+    other.mkdir()
+    (other / "status.json.gw0").write_text("[1, 2]")
+    _status(other / "status.json.gw1", test=5, hung=True)
+    assert limits.running(other / "status.json") == (None, False)
