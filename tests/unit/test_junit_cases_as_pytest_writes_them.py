@@ -7,6 +7,8 @@ reader under test."""
 
 from __future__ import annotations
 
+import errno
+import os
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
@@ -173,32 +175,39 @@ class _Verdict:
 def test_builds_file_is_junit_with_pytests_counts_and_terms(tmp_path: Path) -> None:
     outcomes = [
         _Outcome("ok-build", 1.0),
+        _Outcome("empty-error", 1.0, ""),
+        _Outcome("known-2", 1.0, "also known"),
         _Outcome("plain-fail", 2.5, "step build failed\nthe log tail"),
         _Outcome("signed-fail", 0.0004, "step build failed", {"signature": ["undefined symbol: f", "ld"]}),
         _Outcome("known", 3.0, "broken as known"),
         _Outcome("fixed", 4.0),
     ]
-    verdicts = {"known": _Verdict("xfail"), "fixed": _Verdict("xpass")}
+    verdicts = {"known": _Verdict("xfail"), "fixed": _Verdict("xpass"), "known-2": _Verdict("xfail")}
     path = junit.write_builds(tmp_path / "deep" / "er" / "builds.xml", outcomes, verdicts)
     assert path == tmp_path / "deep" / "er" / "builds.xml"
+    # as pytest writes it: a UTF-8 declaration first
+    assert path.read_bytes().startswith(b"<?xml version='1.0' encoding='utf-8'?>")
     root = ET.parse(path).getroot()
     assert root.tag == "testsuites"
     (suite,) = root
     assert (suite.tag, suite.get("name")) == ("testsuite", "builds")
     assert {k: suite.get(k) for k in ("tests", "failures", "skipped")} == \
-        {"tests": "5", "failures": "3", "skipped": "1"}
+        {"tests": "7", "failures": "4", "skipped": "2"}
     cases = {c.get("name"): c for c in suite.findall("testcase")}
-    assert list(cases) == ["ok-build", "plain-fail", "signed-fail", "known", "fixed"]
+    assert list(cases) == ["ok-build", "empty-error", "known-2", "plain-fail", "signed-fail", "known",
+                           "fixed"]
     assert {c.get("classname") for c in cases.values()} == {"builds"}
-    assert [c.get("time") for c in cases.values()] == ["1.000", "2.500", "0.000", "3.000", "4.000"]
+    assert [c.get("time") for c in cases.values()] == ["1.000", "1.000", "1.000", "2.500", "0.000", "3.000",
+                                                       "4.000"]
+    empty = cases["empty-error"].find("failure")  # an error without words still fails the build
+    assert empty is not None and empty.get("message") == ""
     assert list(cases["ok-build"]) == []
     plain = cases["plain-fail"].find("failure")
     assert plain is not None and plain.get("message") == "step build failed"
     assert plain.text == "step build failed\nthe log tail"
     signed = cases["signed-fail"].find("failure")
     assert signed is not None and signed.get("message") == "undefined symbol: f"
-    assert signed.text is not None and signed.text.startswith("step build failed")
-    assert signed.text.endswith("undefined symbol: f\nld")
+    assert signed.text == "step build failed\n\nsignature of the failure:\nundefined symbol: f\nld"
     known = cases["known"].find("skipped")
     assert known is not None and known.get("type") == "pytest.xfail"
     assert known.get("message") == "verdict xfail"
@@ -213,3 +222,10 @@ def test_a_builds_file_where_no_folder_can_be_made_is_one_usage_error(tmp_path: 
     with pytest.raises(UsageError) as err:
         junit.write_builds(blocker / "builds.xml", [_Outcome("b", 1.0)], {})
     assert str(blocker) in err.value.message and "JUnit" in err.value.message
+    assert f"({os.strerror(errno.EEXIST)})" in err.value.message or \
+        f"({os.strerror(errno.ENOTDIR)})" in err.value.message
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    with pytest.raises(UsageError) as err:
+        junit.write_builds(folder, [_Outcome("b", 1.0)], {})
+    assert err.value.message.startswith("JUnit XML ") and "a-folder" in err.value.message
