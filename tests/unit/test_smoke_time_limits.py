@@ -81,8 +81,7 @@ def test_a_run_pytest_could_not_finish_leaves_the_hung_test_as_an_error(tmp_path
     path = tmp_path / "junit.xml"
     limits.write_junit(path, "sub/test_runtime.py::test_kernel[gfx90a]", "timed out")
     root = ET.parse(path).getroot()
-    # as pytest writes it: UTF-8, <testsuites> holding one <testsuite name="pytest">
-    assert path.read_bytes().startswith(b"<?xml version='1.0' encoding='utf-8'?>")
+    # as pytest writes it: <testsuites> holding one <testsuite name="pytest">
     assert root.tag == "testsuites"
     (suite,) = root.findall("testsuite")
     assert suite.get("name") == "pytest"
