@@ -8,7 +8,6 @@ statistics (``ccache --print-stats``: ``direct_cache_hit``, ``preprocessed_cache
 from __future__ import annotations
 
 import ast
-import shutil
 from pathlib import Path
 
 import pytest
@@ -196,14 +195,6 @@ def test_the_runs_outcomes_come_from_its_junit(tmp_path: Path) -> None:
     outcomes, messages = dev.run_outcomes(junit)
     assert outcomes == {"m::a": "passed", "m::b": "failed", "m::c": "skipped", "m::d": "error"}
     assert messages == {"m::b": "x", "m::d": "trace"}
-
-
-@pytest.mark.skipif(shutil.which("ccache") is None, reason="needs ccache")
-def test_a_zeroed_ccache_has_no_hits_and_no_misses(tmp_path: Path) -> None:
-    cache = tmp_path / "ccache"
-    cache.mkdir()
-    dev._ccache_zero(cache)
-    assert dev._ccache_stats(cache) == "0 hits, 0 misses"
 
 
 def test_hits_are_direct_and_preprocessed_hits(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
