@@ -111,3 +111,21 @@ def test_settle_writes_until_nothing_is_left_or_the_rounds_run_out(tmp_path: Pat
     always = write.settle(tmp_path, lambda: [drift], rounds=2)
     assert always.settled == [drift, drift] and always.facts == [drift]
     assert write.settle(tmp_path, lambda: [note, review]).written == []
+
+
+def test_a_valid_edit_is_written_in_place_keeping_everything_else(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(DATA, data, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    before = {p.name: p.read_bytes() for p in data.iterdir()}
+    url = "https://github.com/ROCm/apex-fork.git"
+    edits = [Edit("apex.toml", ("package", "repo"), url), Edit("apex.toml", ("package", "dist"), "apex")]
+    assert write.apply(data, edits) == ["apex.toml"]
+    after = tomllib.loads((data / "apex.toml").read_text(encoding="utf-8"))
+    old = tomllib.loads(before["apex.toml"].decode())
+    assert after["package"] == {**old["package"], "repo": url}
+    assert {k: v for k, v in after.items() if k != "package"} == \
+        {k: v for k, v in old.items() if k != "package"}
+    text = (data / "apex.toml").read_text(encoding="utf-8")
+    assert text.startswith(before["apex.toml"].decode().split("\n", 1)[0])  # the leading comment stays
+    assert {p.name: p.read_bytes() for p in data.iterdir() if p.name != "apex.toml"} == \
+        {k: v for k, v in before.items() if k != "apex.toml"}
