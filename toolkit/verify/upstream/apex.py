@@ -29,7 +29,15 @@ from dataclasses import dataclass
 
 from toolkit.data.matrix import Package, PackageVersion
 from toolkit.plan.recipes.apex import seed_table
-from toolkit.verify.upstream.model import Context, Edit, Fact, minor, source_review, versions_key
+from toolkit.verify.upstream.model import (
+    Context,
+    Edit,
+    Fact,
+    minor,
+    review_range,
+    source_review,
+    versions_key,
+)
 from toolkit.verify.upstream.repos import Repo
 
 SLUG = "ROCm/apex"
@@ -229,7 +237,7 @@ def _listed_facts(ctx: Context, up: _Branches, i: int, v: PackageVersion) -> lis
     seen = _reviewed_commit(v)
     if seen is None or not head.startswith(seen):
         facts.append(source_review(f"apex {version} source", seen, repo.short(head), ev, bool(v.waiting),
-                                   f"{SLUG}@{seen}..{repo.short(head)} setup.py op_builder"))
+                                   review_range(SLUG, seen, repo.short(head), "setup.py op_builder")))
     if version in up.pairs and up.pairs[version][0] != v.torch_minor:
         torch, tev = up.pairs[version]
         facts.append(Fact("drift", f"apex {version} torch", v.torch, torch, tev,

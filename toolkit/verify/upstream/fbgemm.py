@@ -30,7 +30,15 @@ from typing import Any
 from toolkit.data.matrix import Package, PackageVersion
 from toolkit.data.waiting import reason
 from toolkit.plan.recipes.fbgemm_gpu import tbb_source
-from toolkit.verify.upstream.model import Context, Edit, Fact, minor, source_review, versions_key
+from toolkit.verify.upstream.model import (
+    Context,
+    Edit,
+    Fact,
+    minor,
+    review_range,
+    source_review,
+    versions_key,
+)
 from toolkit.verify.upstream.repos import Repo
 
 SLUG = "pytorch/FBGEMM"
@@ -145,7 +153,7 @@ def _listed(rule: _Rule, i: int, v: PackageVersion) -> list[Fact]:
     if seen is None or not commit.startswith(seen):
         facts.append(source_review(f"fbgemm_gpu {version} source", seen, repo.short(commit),
                                    ci_ev, bool(v.waiting),
-                                   f"{SLUG}@{seen}..{repo.short(commit)} fbgemm_gpu/"))
+                                   review_range(SLUG, seen, repo.short(commit), "fbgemm_gpu/")))
     torch, pythons, rocms, unusable = rule.derive(version)
     if torch and torch != v.torch_minor:
         edits = (Edit(FILE, ("versions", i, "torch"), torch),) + (

@@ -81,6 +81,12 @@ def source_review(what: str, seen: str | None, head: str, evidence: str, waiting
     """The data read ``what``'s source at ``seen``, upstream's head is ``head`` (short): the
     range needs a recipe review (``commits``: ``owner/repo@seen..head paths``); a version
     that waits for its torch owes it before it builds, so it is a note until then."""
-    return Fact("note" if waiting else "review", what, f"@{seen}",
+    return Fact("note" if waiting else "review", what, f"@{seen}" if seen else "none",
                 f"@{head}" + (" (due before it builds: it waits)" if waiting else ""), evidence,
                 review=commits)
+
+
+def review_range(slug: str, seen: str | None, head: str, paths: str) -> str:
+    """What a source review reads: ``owner/repo@seen..head paths``; the whole source at
+    ``head`` when the data names no reviewed commit (``seen`` None)."""
+    return f"{slug}@{seen}..{head} {paths}" if seen else f"{slug}@{head} {paths}"
