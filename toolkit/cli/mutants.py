@@ -16,8 +16,9 @@ Which tests judge a mutant, in order (a documented selection):
    sitecustomize.py: they run the mutated toolkit and report the functions they called);
 2. with ``--integration``, for a sampled mutant those let survive (or none covered), the area's
    integration tests, ``AREA_TESTS`` below: they run the toolkit in subprocesses (nox, python -m
-   toolkit), which inherit ``MUTANT_UNDER_TEST`` and so run the mutant; a failure there kills it (exit code 1 in mutmut's results). They build real
-   projects, a minute or more per mutant, so they are opt-in.
+   toolkit), which inherit ``MUTANT_UNDER_TEST`` and so run the mutant; a failure there kills
+   it (exit code 1 in mutmut's results). They build real projects, a minute or more per
+   mutant, so they are opt-in.
 
 mutmut's configuration (what is mutated, which tests run) is ``[tool.mutmut]`` in
 pyproject.toml; it works in ``mutants/`` (git-ignored). For each mutant mutmut runs only the
