@@ -41,6 +41,11 @@ class Heard(NullReporter):
     def __init__(self) -> None:
         self.infos: list[str] = []
         self.warnings: list[str] = []
+        self.steps: list[tuple[str, str]] = []
+
+    def step(self, index: int, total: int, name: str, status: str, seconds: float,
+             reason: str | None = None) -> None:
+        self.steps.append((name, status))
 
     def info(self, text: str) -> None:
         self.infos.append(text)
@@ -49,10 +54,19 @@ class Heard(NullReporter):
         self.warnings.append(text)
 
 
+ASKED: list[tuple[str, str | None]] = []
+
+
+def _tools(python: str, rocm_bin: str | None) -> dict[str, str | None]:
+    ASKED.append((python, rocm_bin))
+    return {"gcc": "gcc (stand-in) 1.0"}
+
+
 @pytest.fixture
 def layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Layout]:
-    monkeypatch.setattr(manifest, "tool_versions", lambda python, rocm_bin: {})
-    monkeypatch.setattr(manifest, "host_facts", lambda: {})
+    ASKED.clear()
+    monkeypatch.setattr(manifest, "tool_versions", _tools)
+    monkeypatch.setattr(manifest, "host_facts", lambda: {"os": "stand-in"})
     yield Layout(tmp_path / "work", tmp_path / "cache")
 
 
@@ -74,7 +88,12 @@ def written(layout: Layout, build: str = BUILD) -> dict[str, Any]:
 
 def test_a_build_whose_steps_pass_is_ok_with_exit_0(layout: Layout) -> None:
     p = a_plan(step("compile", "true"), step("check", "true"), step("smoke", "true"))
-    [o] = jobs.run_plans([p], layout, Heard())
+    heard = Heard()
+    [o] = jobs.run_plans([p], layout, heard)
+    assert (o.build_id, o.package) == (BUILD, "apex")
+    assert isinstance(o.seconds, float) and 0 <= o.seconds < 60
+    assert heard.steps == [("compile", "ok"), ("check", "ok"), ("smoke", "ok")]
+    assert any("gfx942" in line and BUILD in line for line in heard.infos)
     assert (o.exit_code, o.error) == (0, None)
     assert (o.checks, o.smoke) == ("passed", "passed")
     data = written(layout)
@@ -97,6 +116,9 @@ def test_a_failing_build_step_is_exit_5_and_the_next_build_still_runs(layout: La
     assert str(layout.root / "artifacts" / BUILD / "build.log") in first.error
     assert (first.checks, first.smoke) == ("not run", "not run")
     assert second.exit_code == 0 and second.error is None  # the next build still ran
+    assert isinstance(first.seconds, float) and 0 <= first.seconds < 60
+    assert ("compile", "FAILED") in heard.steps
+    assert data_failure_exit(layout) == 5
     data = written(layout)
     assert data["outcome"] == "failed" and data["failed_step"] == "compile"
     assert data["failure"]["step"] == "compile"
@@ -191,6 +213,8 @@ def test_a_manifest_path_that_is_a_folder_is_exit_2_and_said(layout: Layout) -> 
     assert o.exit_code == 2  # README: an output path that is a folder
     assert o.error is not None and "manifest" in o.error
     assert any("could not record the outcome" in w for w in heard.warnings)
+    [warning] = heard.warnings
+    assert str(layout.root / "artifacts" / BUILD / "manifest.json") in warning  # the cause named
 
 
 def test_a_running_manifest_left_behind_is_said_and_replaced(layout: Layout) -> None:
@@ -267,3 +291,130 @@ def test_the_manifest_lists_each_steps_variables_and_every_unset_once(layout: La
     assert data["environment"] == {"compile": {"CC": "gcc"}}
     assert data["unset"] == ["AR", "CFLAGS", "LDFLAGS"]
     assert [s["env"] for s in data["steps"]][0] == {"CC": "gcc"}
+
+
+def data_failure_exit(layout: Layout) -> int:
+    code: int = written(layout)["failure"]["exit_code"]
+    return code
+
+
+def test_the_manifest_says_running_while_the_build_runs(layout: Layout) -> None:
+    path = layout.root / "artifacts" / BUILD / "manifest.json"
+    copy = layout.root / "seen.json"
+    jobs.run_plans([a_plan(step("compile", "cp", str(path), str(copy)))], layout)
+    during = json.loads(copy.read_text())
+    assert during["outcome"] == "running"
+    assert during["tools"] == {} and during["installed"] == []  # nothing learned yet
+    assert written(layout)["outcome"] == "ok"
+
+
+def test_a_finished_manifest_is_complete_by_the_schema_with_what_it_learned(
+        layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    from importlib.metadata import version
+
+    from toolkit.plan.model import Options
+    from toolkit.run.manifest_schema import SCHEMA_VERSION
+
+    original = executor.HANDLERS[Command]
+
+    def learns(s: Step, run: Run) -> StepResult | str:
+        run.values["ROCM_BIN"] = "/opt/rocm-7.0.0/bin"
+        run.values["_PRIVATE"] = "not recorded"
+        return original(s, run)
+
+    monkeypatch.setitem(executor.HANDLERS, Command, learns)
+    m = load_matrix()
+    b = m.build(BUILD)
+    p = Plan(b, ("gfx942",), "gfx94X-dcgpu", (step("compile", "true"),),
+             options=Options(gfx=("gfx942",)), channel="stable")
+    jobs.run_plans([p], layout)
+    path = layout.root / "artifacts" / BUILD / "manifest.json"
+    data = manifest.load(path)  # the schema's own validation: every field, rightly typed
+    assert data["schema_version"] == SCHEMA_VERSION
+    assert data["toolkit_version"] == version("rocm-wheel-toolkit")
+    assert data["family"] == "gfx94X-dcgpu"
+    assert data["options"]["gfx"] == ["gfx942"]
+    assert data["source"]["repo"] == b.package.repo == "https://github.com/ROCm/apex.git"
+    assert data["source"]["ref"] == b.pkg_version.ref
+    assert data["sdk"]["channel"] == "stable"
+    assert data["learned"]["ROCM_BIN"] == "/opt/rocm-7.0.0/bin"
+    assert data["learned"]["MANIFEST"] == str(path)  # the smoke step reads its own manifest
+    assert "_PRIVATE" not in data["learned"]
+    assert data["tools"] == {"gcc": "gcc (stand-in) 1.0"}
+    assert data["host"]["os"] == "stand-in" and data["host"]["paths"]["workdir"] == str(layout.root)
+    env_python = str(layout.cache / "envs" / layout.env_name(b) / "bin" / "python")
+    assert ASKED == [(env_python, "/opt/rocm-7.0.0/bin")]
+    assert data["identity"]["interpreter"] == {"implementation": None, "version": None, "abi": None}
+    assert data["repro"] == f"invoke repro {layout.root / 'artifacts' / BUILD}/manifest.json"
+
+
+def test_an_interrupted_manifest_learns_nothing_from_the_host(
+        layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(s: Step, run: Run) -> StepResult | str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setitem(executor.HANDLERS, Command, interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        jobs.run_plans([a_plan(step("compile", "true"))], layout)
+    data = written(layout)
+    assert data["tools"] == {} and ASKED == []
+    assert set(data["host"]) == {"paths"}
+
+
+def test_a_skipped_check_says_why(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    original = executor.HANDLERS[Command]
+
+    def skip_check(s: Step, run: Run) -> StepResult | str:
+        return "environment up to date" if s.name == "check" else original(s, run)
+
+    monkeypatch.setitem(executor.HANDLERS, Command, skip_check)
+    [o] = jobs.run_plans([a_plan(step("compile", "true"), step("check", "true"))], layout)
+    assert o.checks == "skipped: environment up to date"
+
+
+def test_the_manifest_rows_are_each_steps_command_and_result(layout: Layout) -> None:
+    jobs.run_plans([a_plan(step("compile", "sh", "-c", "exit 0", env={"CC": "gcc"}))], layout)
+    [row] = written(layout)["steps"]
+    assert row["name"] == "compile" and row["kind"] == "run"
+    assert row["argv"] == ["sh", "-c", "exit 0"] and row["env"] == {"CC": "gcc"}
+    assert row["returncode"] == 0 and row["skipped"] is None
+    assert isinstance(row["seconds"], float) and 0 <= row["seconds"] < 60
+
+
+def test_a_log_that_cannot_be_written_is_exit_5(layout: Layout) -> None:
+    (layout.root / "artifacts" / BUILD / "build.log").mkdir(parents=True)
+    [o] = jobs.run_plans([a_plan(step("compile", "true"))], layout)
+    assert o.exit_code == 5  # README: a build step failed (here: writing its log)
+    assert o.error is not None and o.error.startswith("cannot write: ")
+    assert "build.log" in o.error
+
+
+@pytest.mark.parametrize(("which", "named"), [("root", "--workdir"), ("cache", "TOOLKIT_CACHE_DIR")])
+def test_a_file_where_a_folder_should_be_is_refused_before_any_build(
+        tmp_path: Path, which: str, named: str) -> None:
+    layout = Layout(tmp_path / "work", tmp_path / "cache")
+    getattr(layout, which).parent.mkdir(parents=True, exist_ok=True)
+    getattr(layout, which).write_text("a file\n")
+    from toolkit.core.errors import UsageError
+
+    with pytest.raises(UsageError) as caught:
+        jobs.run_plans([a_plan(step("compile", "true"))], layout)
+    assert caught.value.exit_code == 2 and named in str(caught.value)
+    assert str(getattr(layout, which)) in str(caught.value)
+
+
+def test_the_builds_of_one_run_share_one_table_of_index_verdicts(
+        layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    original = executor.HANDLERS[Command]
+    tables: list[object] = []
+
+    def note(s: Step, run: Run) -> StepResult | str:
+        tables.append(run.probes)
+        return original(s, run)
+
+    monkeypatch.setitem(executor.HANDLERS, Command, note)
+    jobs.run_plans([a_plan(step("compile", "true")), a_plan(step("compile", "true"), build=OTHER)],
+                   layout)
+    assert len(tables) == 2 and isinstance(tables[0], dict) and tables[0] is tables[1]
+    jobs.run_plans([a_plan(step("compile", "true"))], layout)
+    assert tables[2] == {} and tables[2] is not tables[0]  # the next run probes again
