@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shlex
 import tempfile
 from importlib.metadata import version
 from pathlib import Path
@@ -45,6 +46,7 @@ done
   echo "# SEEN PIP_INDEX_URL=${PIP_INDEX_URL-unset}"
   echo "# SEEN hashes=$(echo " $* " | grep -c -- ' --generate-hashes ')"
   echo "# SEEN last=$last"
+  for a in "$@"; do echo "# ARG $a"; done
 } > "$out"
 """
 
@@ -164,3 +166,35 @@ def test_builds_sharing_an_environment_share_one_lock_and_one_row(tmp_path: Path
     rows = lock_status(m, [*shared, other], Options(), layout)
     assert [r.name for r in rows] == [lock_name(m, shared[0]), lock_name(m, other)]
     assert [r.state for r in rows] == ["missing", "missing"]
+
+
+def test_pip_compiles_own_parser_reads_the_options_the_lock_needs(tmp_path: Path) -> None:
+    """pip-tools' own command line (click) and pip's own install options parse the argv:
+    hashes, pre-releases, no index or find-links lines in the lock, pip's cache off."""
+    import warnings
+
+    with warnings.catch_warnings():  # pip's vendored pkg_resources warns on import
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from pip._internal.commands import create_command
+    from piptools.scripts.compile import cli
+
+    m, build = pip_build()
+    layout = Layout(tmp_path / "work", tmp_path / "cache")
+    install_tool(layout, build.python, RECORDER)
+    text = compile_lock(build, sources_for(m, build, Options()), interpreter="/usr/bin/python3",  # type: ignore[arg-type]
+                        layout=layout, name="x.txt").read_text()
+    args = [ln[len("# ARG "):] for ln in text.splitlines() if ln.startswith("# ARG ")]
+    req = tmp_path / "requirements.in"
+    req.write_text("torch\n")
+    args = [str(req) if a == "./requirements.in" else a for a in args]
+    params = cli.make_context("pip-compile", args).params
+    assert params["generate_hashes"] and params["pre"] and params["strip_extras"]
+    assert params["allow_unsafe"] and params["quiet"] >= 1
+    assert not params["emit_trusted_host"] and not params["emit_index_url"]
+    assert not params["emit_find_links"]
+    assert params["cache_dir"] == "./cache"  # inside its own temporary folder
+    assert params["src_files"] == (str(req),)
+    assert params["output_file"].name == "./x.txt"
+    options, rest = create_command("install").parse_args(shlex.split(params["pip_args_str"]))
+    assert rest == [] and options.cache_dir is False
+    assert (options.timeout, options.retries) == (15, 1)
