@@ -224,3 +224,53 @@ def test_nesting_deeper_than_eight_levels_is_refused(tmp_path: Path, run: Run) -
         sources._nested(tmp_path, "https://x/a.git", tmp_path / "m", run, 9)
     assert "deeper than 8" in str(caught.value)
     sources._nested(tmp_path, "https://x/a.git", tmp_path / "m", run, 8)  # no .gitmodules: fine
+
+
+def test_a_fetched_worktree_is_at_the_ref_and_a_second_fetch_replaces_it(
+        tmp_path: Path, run: Run) -> None:
+    from toolkit.core.steps import FetchSources
+
+    origin = tmp_path / "origin"
+    first = repo_with(origin, {"setup.py": "v = 1\n"})
+    sh_git("-C", str(origin), "tag", "v1")
+    (origin / "setup.py").write_text("v = 2\n")
+    sh_git("-C", str(origin), "commit", "-q", "-am", "two")
+    mirror, wt = tmp_path / "cache" / "mirrors" / "origin.git", tmp_path / "work" / "src"
+    action = FetchSources(str(origin), "v1", str(mirror), str(wt))
+    result = sources.fetch_sources(Step("get-sources", "fetch", action), run)
+    assert result.returncode == 0 and result.argv == list(action.command().argv)
+    assert (wt / "setup.py").read_text() == "v = 1\n"
+    assert run.values["SHA"] == first and run.values["SHA8"] == first[:8]
+    assert run.values["SOURCE_DATE_EPOCH"] == str(EPOCH)
+    (wt / "stray.o").write_text("left by an earlier build\n")
+    sources.fetch_sources(Step("get-sources", "fetch", FetchSources(str(origin), "main",
+                                                                     str(mirror), str(wt))), run)
+    assert (wt / "setup.py").read_text() == "v = 2\n" and not (wt / "stray.o").exists()
+    assert run.values["SHA"] == sh_git("-C", str(origin), "rev-parse", "main")
+    log = run.log.getvalue()  # type: ignore[attr-defined]
+    assert f"$ git clone --mirror --quiet {origin}" in log  # cloned once ...
+    assert log.count("git clone --mirror") == 1
+
+
+def test_nested_submodules_are_checked_out_recursively(tmp_path: Path, run: Run) -> None:
+    inner = tmp_path / "inner"
+    inner_sha = repo_with(inner, {"inner.h": "int inner;\n"})
+    outer = tmp_path / "outer"
+    repo_with(outer, {".gitmodules": '[submodule "in"]\n\tpath = deps/in\n\turl = ../inner\n',
+                      "outer.h": "int outer;\n"})
+    sh_git("-C", str(outer), "update-index", "--add", "--cacheinfo", f"160000,{inner_sha},deps/in")
+    sh_git("-C", str(outer), "commit", "-q", "-m", "gitlink")
+    outer_sha = sh_git("-C", str(outer), "rev-parse", "HEAD")
+    wt = tmp_path / "wt"
+    repo_with(wt, {".gitmodules": f'[submodule "o"]\n\tpath = third/outer\n\turl = {outer}\n'})
+    sh_git("-C", str(wt), "update-index", "--add", "--cacheinfo", f"160000,{outer_sha},third/outer")
+    sh_git("-C", str(wt), "commit", "-q", "-m", "gitlink")
+    sub = Submodule("third/outer", str(outer), str(tmp_path / "mirrors" / "outer.git"))
+    sources.fetch_submodules(_submodules_step(wt, tmp_path, sub), run)
+    assert (wt / "third" / "outer" / "outer.h").exists()
+    # "../inner" relative to the outer repository's URL (git-submodule(1))
+    assert (wt / "third" / "outer" / "deps" / "in" / "inner.h").read_text() == "int inner;\n"
+    assert sh_git("-C", str(wt / "third" / "outer" / "deps" / "in"), "rev-parse", "HEAD") == inner_sha
+    mirrors = sorted(p.name for p in (tmp_path / "mirrors").iterdir() if p.suffix != ".lock"
+                     and not p.name.endswith(".holder"))
+    assert len(mirrors) == 2  # each repository mirrored once, the nested one in the mirrors folder
