@@ -237,9 +237,11 @@ def test_a_fetched_worktree_is_at_the_ref_and_a_second_fetch_replaces_it(
     sh_git("-C", str(origin), "commit", "-q", "-am", "two")
     mirror, wt = tmp_path / "cache" / "mirrors" / "origin.git", tmp_path / "work" / "src"
     action = FetchSources(str(origin), "v1", str(mirror), str(wt))
+    wt.mkdir(parents=True)  # a plain folder (no git worktree) in its place: replaced
+    (wt / "old.txt").write_text("not from git\n")
     result = sources.fetch_sources(Step("get-sources", "fetch", action), run)
     assert result.returncode == 0 and result.argv == list(action.command().argv)
-    assert (wt / "setup.py").read_text() == "v = 1\n"
+    assert (wt / "setup.py").read_text() == "v = 1\n" and not (wt / "old.txt").exists()
     assert run.values["SHA"] == first and run.values["SHA8"] == first[:8]
     assert run.values["SOURCE_DATE_EPOCH"] == str(EPOCH)
     (wt / "stray.o").write_text("left by an earlier build\n")
