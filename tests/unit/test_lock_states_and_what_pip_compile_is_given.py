@@ -37,7 +37,7 @@ for a in "$@"; do
   prev="$a"; last="$a"
 done
 {
-  printf 'torch==2.7.0 \\\\\\n    --hash=sha256:%s\\n' abababababababababababababababababababababababababababababababab
+  printf 'torch==2.7.0 \\\\\\n    --hash=sha256:%s\\n' "$(printf 'ab%.0s' $(seq 32))"
   echo "# from https://user:s3cret@mirror.example/simple"
   echo "# made in $(pwd)/cache"
   echo "# SEEN PIP_FIND_LINKS=${PIP_FIND_LINKS-unset}"
