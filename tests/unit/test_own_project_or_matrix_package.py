@@ -44,7 +44,8 @@ def test_a_project_of_its_own_takes_only_its_own_name_and_no_version() -> None:
     with pytest.raises(UsageError) as err:
         own_project._refuse_matrix_selection(m, build, ["my_ext", "apex", "zzz"], args)
     assert err.value.message.startswith("--package apex,zzz: the project at /src is my-ext")
-    assert "valid: my_ext or apex, fbgemm_gpu" in err.value.message
+    # the matrix's packages, whichever recipes are registered (a third one in some runs)
+    assert f"valid: my_ext or {', '.join(sorted(m.packages))}" in err.value.message
     with pytest.raises(UsageError) as err:
         own_project._refuse_matrix_selection(m, build, [],
                                              argparse.Namespace(source="/src", versions=["1.0"]))
