@@ -136,15 +136,6 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["TOOLKIT_DATA_DIR"] = str(data_folder(folder, DATA))
 
 
-
-# xdist sets a module-scoped fixture up once on every worker that runs one of its tests: on 2
-# workers the module fixtures that build the demo were built twice. Plain `-n N` ("load")
-# therefore keeps each integration module whose module fixture builds (SHARED in
-# tests/fixtures/scheduling.py) on one worker and spreads every other test one by one, as
-# "load" does. (xdist's own `--dist loadgroup` does not group under pytest 9, whose node ids
-# it can no longer suffix.)
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_teardown(item: pytest.Item) -> None:
     """Under mutmut's stats: the functions the test's child processes called, as its own."""
@@ -156,6 +147,14 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
     for path in Path(folder).glob("*.hits"):
         state()._stats.update(path.read_text(encoding="utf-8").split())
         path.unlink()
+
+
+# xdist sets a module-scoped fixture up once on every worker that runs one of its tests: on 2
+# workers the module fixtures that build the demo were built twice. Plain `-n N` ("load")
+# therefore keeps each integration module whose module fixture builds (SHARED in
+# tests/fixtures/scheduling.py) on one worker and spreads every other test one by one, as
+# "load" does. (xdist's own `--dist loadgroup` does not group under pytest 9, whose node ids
+# it can no longer suffix.)
 
 
 @pytest.hookimpl(optionalhook=True)
