@@ -98,9 +98,16 @@ def test_ci_matrix_is_the_same_under_any_hash_seed() -> None:
     members.update({alias: set(f["targets"]) for f in gpus.values() for alias in f.get("aliases", [])})
     entries = json.loads(outputs["0"])["include"]
     assert len({e["artifact"] for e in entries}) == len(entries)
+    # a version whose data says `abi3 = "cp39"` is one wheel named by that tag (README:
+    # <pkg>-<ver>-cp39-abi3-rocm<r>), read from the package's data file, not from the code
+    data = Path(os.environ.get("TOOLKIT_DATA_DIR") or ROOT / "toolkit" / "data")
+    abi3 = {(pkg, v["version"]): v.get("abi3", "") for pkg in {e["package"] for e in entries}
+            for v in tomllib.loads((data / f"{pkg}.toml").read_text())["versions"]}
     for e in entries:
         rocm = "cpu" if e["rocm"] == "cpu" else "rocm" + e["rocm"]
-        assert e["id"] == f"{e['package']}-{e['version']}-cp{e['python'].replace('.', '')}-{rocm}", e
+        limited = abi3[(e["package"], e["version"])]
+        tag = f"{limited}-abi3" if limited else f"cp{e['python'].replace('.', '')}"
+        assert e["id"] == f"{e['package']}-{e['version']}-{tag}-{rocm}", e
         assert re.fullmatch(r"gfx[0-9a-f]+(,gfx[0-9a-f]+)*", e["gfx"]), e
         assert set(e["gfx"].split(",")) <= members[e["family"]], e
         assert e["known_failure"] == "", e
