@@ -268,3 +268,34 @@ def test_unkilled_runs_again_only_the_drawn_mutants_not_killed(tmp_path: Path,
     assert list(run[2:]) == drawn[2:]  # the four not killed, in the sample's order
     assert "running the 4 of them no test has killed yet" in s.logs
     assert aborted(in_nox(lambda s: m.mutants(s, ["--unkilled"])))[1] == 2
+
+
+def test_two_seeds_run_their_samples_in_one_mutmut_run_and_are_scored_apart(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    names = [f"toolkit.plan.planner.x_f__mutmut_{i}" for i in range(40)]
+    _meta(tmp_path, "toolkit.plan.planner", dict.fromkeys(names))
+    monkeypatch.chdir(tmp_path)
+    one, two = m.draw(names, 8, 11), m.draw(names, 8, 12)
+    assert one != two  # two samples, drawn apart (40 choose 8 ways each)
+    s = FakeSession()
+    m.mutants(s, ["toolkit.plan", "--sample", "8", "--seed", "11", "--seed", "12"])
+    assert len(s.ran) == 2  # generating, then ONE mutmut run of every drawn mutant, each once
+    assert sorted(s.ran[1][2:]) == sorted(set(one) | set(two)) and len(s.ran[1][2:]) == len(set(one) | set(two))
+    # mutmut's results: every mutant of sample 11 killed; of 12's, those not in 11 survive
+    codes: dict[str, int | None] = dict.fromkeys(names)
+    codes.update(dict.fromkeys(two, 0))
+    codes.update(dict.fromkeys(one, 1))
+    _meta(tmp_path, "toolkit.plan.planner", codes)
+    again = FakeSession()
+    m.mutants(again, ["toolkit.plan", "--sample", "8", "--seed", "11", "--seed", "12", "--score-only"])
+    both = len(set(one) & set(two))
+    lines = [x for x in again.logs if x.startswith(("toolkit.plan:", "sample of seed"))]
+    assert lines[0] == "sample of seed 11:" and lines[2] == "sample of seed 12:"
+    assert lines[1].startswith("toolkit.plan: 8 killed of 8 (100.0%) in a sample of 8 of 40 mutants")
+    assert lines[3].startswith(f"toolkit.plan: {both} killed of 8 ")
+    assert lines[3].endswith(f", {8 - both} survived, 0 not covered by any test")
+    # one seed alone reports as it always did: no "sample of seed" heading
+    alone = FakeSession()
+    m.mutants(alone, ["toolkit.plan", "--sample", "8", "--seed", "12", "--score-only"])
+    assert not any(x.startswith("sample of seed") for x in alone.logs)
+    assert alone.logs[0] == "sample: 8 of 40 mutants, seed 12"

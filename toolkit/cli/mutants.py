@@ -35,7 +35,9 @@ draws of the mutants it changes) and runs only those. Its score is an estimate: 
 the sample size, the number of mutants it was drawn from and a 95% Wilson score interval.
 ``--score-only --sample N --seed S`` reports the same sample's score again, and
 ``--unkilled --sample N --seed S`` runs again only its mutants no test has killed yet (after
-adding tests; mutants of functions edited since count as not run).
+adding tests; mutants of functions edited since count as not run). ``--seed`` given twice
+draws two samples, each of N, and runs them in one mutmut run (the stats and the clean run of
+their tests are shared); each is scored apart.
 """
 
 from __future__ import annotations
@@ -168,7 +170,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-children", type=int, default=None, help="parallel workers (mutmut's default: CPUs)")
     p.add_argument("--sample", type=int, default=None, metavar="N",
                    help="run N mutants drawn uniformly at random; the score gets a 95%% interval")
-    p.add_argument("--seed", type=int, default=0, help="the seed of --sample (default 0)")
+    p.add_argument("--seed", type=int, action="append", default=None,
+                   help="the seed of --sample (default 0); given again, another sample, drawn "
+                        "apart: one mutmut run runs them all, each is scored alone")
     p.add_argument("--unkilled", action="store_true",
                    help="with --sample: run only the drawn mutants no test has killed yet "
                         "(survived, not covered, not run, changed since): after adding tests")
@@ -287,21 +291,26 @@ def _body(session: Any, posargs: Sequence[str]) -> None:
     extra = [f"--max-children={children}"] if children else []
     if not args.score_only and not exe.exists():
         raise EnvironmentProblem("mutmut is not installed", hint="pip install -e '.[dev]'")
-    chosen: list[str] | None = None
     if not args.score_only:
         for path in refresh_data(root):
             session.log(f"refreshed {path.relative_to(root)}")
-    if args.sample is not None:
-        chosen = _run_sample(session, args, root, modules, [str(exe), "run", *extra])
-    elif not args.score_only:
-        session.run(str(exe), "run", *extra, *[f"{m}.*" for m in modules])
-    _report(session, root, modules, chosen)
+    if args.sample is None:
+        if not args.score_only:
+            session.run(str(exe), "run", *extra, *[f"{m}.*" for m in modules])
+        _report(session, root, modules, None)
+        return
+    samples = _run_sample(session, args, root, modules, [str(exe), "run", *extra])
+    for seed, chosen in samples.items():
+        if len(samples) > 1:
+            session.log(f"sample of seed {seed}:")
+        _report(session, root, modules, chosen)
 
 
 def _run_sample(session: Any, args: argparse.Namespace, root: Path, modules: list[str],
-                mutmut_run: list[str]) -> list[str]:
-    """--sample N: draw N of the modules' mutants (seeded) and run them (with --unkilled,
-    those no test killed yet; with --score-only, none); the drawn mutants."""
+                mutmut_run: list[str]) -> dict[int, list[str]]:
+    """--sample N: for each seed, draw N of the modules' mutants, then run the drawn mutants of
+    every seed in one mutmut run (with --unkilled, those no test killed yet; with
+    --score-only, none); each seed's drawn mutants."""
     if not args.score_only:
         session.run(sys.executable, "-c", GENERATE, str(args.max_children or 2))
     codes = {k: c for cs in generated(root, modules).values() for k, c in cs.items()}
@@ -309,17 +318,22 @@ def _run_sample(session: Any, args: argparse.Namespace, root: Path, modules: lis
     if not names:
         raise UsageError(f"no mutants of {', '.join(modules)} in mutants/: "
                          "run without --score-only first")
-    chosen = draw(names, args.sample, args.seed)
-    session.log(f"sample: {len(chosen)} of {len(names)} mutants, seed {args.seed}")
-    todo = chosen
+    samples: dict[int, list[str]] = {}
+    for seed in args.seed or [0]:
+        samples[seed] = draw(names, args.sample, seed)
+        session.log(f"sample: {len(samples[seed])} of {len(names)} mutants, seed {seed}")
+    drawn = sorted({k for chosen in samples.values() for k in chosen})
+    todo = drawn
     if args.unkilled:  # after new tests: what a test killed stays killed
-        todo = [k for k in chosen if codes.get(k) not in KILLED]
+        todo = [k for k in drawn if codes.get(k) not in KILLED]
         session.log(f"running the {len(todo)} of them no test has killed yet")
+    elif len(samples) > 1:
+        session.log(f"running the {len(todo)} mutants the samples drew, in one run")
     if not args.score_only and todo:
         session.run(*mutmut_run, *todo)
     if args.integration and not args.score_only:
-        _integration_pass(session, root, modules, chosen)
-    return chosen
+        _integration_pass(session, root, modules, drawn)
+    return samples
 
 
 def area_tests(mutant: str) -> tuple[str, ...]:
