@@ -280,7 +280,8 @@ def test_two_seeds_run_their_samples_in_one_mutmut_run_and_are_scored_apart(
     s = FakeSession()
     m.mutants(s, ["toolkit.plan", "--sample", "8", "--seed", "11", "--seed", "12"])
     assert len(s.ran) == 2  # generating, then ONE mutmut run of every drawn mutant, each once
-    assert sorted(s.ran[1][2:]) == sorted(set(one) | set(two)) and len(s.ran[1][2:]) == len(set(one) | set(two))
+    ran = list(s.ran[1][2:])
+    assert sorted(ran) == sorted(set(one) | set(two)) and len(ran) == len(set(ran))
     # mutmut's results: every mutant of sample 11 killed; of 12's, those not in 11 survive
     codes: dict[str, int | None] = dict.fromkeys(names)
     codes.update(dict.fromkeys(two, 0))
