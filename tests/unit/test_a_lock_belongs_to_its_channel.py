@@ -1,8 +1,9 @@
 """A lock is compiled for one TheRock channel: a stable channel resolves releases only, the
-others pre-releases too (README: a released line's `stable` channel is "resolved without pre-releases"), so the same
-index read through another channel may pin other versions. The lock's inputs hash therefore
-changes with the channel even when the index URL is the same (a mirror given with
-``--index-url``), and a lock compiled for one channel is stale for the other."""
+others pre-releases too (README: a released line's `stable` channel is "resolved without
+pre-releases"), so the same index read through another channel may pin other versions. The
+lock's inputs hash therefore changes with the channel even when the index URL is the same (a
+mirror given with ``--index-url``), and a lock compiled for one channel is stale for the
+other."""
 
 from __future__ import annotations
 

@@ -260,6 +260,17 @@ def test_a_requirements_name_is_its_pep_503_name(req: str) -> None:
     assert _requirement_name(req) == canonicalize_name(Requirement(req.strip()).name)
 
 
+@pytest.mark.parametrize("req", ["", "   ", ">=2.0", "-e ./local", "# torch"])
+def test_a_line_that_names_no_distribution_has_no_name(req: str) -> None:
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    from toolkit.plan.recipes.generic import _requirement_name
+
+    with pytest.raises(InvalidRequirement):  # packaging agrees: no PEP 508 name in it
+        Requirement(req)
+    assert _requirement_name(req) == ""
+
+
 def test_a_project_that_asks_for_nothing_installs_the_front_end_alone() -> None:
     from toolkit.plan.recipes.generic import generic_build
 
