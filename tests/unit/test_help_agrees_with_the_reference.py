@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.nox_runs import in_nox
+from toolkit.cli import devsessions
 from toolkit.cli.commands.smoke import pair_parser
 from toolkit.cli.main import SUBCOMMAND_MODULES, build_parser, command_name, main
 from toolkit.cli.sessions import session_parser
@@ -123,3 +125,20 @@ def test_the_printed_help_carries_the_reference_lines(command: str,
     for invocation, _required, text in documented:
         assert _bare(f"{invocation} {text}") in printed, invocation
     assert _bare(codes.removeprefix("Exit codes: ").rstrip(".")) in printed
+
+
+@pytest.mark.parametrize("session", ["fuzz", "flakes"])
+def test_the_developer_sessions_help_is_the_reference(session: str,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """``nox -s fuzz -- --help`` and ``nox -s flakes -- --help``, as nox runs the session (the
+    parser is the session body's own): what the reference says, and nothing else."""
+    result = in_nox(lambda s: getattr(devsessions, session)(s, ["--help"]))
+    assert result.status.name == "SUCCESS", result.reason
+    printed = capsys.readouterr().out
+    description, documented, codes = _documented(f"`nox -s {session} --`")
+    assert printed.startswith(f"usage: nox -s {session} -- [-h] ")
+    body = _bare(printed.split("options:", 1)[0].split("\n", 2)[2])
+    assert body == _bare(description)
+    options = _bare(printed.split("options:", 1)[1].split("\n", 2)[2])  # after argparse's -h
+    assert options == _bare(" ".join(f"{inv} {text}" for inv, _required, text in documented))
+    assert codes == ""
