@@ -91,17 +91,6 @@ def test_flakes_names_the_test_that_changed_and_runs_cold_then_warm(
     assert not (work / "ccache-2").exists() and not (work / "ccache-0").exists()
 
 
-def test_flakes_with_every_run_alike_passes(tmp_path: Path,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
-    rest = _project(tmp_path, "test_steady.py",
-                    "import pytest\n\n@pytest.mark.integration\ndef test_a():\n    pass\n")
-    result = in_nox(lambda s: devsessions.flakes(s, ["--runs", "2", *rest]), folder=tmp_path)
-    assert result.status.name == "SUCCESS", result.reason
-    out = capsys.readouterr().out.splitlines()
-    assert "no test changed its outcome across 2 runs" in out
-    assert out[0].endswith("(ccache: cold, warm), 1 tests")
-
-
 PROPERTY = '''
 import os
 from pathlib import Path
