@@ -142,3 +142,23 @@ def test_the_developer_sessions_help_is_the_reference(session: str,
     options = _bare(printed.split("options:", 1)[1].split("\n", 2)[2])  # after argparse's -h
     assert options == _bare(" ".join(f"{inv} {text}" for inv, _required, text in documented))
     assert codes == ""
+
+
+@pytest.mark.parametrize("session", ["build", "smoke", "lock"])
+def test_a_pair_sessions_help_as_nox_runs_it(session: str,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """``nox -s <session>-3.12-rocm7.0 -- --help`` through the session body: its usage names
+    the session, and it lists what the reference says (lock: the build session's options and
+    its own ``--check``)."""
+    from toolkit.cli import sessions
+
+    result = in_nox(lambda s: getattr(sessions, session)(s, "3.12", "7.0", ["--help"]))
+    assert result.status.name == "SUCCESS", result.reason
+    printed = capsys.readouterr().out
+    assert printed.startswith(f"usage: nox -s {session}-3.12-rocm7.0 -- [-h] "), printed[:80]
+    titles = {"build": ["build"], "smoke": ["smoke"], "lock": ["build", "lock"]}[session]
+    bare = _bare(printed)
+    for title in titles:
+        _, documented, _ = _documented(f"`nox -s {title}-<py>-rocm<rocm> --`")
+        for invocation, _required, text in documented:
+            assert _bare(f"{invocation} {text}") in bare, (title, invocation)
