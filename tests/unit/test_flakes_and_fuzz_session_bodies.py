@@ -45,6 +45,11 @@ def test_stable():
     pass
 
 
+@pytest.mark.integration
+def test_broken():
+    raise AssertionError("broken every time")
+
+
 def test_not_integration():
     raise AssertionError("a test not marked integration ran")
 '''
@@ -69,18 +74,21 @@ def test_flakes_names_the_test_that_changed_and_runs_cold_then_warm(
     result = in_nox(lambda s: devsessions.flakes(s, ["--runs", "4", *rest]), folder=tmp_path)
     message, code = aborted(result)
     assert code == 1
-    assert message == ("in 4 runs, 1 test(s) changed outcome and 0 failed every time "
+    assert message == ("in 4 runs, 1 test(s) changed outcome and 1 failed every time "
                        "(named above)")
     out = capsys.readouterr().out.splitlines()
     what = " ".join(["-m integration", *rest])
-    assert out[0] == f"flakes: 4 runs of {what} in this clone (ccache: cold, warm, warm, cold), 2 tests"
-    assert out[1].startswith("  run 1 (cold ccache): 2 passed in ")
-    assert out[2].startswith("  run 2 (warm ccache): 1 failed, 1 passed in ")
-    assert out[4].startswith("  run 4 (cold ccache): 2 passed in ")
+    assert out[0] == f"flakes: 4 runs of {what} in this clone (ccache: cold, warm, warm, cold), 3 tests"
+    assert out[1].startswith("  run 1 (cold ccache): 1 failed, 2 passed in ")
+    assert out[2].startswith("  run 2 (warm ccache): 2 failed, 1 passed in ")
+    assert out[4].startswith("  run 4 (cold ccache): 1 failed, 2 passed in ")
     assert "CHANGED: 1 test(s) did not give the same outcome every run:" in out
     assert "    run 1: passed  run 2: failed  run 3: passed  run 4: passed" in out
     assert any(ln.startswith("    run 2: AssertionError: second run fails") for ln in out), out
-    assert not any("test_stable" in ln or "FAILED EVERY RUN" in ln for ln in out)
+    assert not any("test_stable" in ln for ln in out)
+    failing = out.index("FAILED EVERY RUN (not a flake, a failure): 1 test(s):")
+    assert out[failing + 1].startswith("  test_flaky::test_broken: AssertionError: broken every time")
+    assert out[failing - 3] == "  test_flaky::test_flips"  # the changed test and its 2 lines first
     (junit,) = [ln for ln in out if ln.startswith("JUnit files: ")]
     work = Path(junit.removeprefix("JUnit files: ").removesuffix("/run-*.xml"))
     assert sorted(p.name for p in work.glob("run-*.xml")) == [f"run-{i}.xml" for i in range(1, 5)]
@@ -135,6 +143,14 @@ def test_fuzz_prints_the_failing_example_as_python(tmp_path: Path,
     assert isinstance(call, ast.Call) and [k.arg for k in call.keywords] == ["n"]
     value = call.keywords[0].value
     assert isinstance(value, ast.Constant) and value.value == 7  # Hypothesis shrinks to 7
+
+
+@pytest.mark.parametrize(("session", "option"), [("flakes", "--runs"), ("fuzz", "--examples")])
+def test_a_count_that_is_no_number_is_one_line_exit_2(session: str, option: str,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    result = in_nox(lambda s: getattr(devsessions, session)(s, [option, "many"]))
+    assert aborted(result) == (f"argument {option}: invalid int value: 'many'", 2)
+    assert "usage:" not in capsys.readouterr().err  # argparse's exit is not taken
 
 
 def test_fuzz_without_a_failure_says_so(tmp_path: Path,
