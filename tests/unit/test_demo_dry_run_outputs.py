@@ -1,0 +1,52 @@
+"""``demo --dry-run`` prints the plan as text, ``--dry-run --json`` the same plan as JSON (the
+README: ``--dry-run [--json]``), and which build it plans is the README's: real GPU code for
+gfx90a and gfx908 when a HIP compiler is installed (``hipcc`` on PATH, as ``shutil.which``
+finds it), the CPU variant with ``--cpu`` "as asked, even with hipcc", and ``--gfx`` replacing
+the demo's targets."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolkit.cli.main import main
+
+
+def _plan(tmp_path: Path, capsys: pytest.CaptureFixture[str], *options: str) -> dict[str, Any]:
+    assert main(["demo", "--dry-run", "--json", "--workdir", str(tmp_path), *options]) == 0
+    doc: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return doc
+
+
+def test_the_text_plan_is_the_json_plan_in_words(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    doc = _plan(tmp_path, capsys, "--cpu")
+    assert main(["demo", "--dry-run", "--cpu", "--workdir", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(text)
+    assert text.startswith(f"# plan for {doc['build']['id']}")
+    for i, step in enumerate(doc["steps"], start=1):
+        assert f"[{i}/{len(doc['steps'])}] {step['name']} " in text
+
+
+def test_cpu_builds_the_cpu_variant_even_with_hipcc(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    doc = _plan(tmp_path, capsys, "--cpu")
+    assert doc["build"]["rocm"] == "cpu" and doc["build"]["id"].endswith("-cpu")
+    assert "install-rocm-sdk" not in [s["name"] for s in doc["steps"]]
+
+
+@pytest.mark.skipif(shutil.which("hipcc") is None, reason="no hipcc on this machine")
+def test_with_hipcc_the_demo_builds_gpu_code_for_its_targets(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    doc = _plan(tmp_path, capsys)
+    assert doc["build"]["rocm"] != "cpu"
+    assert doc["targets"] == ["gfx90a", "gfx908"]
+    (build,) = [s for s in doc["steps"] if s["name"] == "build-wheel"]
+    assert build["action"]["build"]["env"]["PYTORCH_ROCM_ARCH"] == "gfx90a;gfx908"
+    assert _plan(tmp_path, capsys, "--gfx", "gfx942")["targets"] == ["gfx942"]
