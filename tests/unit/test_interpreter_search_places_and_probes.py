@@ -175,3 +175,12 @@ def test_a_request_that_is_no_version_is_named_with_the_valid_forms(bad: str) ->
         interpreters.parse_request(bad)
     assert str(caught.value) == (f"not a Python version: {bad!r}; valid: X.Y or X.Yt (free-threaded), "
                                  "e.g. 3.12, 3.14t")
+
+
+def test_pyenv_versions_are_tried_newest_patch_first_by_number(tmp_path: Path) -> None:
+    versions = tmp_path / "pyenv" / "versions"
+    for patch in ("2", "10", "9", "11", "1"):
+        _answering(versions / f"3.12.{patch}" / "bin" / "python3.12", _probe_answer([3, 12, int(patch)], False))
+    got = [path for _, path in candidates("3.12", path_env="", pyenv_root=tmp_path / "pyenv",
+                                          manylinux_root=tmp_path / "m", uv="")]
+    assert got == [str(versions / f"3.12.{p}" / "bin" / "python3.12") for p in ("11", "10", "9", "2", "1")]
