@@ -16,7 +16,8 @@ from toolkit.env.host import HostFacts
 
 def test_a_system_install_s_paths() -> None:
     assert RocmPaths.system("/opt/rocm-6.4.1") == RocmPaths(
-        "/opt/rocm-6.4.1", "/opt/rocm-6.4.1/bin", "/opt/rocm-6.4.1/lib/cmake", "/opt/rocm-6.4.1/amdgcn/bitcode")
+        "/opt/rocm-6.4.1", "/opt/rocm-6.4.1/bin", "/opt/rocm-6.4.1/lib/cmake",
+        "/opt/rocm-6.4.1/amdgcn/bitcode")
 
 
 def test_a_pip_sdk_s_paths_are_placeholders_filled_after_install() -> None:

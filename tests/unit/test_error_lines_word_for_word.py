@@ -27,7 +27,8 @@ from toolkit.core.proc import run
 
 @pytest.mark.parametrize(("code", "said"), [
     (0, "exit 0"), (3, "exit 3"), (None, "exit None"), (-9, "killed by signal 9 (SIGKILL)"),
-    (-15, "killed by signal 15 (SIGTERM)"), (-11, "killed by signal 11 (SIGSEGV)"), (-200, "killed by signal 200")])
+    (-15, "killed by signal 15 (SIGTERM)"), (-11, "killed by signal 11 (SIGSEGV)"), (-200, "killed by signal "
+                                                                                           "200")])
 def test_how_a_child_ended(code: int | None, said: str) -> None:
     assert status(code) == said
 
@@ -37,12 +38,14 @@ def test_a_real_child_killed_by_sigterm_is_named_so() -> None:
     assert res.returncode == -signal.SIGTERM
     with pytest.raises(CommandFailed) as caught:
         run(["/bin/sh", "-c", "echo dying; kill -TERM $$"])
-    assert str(caught.value) == ("command failed (killed by signal 15 (SIGTERM)): /bin/sh -c echo dying; kill -TERM $$"
+    assert str(caught.value) == ("command failed (killed by signal 15 (SIGTERM)): /bin/sh -c echo dying; "
+                                 "kill -TERM $$"
                                  "\n  last 1 lines of output:\n    dying")
 
 
 def test_a_command_error_names_its_reason_or_limit_masked_with_its_hint() -> None:
-    err = CommandFailed(["pip", "--index-url", "https://u:pw@h/"], None, reason="command not found", hint="install pip")
+    err = CommandFailed(["pip", "--index-url", "https://u:pw@h/"], None, reason="command not found",
+                        hint="install pip")
     assert err.message == "command not found: pip --index-url https://***@h/"
     assert str(err) == "command not found: pip --index-url https://***@h/ (next: install pip)"
     assert not err.timed_out and err.exit_code == 5
@@ -85,7 +88,8 @@ def test_an_os_error_is_its_paths_and_its_cause(tmp_path: Path) -> None:
     with pytest.raises(OSError) as caught:
         open(tmp_path / "f\x1b" / "x")
     assert describe_os_error(caught.value) == f"{tmp_path}/f\\x1b/x: No such file or directory (ENOENT)"
-    assert describe_os_error(OSError(errno.ENOSPC, "No space left on device")) == "No space left on device (ENOSPC)"
+    assert describe_os_error(OSError(errno.ENOSPC, "No space left on device")) == ("No space left on device "
+                                                                                   "(ENOSPC)")
 
 
 def test_an_os_cause_without_a_known_errno_is_its_words() -> None:

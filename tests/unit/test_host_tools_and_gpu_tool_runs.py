@@ -53,7 +53,8 @@ def test_detection_without_a_kernel_topology_runs_the_real_tools_on_path(
     monkeypatch.setattr(gpus, "KFD_ROOT", str(tmp_path / "no-kfd"))
     found = gpus.detect()
     assert found.gfx_ids == ("gfx942",)
-    assert found.looked_at == (f"{tmp_path / 'no-kfd'} (missing)", "rocminfo (not installed or failed)", "amd-smi")
+    assert found.looked_at == (f"{tmp_path / 'no-kfd'} (missing)", "rocminfo (not installed or failed)",
+                               "amd-smi")
 
 
 @pytest.mark.parametrize("value", [1510, 9999, 1, 91600, 91615])

@@ -50,7 +50,8 @@ def test_other_urls_are_unsupported(url: str) -> None:
 def test_a_control_character_is_refused_before_anything_else() -> None:
     with pytest.raises(UsageError) as caught:
         urls.check_index_url("https://h/\x1b[2J", what="ROCm index")
-    assert str(caught.value) == f"refusing ROCm index https://h/\\x1b[2J: it holds a control character; {VALID_URL}"
+    assert str(caught.value) == (f"refusing ROCm index https://h/\\x1b[2J: it holds a control character; "
+                                 f"{VALID_URL}")
 
 
 def test_a_location_is_a_url_or_an_existing_path(tmp_path: Path) -> None:
@@ -69,7 +70,8 @@ def test_anything_else_is_named_masked_with_the_valid_forms(tmp_path: Path, valu
         Path(value).mkdir()  # even an existing folder of that name: pip would read a URL
     with pytest.raises(UsageError) as caught:
         urls.check_location(value, what="--find-links")
-    shown = {"bad\0path": "bad\\x00path", "user:secret@mirror.example": "***@mirror.example"}.get(value, value)
+    shown = {"bad\0path": "bad\\x00path",
+             "user:secret@mirror.example": "***@mirror.example"}.get(value, value)
     assert str(caught.value) == (
         f"--find-links {shown} is neither a URL nor an existing path; valid: an absolute https:// URL "
         "(http:// only on loopback), file://, or a local folder or file")
@@ -101,7 +103,8 @@ def test_an_origin_is_scheme_host_and_port(url: str, expected: tuple[str, str, i
 def test_redirected_names_the_last_hop_masked() -> None:
     assert urls.redirected(["https://a/"]) == ""
     assert urls.redirected([]) == ""
-    assert urls.redirected(["https://a/", "https://b/", "https://c/?t=tok\n"]) == " (redirected to https://c/?t=***\\n)"
+    assert urls.redirected(["https://a/", "https://b/", "https://c/?t=tok\n"]) == (" (redirected to "
+                                                                                   "https://c/?t=***\\n)")
 
 
 @pytest.mark.parametrize(("target", "why"), [
@@ -110,8 +113,10 @@ def test_redirected_names_the_last_hop_masked() -> None:
     ("https:///nohost", "a redirect may lead only to https:// (or http:// on loopback)"),
     ("http://elsewhere.example/", "plain http:// to a non-loopback host (--allow-insecure-index allows it)"),
     ("https://u:p@other.example/", "the target holds credentials"),
-    ("https://other.example/?next=tok", "it would carry the query token or password of the URL to another origin"),
-    ("https://other.example/tok?tok", "it would carry the query token or password of the URL to another origin"),
+    ("https://other.example/?next=tok", "it would carry the query token or password of the URL to another "
+                                        "origin"),
+    ("https://other.example/tok?tok", "it would carry the query token or password of the URL to another "
+                                      "origin"),
     ("https://other.example/x?a=1", None),
     ("https://first.example:443/y?t=tok", None),  # the same origin keeps its token
     ("http://127.0.0.1:9/", None),

@@ -36,7 +36,8 @@ def test_pip_reads_only_its_own_variables() -> None:
 
 UV_UNREACHABLE = ("error: Request failed after 3 retries\n  Caused by: Failed to fetch: "
                   "`http://127.0.0.1:9/simple/cmake/`\n  Caused by: error sending request for url "
-                  "(http://127.0.0.1:9/simple/cmake/)\n  Caused by: tcp connect error: Connection refused (os error 111)\n")
+                  "(http://127.0.0.1:9/simple/cmake/)\n  Caused by: tcp connect error: Connection refused "
+                  "(os error 111)\n")
 
 
 def test_an_unreachable_index_is_the_configured_one_the_url_lies_under() -> None:
@@ -53,8 +54,10 @@ def test_an_unreachable_url_under_no_configured_index_is_named_itself() -> None:
     err = install_failure(UV_UNREACHABLE, ["cmake"], ["https://pypi.org/simple"], "x")
     assert err is not None and err.message.startswith(
         "the index http://127.0.0.1:9/simple/cmake/ cannot be reached")
-    plain = install_failure("ERROR: Network is unreachable\n", ["cmake"], ["https://a/simple", "https://b/simple"], "x")
-    assert plain is not None and plain.message.startswith("the index https://a/simple, https://b/simple cannot")
+    plain = install_failure("ERROR: Network is unreachable\n", ["cmake"],
+                            ["https://a/simple", "https://b/simple"], "x")
+    assert plain is not None and plain.message.startswith("the index https://a/simple, https://b/simple "
+                                                          "cannot")
 
 
 def test_pips_looking_in_indexes_line_wins_over_the_given_ones() -> None:
@@ -63,16 +66,20 @@ def test_pips_looking_in_indexes_line_wins_over_the_given_ones() -> None:
            "ERROR: No matching distribution found for cmake>=9\n")
     err = install_failure(out, ["cmake>=9"], ["https://pypi.org/simple"], "the project at /p")
     assert isinstance(err, BuildRequirementsUnavailable) and err.exit_code == 11
-    assert err.message == ("the build requirement 'cmake>=9' of the project at /p cannot be installed: the index "
-                           "https://mirror/simple, https://***@extra/simple holds no distribution that satisfies it")
+    assert err.message == ("the build requirement 'cmake>=9' of the project at /p cannot be installed: the "
+                           "index "
+                           "https://mirror/simple, https://***@extra/simple holds no distribution that "
+                           "satisfies it")
     assert err.hint == HINT
 
 
 @pytest.mark.parametrize(("output", "name"), [
     ("  × No solution found when resolving dependencies:\n  ╰─▶ Because no-such-pkg was not found in the "
-     "package registry and you require no-such-pkg, we can conclude that your requirements are unsatisfiable.\n",
+     "package registry and you require no-such-pkg, we can conclude that your requirements are "
+     "unsatisfiable.\n",
      "no-such-pkg"),
-    ("  ╰─▶ Because there are no versions of other>=5 and you require other>=5, we can conclude ...\n", "other>=5"),
+    ("  ╰─▶ Because there are no versions of other>=5 and you require other>=5, we can conclude ...\n",
+     "other>=5"),
     ("ERROR: No matching distribution found for zz-pkg==1.0.\n", "zz-pkg==1.0"),
     ("ERROR: Could not find a version that satisfies the requirement qq<2; python_version<'3' (from", "qq<2"),
     ("error: Failed to build `x @ file:///x`\n", None),

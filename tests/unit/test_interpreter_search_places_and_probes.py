@@ -149,7 +149,8 @@ def test_a_free_threaded_build_is_not_the_normal_one(tmp_path: Path) -> None:
     assert caught.value.message.endswith(f"; rejected: {ft} (is 3.13.1t)")
 
 
-def test_the_pyenv_root_comes_from_pyenv_root_else_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_pyenv_root_comes_from_pyenv_root_else_home(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYENV_ROOT", str(tmp_path / "pr"))
     assert interpreters.places("3.12")[1] == f"{tmp_path}/pr/versions/3.12.*/bin/python3.12"
     monkeypatch.delenv("PYENV_ROOT")
@@ -180,7 +181,8 @@ def test_a_request_that_is_no_version_is_named_with_the_valid_forms(bad: str) ->
 def test_pyenv_versions_are_tried_newest_patch_first_by_number(tmp_path: Path) -> None:
     versions = tmp_path / "pyenv" / "versions"
     for patch in ("2", "10", "9", "11", "1"):
-        _answering(versions / f"3.12.{patch}" / "bin" / "python3.12", _probe_answer([3, 12, int(patch)], False))
+        _answering(versions / f"3.12.{patch}" / "bin" / "python3.12",
+                   _probe_answer([3, 12, int(patch)], False))
     got = [path for _, path in candidates("3.12", path_env="", pyenv_root=tmp_path / "pyenv",
                                           manylinux_root=tmp_path / "m", uv="")]
     assert got == [str(versions / f"3.12.{p}" / "bin" / "python3.12") for p in ("11", "10", "9", "2", "1")]

@@ -105,6 +105,7 @@ def test_a_source_that_is_no_project_is_named(tmp_path: Path) -> None:
                                  "project's pyproject.toml or setup.py")
     with pytest.raises(UsageError) as caught:
         check_project(str(tmp_path))
-    assert str(caught.value) == f"--source {tmp_path}: not a Python project (no pyproject.toml, setup.py, setup.cfg)"
+    assert str(caught.value) == (f"--source {tmp_path}: not a Python project (no pyproject.toml, setup.py, "
+                                 f"setup.cfg)")
     (tmp_path / "setup.cfg").write_text("")
     assert check_project(str(tmp_path)) == tmp_path.resolve()

@@ -190,11 +190,13 @@ def test_the_budget_counts_members_and_declared_bytes(monkeypatch: pytest.Monkey
     big.add(2 << 30)  # exactly 2 GiB is within
     with pytest.raises(UsageError) as caught:
         big.add(1)
-    assert str(caught.value) == f"--source 'b.zip': refusing the archive: it unpacks to more than 2 GiB; {VALID}"
+    assert str(caught.value) == (f"--source 'b.zip': refusing the archive: it unpacks to more than 2 GiB; "
+                                 f"{VALID}")
 
 
 @pytest.mark.parametrize(("name", "expected"), [("a.tar.gz", True), ("a.TGZ", True), ("a.Zip", True),
-                                                ("a.tar", False), ("a.tar.bz2", False), ("missing.zip", False)])
+                                                ("a.tar", False), ("a.tar.bz2", False),
+                                                ("missing.zip", False)])
 def test_is_archive_needs_an_sdist_suffix_and_a_file(tmp_path: Path, name: str, expected: bool) -> None:
     if name != "missing.zip":
         (tmp_path / name).write_bytes(b"")

@@ -103,19 +103,22 @@ def test_what_the_environment_steps_say() -> None:
     check = CheckEnv("/e", "3.12", "python3.12", "0123456789abcdef", lock="/l/x.txt")
     assert check.explain() == [
         "resolve python3.12; learn INTERPRETER and TOOLS_PATH",
-        "reuse /e when its stamp .toolkit-env.json matches (definition 0123456789ab, interpreter, lock /l/x.txt)"]
+        "reuse /e when its stamp .toolkit-env.json matches (definition 0123456789ab, interpreter, lock "
+        "/l/x.txt)"]
     assert CheckEnv("/e", "3.12", "python3.12", "0123456789abcdef").explain()[1] == (
         "reuse /e when its stamp .toolkit-env.json matches (definition 0123456789ab, interpreter)")
     assert CreateEnv("/e", "uv").explain() == ["rm /e/.toolkit-env.json; rm -rf /e"]
     install = Command(("pip", "install", "rocm"))
     assert InstallSdk(install, "/e/bin/python", "7.0").explain() == [
-        "then /e/bin/python -m rocm_sdk path --root/--bin/--cmake, version, targets; its version must be ROCm 7.0"]
+        "then /e/bin/python -m rocm_sdk path --root/--bin/--cmake, version, targets; its version must be "
+        "ROCm 7.0"]
     assert InstallSdk(install, "/e/bin/python", "7.0", allow_mismatch=True).explain()[0].endswith(
         "ROCm 7.0 (a mismatch only warns: --allow-rocm-mismatch)")
     assert InstallSdk(install, "/p", "7.0").command() is install
     system = UseSystemRocm("/opt/rocm", "6.4", allow_mismatch=True)
     assert system.command() == Command(("/opt/rocm/bin/hipconfig", "--version"))
-    assert system.explain() == ["read the version of /opt/rocm (.info/version, hip_version.h, hipconfig); its "
+    assert system.explain() == ["read the version of /opt/rocm (.info/version, hip_version.h, hipconfig); "
+                                "its "
                                 "major.minor must match 6.4 (a mismatch only warns: --allow-rocm-mismatch)"]
     torch = InstallTorch(install, "/p", "7.0", "7.0")
     assert torch.explain() == ["then torch.version.hip major.minor must be 7.0; learn TORCH_LIB"]
@@ -128,24 +131,29 @@ def test_what_providing_a_library_says() -> None:
                          ("/usr/include", "/opt/include"))
     assert (tbb.library, tbb.placeholder) == ("libtbb.so", "{TBB_LIB_DIR}")
     assert tbb.command() is None
-    assert tbb.explain() == ["then libtbb.so must be in one of /usr/lib, /usr/lib64 and tbb/tbb.h or oneapi/tbb.h "
-                             "in one of /usr/include, /opt/include (else fail before the build); learn TBB_LIB_DIR"]
+    assert tbb.explain() == ["then libtbb.so must be in one of /usr/lib, /usr/lib64 and tbb/tbb.h or "
+                             "oneapi/tbb.h "
+                             "in one of /usr/include, /opt/include (else fail before the build); learn "
+                             "TBB_LIB_DIR"]
 
 
 def test_what_the_wheel_steps_say() -> None:
     build = Command(("python", "-m", "build"))
     assert BuildWheel(build, "/wh", "/wt", "/e", sanitize_ldshared="/e/bin/python").explain() == [
-        "{LDSHARED}, {LDCXXSHARED} = LDSHARED, LDCXXSHARED of /e/bin/python without absolute -Wl,-rpath flags; "
+        "{LDSHARED}, {LDCXXSHARED} = LDSHARED, LDCXXSHARED of /e/bin/python without absolute -Wl,-rpath "
+        "flags; "
         "{PYTHON_PREFIX_MAP} maps its prefix to /python",
         "skipped when /wh/.build-key matches (sources, command, environment unchanged); otherwise rm -rf /wh"]
     assert BuildWheel(build, "/wh", "/wt", "/e", force=True).explain() == ["rm -rf /wh (--rebuild)"]
     assert NameWheel("/wh", "/st", "7.0", "toolkit").explain() == [
-        "rm -rf /st; write the wheel of /wh there (local label +rocm7.0git{SHA8}; METADATA, dist-info and RECORD "
+        "rm -rf /st; write the wheel of /wh there (local label +rocm7.0git{SHA8}; METADATA, dist-info and "
+        "RECORD "
         "rewritten; members sorted, times SOURCE_DATE_EPOCH, modes 0644/0755); learn WHEEL"]
     assert "(local label +cpugit{SHA8}; " in NameWheel("/wh", "/st", "cpu", "toolkit").explain()[0]
     assert "(the upstream name kept; " in NameWheel("/wh", "/st", "7.0", "upstream").explain()[0]
     assert Publish("/st/w.whl", "/dist").explain() == [
-        "rename /st/w.whl into /dist/ (atomic), then remove the other wheels of /dist/ (a +...dirty wheel: only "
+        "rename /st/w.whl into /dist/ (atomic), then remove the other wheels of /dist/ (a +...dirty wheel: "
+        "only "
         "the earlier dirty ones); learn WHEEL"]
     assert ExpectWheel("/wh", "apex", "1.8.0", tags="cp39-abi3").explain() == [
         "the one wheel in /wh must be apex 1.8.0, tagged cp39-abi3"]
@@ -162,11 +170,14 @@ def test_a_step_renders_its_explanation_around_its_shell_line_and_says_it_all_in
         "    # skipped while the environment is reused"]
     doc = step.as_json()
     assert doc["action"]["install"] == {"argv": ["uv", "pip", "install", "a b"], "env": {"X": "1 2"},
-                                        "unset": ["PYTHONPATH"], "cwd": "/w d", "echo": False, "timeout": None}
-    assert (doc["action"]["kind"], doc["action"]["hip"], doc["argv"], doc["env"], doc["unset"], doc["cwd"]) == (
+                                        "unset": ["PYTHONPATH"], "cwd": "/w d", "echo": False,
+                                        "timeout": None}
+    action = doc["action"]
+    assert (action["kind"], action["hip"], doc["argv"], doc["env"], doc["unset"], doc["cwd"]) == (
         "install-torch", "7.0", ["uv", "pip", "install", "a b"], {"X": "1 2"}, ["PYTHONPATH"], "/w d")
     assert doc["does"] == step.explain() and doc["reuse_env"] is True
-    assert step.text() == "then torch.version.hip major.minor must be 7.0; learn TORCH_LIB uv pip install a b 1 2 /w d"
+    assert step.text() == ("then torch.version.hip major.minor must be 7.0; learn TORCH_LIB uv pip install a "
+                           "b 1 2 /w d")
     mark = Step("mark-env-ready", "stamp", MarkEnvReady("/e"))
     assert mark.render() == ["    # write /e/.toolkit-env.json (the environment is ready)"]
     assert (mark.argv, dict(mark.env), mark.unset, mark.cwd, mark.provisions) == ((), {}, (), None, False)

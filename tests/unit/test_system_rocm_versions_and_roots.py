@@ -181,7 +181,8 @@ def test_with_system_rocm_adds_the_install_or_leaves_the_host(tmp_path: Path,
     monkeypatch.setenv("ROCM_PATH", str(root))
     monkeypatch.delenv("ROCM_HOME", raising=False)
     monkeypatch.delenv("HIP_PATH", raising=False)
-    assert rocm.with_system_rocm(host, "6.4") == HostFacts(cores=3, system_rocm=SystemRocm(str(root), "6.4.1"))
+    assert rocm.with_system_rocm(host, "6.4") == HostFacts(cores=3,
+                                                           system_rocm=SystemRocm(str(root), "6.4.1"))
     monkeypatch.setenv("ROCM_PATH", str(tmp_path / "none"))
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setattr(rocm, "find_system", lambda **_: (_ for _ in ()).throw(EnvironmentProblem("none")))
@@ -197,7 +198,8 @@ def test_major_minor(version: str, expected: str) -> None:
 def test_a_mismatch_is_named_in_full() -> None:
     with pytest.raises(EnvironmentProblem) as caught:
         rocm.check_version(what="the pip SDK", found="6.3.2", session="6.4", allow=False)
-    assert caught.value.message == "the pip SDK is version 6.3.2 but this session builds for ROCm 6.4 (6.3 != 6.4)"
+    assert caught.value.message == ("the pip SDK is version 6.3.2 but this session builds for ROCm 6.4 (6.3 "
+                                    "!= 6.4)")
     assert caught.value.hint == "use the matching ROCm, or pass --allow-rocm-mismatch"
     assert rocm.check_version(what="ROCm", found="6.3.2", session="6.4", allow=True, flag="--x") == (
         "warning: ROCm is version 6.3.2 but this session builds for ROCm 6.4 (6.3 != 6.4); "

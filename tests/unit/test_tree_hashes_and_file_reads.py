@@ -143,7 +143,8 @@ def test_missing_and_unreadable_files_are_named(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     with pytest.raises(UsageError) as caught:
         files.read_text(tmp_path / "file" / "below", "stamp")
-    assert str(caught.value) == f"stamp {tmp_path / 'file' / 'below'}: cannot be read (Not a directory (ENOTDIR))"
+    assert str(caught.value) == (f"stamp {tmp_path / 'file' / 'below'}: cannot be read (Not a directory "
+                                 f"(ENOTDIR))")
     with pytest.raises(UsageError) as caught:
         files.read_text("bad\0name", "report")
     assert str(caught.value) == "report bad\\x00name: cannot be read (embedded null byte)"
@@ -217,4 +218,5 @@ def test_write_atomic_in_the_current_folder_and_an_unwritable_one(tmp_path: Path
     assert Path("here.txt").read_text() == "x"
     with pytest.raises(UsageError) as caught:
         files.write_atomic(tmp_path / "none" / "f", "x", "--out")
-    assert str(caught.value) == f"--out {tmp_path / 'none' / 'f'}: cannot be written (No such file or directory (ENOENT))"
+    assert str(caught.value) == (f"--out {tmp_path / 'none' / 'f'}: cannot be written (No such file or "
+                                 f"directory (ENOENT))")
