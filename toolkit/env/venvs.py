@@ -79,10 +79,11 @@ def invalidate(env_dir: Path) -> None:
 
 
 def remove(env_dir: Path) -> None:
-    invalidate(env_dir)
-    if env_dir.is_symlink() or env_dir.is_file():
+    if env_dir.is_symlink() or env_dir.is_file():  # the link only: its target keeps its stamp
         env_dir.unlink()
-    elif env_dir.exists():
+        return
+    invalidate(env_dir)
+    if env_dir.exists():
         shutil.rmtree(env_dir)
 
 
