@@ -243,3 +243,12 @@ def test_from_cache_unreachable_names_the_url_and_the_way_out(
     assert exc.value.message.startswith(f"cannot fetch ROCm/apex from {url}: ")
     assert "\n" not in exc.value.message
     assert exc.value.hint == "give a folder of mirrors: invoke upstream --dir DIR"
+
+
+def test_names_are_those_of_the_paths_asked_for_only(tmp_path: Path) -> None:
+    """Whatever else the tree holds (here files named like git's own arguments), only the
+    asked paths' blobs are named: a prefetch fetches nothing more."""
+    r = FakeRepo(tmp_path, SLUG)
+    head = r.commit({"a.py": "A\n", "XX--XX": "x\n", "--": "y\n", "-x": "z\n"})
+    repo = Repo(SLUG, r.dir / ".git")
+    assert repo._names([(head, "a.py"), (head, "gone")]) == [r.git("rev-parse", "HEAD:a.py")]

@@ -1,0 +1,40 @@
+"""``--write`` adding tables a data file lacks (toolkit/verify/upstream/write.py ``_apply``): a
+table made only to hold a deeper one is written as the deeper one's header alone, as the data
+files write them (``[releases."7.2".torch]``, no empty ``[releases."7.2"]`` above it); a key
+set in a new table is written under that table's header. Expected texts are written by hand
+and read back with Python's own TOML reader (tomllib)."""
+
+from __future__ import annotations
+
+import tomlkit
+import tomllib
+
+from toolkit.verify.upstream import write
+from toolkit.verify.upstream.model import Edit
+
+DOC = '[releases."7.0"]\nhip = "7.0"\n'
+
+
+def _edited(*edits: Edit) -> str:
+    doc = tomlkit.parse(DOC)
+    for e in edits:
+        write._apply(doc, e)
+    return tomlkit.dumps(doc)
+
+
+def test_a_deeper_table_is_written_under_its_own_header_only() -> None:
+    text = _edited(Edit("rocm.toml", ("releases", "7.2", "torch", "2.5"), {"kind": "therock"}))
+    headers = [line for line in text.splitlines() if line.startswith("[")]
+    assert headers == ['[releases."7.0"]', '[releases."7.2".torch]']
+    assert tomllib.loads(text)["releases"]["7.2"] == {"torch": {"2.5": {"kind": "therock"}}}
+
+
+def test_a_key_of_a_new_table_is_written_under_its_header() -> None:
+    text = _edited(Edit("rocm.toml", ("releases", "7.2", "hip"), "7.2"))
+    assert text == '[releases."7.0"]\nhip = "7.0"\n\n[releases."7.2"]\nhip = "7.2"\n'
+
+
+def test_a_new_top_level_table() -> None:
+    text = _edited(Edit("gpus.toml", ("eras", "therock-7.2", "targets"), ["gfx942"]))
+    assert tomllib.loads(text)["eras"] == {"therock-7.2": {"targets": ["gfx942"]}}
+    assert '[eras."therock-7.2"]\ntargets = ["gfx942"]' in text
