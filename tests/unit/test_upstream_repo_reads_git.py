@@ -249,6 +249,6 @@ def test_names_are_those_of_the_paths_asked_for_only(tmp_path: Path) -> None:
     """Whatever else the tree holds (here files named like git's own arguments), only the
     asked paths' blobs are named: a prefetch fetches nothing more."""
     r = FakeRepo(tmp_path, SLUG)
-    head = r.commit({"a.py": "A\n", "XX--XX": "x\n", "--": "y\n", "-x": "z\n"})
+    head = r.commit({"a.py": "A\n", "XX--XX": "x\n", "b/--": "y\n"})
     repo = Repo(SLUG, r.dir / ".git")
     assert repo._names([(head, "a.py"), (head, "gone")]) == [r.git("rev-parse", "HEAD:a.py")]
