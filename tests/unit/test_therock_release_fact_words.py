@@ -193,3 +193,53 @@ def test_a_ref_in_a_shape_the_reader_does_not_know_is_a_review_naming_it(
         f"{SLUG}@{head[:9]} release/therock-7.0",
         review=f"{SLUG} release/therock-7.0 states its torch builds in a shape the reader "
                "(toolkit/verify/upstream/therock_lines.py) does not know")
+
+
+@pytest.mark.parametrize(("drop", "what", "says"), [
+    (CMAKE, "GPU targets", f"{CMAKE} at {{c}} is missing"),
+    ("build_tools/setup_venv.py", "channels", "no build_tools/setup_venv.py at {c}")])
+def test_each_file_the_ref_lacks_is_a_review_naming_what_it_states(
+        ctx: Context, world: World, drop: str, what: str, says: str) -> None:
+    rock = world.repo(SLUG)
+    rock.git("checkout", "--quiet", "-b", "cut", world.c["rock70"])
+    rock.git("rm", "--quiet", drop)
+    rock.git("commit", "--quiet", "-m", "drop")
+    head = rock.git("rev-parse", "HEAD")
+    rock.git("checkout", "--quiet", "main")
+    line = Line("7.0", "branch", "cut", head, "7.0.0", "ev")
+    assert tr._read(ctx.repos[SLUG], line) == Fact(
+        "review", f"ROCm 7.0 {what}", "-", "cannot be read: " + says.format(c=head[:9]),
+        f"{SLUG}@{head[:9]} cut",
+        review=f"{SLUG} cut states its {what} in a shape the reader "
+               "(toolkit/verify/upstream/therock_lines.py) does not know")
+    # the release is not compared past it: its line fact, then the review
+    facts = tr._release(ctx, ctx.repos[SLUG], ctx.matrix.rocm["7.0"], line)
+    assert [(f.kind, f.what) for f in facts] == [("drift", "ROCm 7.0 release line"),
+                                                 ("review", f"ROCm 7.0 {what}")]
+
+
+def test_a_new_release_takes_the_previous_releases_default_family(world: World) -> None:
+    rocm = world.data / "rocm.toml"
+    rocm.write_text(rocm.read_text().replace('hip = "7.0"\ndefault_family = "gfx94X-dcgpu"',
+                                             'hip = "7.0"\ndefault_family = "gfx90a"'))
+    from toolkit.data.matrix import forget_loaded
+
+    forget_loaded()
+    repo = Repo(SLUG, world.root / "ROCm+TheRock" / "repo" / ".git")
+    ctx = Context(load_matrix(world.data), world.data, {SLUG: repo})
+    forget_loaded()
+    c = world.c["rock70"]
+
+    def family(minor: str) -> object:
+        line = Line(minor, "released", f"therock-{minor}", c, f"{minor}.0", "LEV")
+        (fact,) = tr._new_release(ctx, repo, line)
+        assert fact.what == f"new ROCm release {minor}" and fact.data == "none"
+        edits = {e.path: e.value for e in fact.edits}
+        assert edits[("releases", minor, "hip")] == minor
+        assert edits[("releases", minor, "sdk")] == {
+            "provider": "pip", "layout": "multi-arch",
+            "evidence": f"LEV; {SLUG}@{c[:9]} build_tools/setup_venv.py"}
+        return edits[("releases", minor, "default_family")]
+
+    assert family("7.2") == "gfx90a"
+    assert family("5.9") == "gfx94X-dcgpu"  # no release before it: the multi-arch default
