@@ -45,8 +45,8 @@ def test_a_commit_off_head_is_read_at_the_newest_branch_never_a_tag(tmp_path: Pa
     r = FakeRepo(tmp_path, SLUG)
     _dated(r, 1_600_000_000, {"a": "1\n"})
     cited = _dated(r, 1_600_000_100, {"a": "side\n"}, branch="side")
-    older = _dated(r, 1_600_000_200, {"b": "x\n"}, branch="older", base="side")
-    newer = _dated(r, 1_600_000_300, {"b": "y\n"}, branch="newer", base="side")
+    older = _dated(r, 1_600_000_200, {"b": "x\n"}, branch="a-older", base="side")
+    newer = _dated(r, 1_600_000_300, {"b": "y\n"}, branch="z-newer", base="side")
     # a tag on a still newer commit holding it (its branch deleted): no line to read
     tagged = _dated(r, 1_600_000_900, {"c": "z\n"}, branch="gone", base="side")
     r.git("tag", "t-newest", tagged)
@@ -55,7 +55,7 @@ def test_a_commit_off_head_is_read_at_the_newest_branch_never_a_tag(tmp_path: Pa
     repo = Repo(SLUG, r.dir / ".git")
     assert known.newest(repo, cited, {}) == newer
     assert older != newer
-    r.git("branch", "-D", "newer")
+    r.git("branch", "-D", "z-newer")
     assert known.newest(repo, cited, {}) == older
 
 
