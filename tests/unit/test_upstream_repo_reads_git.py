@@ -252,3 +252,42 @@ def test_names_are_those_of_the_paths_asked_for_only(tmp_path: Path) -> None:
     head = r.commit({"a.py": "A\n", "XX--XX": "x\n", "b/--": "y\n"})
     repo = Repo(SLUG, r.dir / ".git")
     assert repo._names([(head, "a.py"), (head, "gone")]) == [r.git("rev-parse", "HEAD:a.py")]
+
+
+def test_the_git_commands_a_partial_clone_runs_to_read_files(
+        fake: FakeRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each argument given to git (the real one runs), in order: the blob names from the
+    trees, what is local once, one fetch of the missing ones by name on stdin (no tags, no
+    FETCH_HEAD, no submodules), then one ``cat-file --batch``; files read once are not read
+    again."""
+    repo = _partial_clone(fake, tmp_path / "clone.git")
+    calls: list[tuple[list[str], str | None]] = []
+    real = mod.run
+
+    def recording(argv: list[str], **kw: object) -> object:
+        calls.append((list(argv), kw.get("input")))  # type: ignore[arg-type]
+        assert kw.get("timeout") == mod.GIT_TIMEOUT_S
+        return real(argv, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(mod, "run", recording)
+    main = fake.git("rev-parse", "main")
+    a_oid = fake.git("rev-parse", "main:a.py")
+    git = ["git", "--git-dir", str(repo.git_dir)]
+    assert repo.read_many([(main, "a.py")]) == ["A = 1\n"]
+    assert calls == [
+        ([*git, "rev-parse", f"{main}:a.py"], None),
+        ([*git, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)"], None),
+        ([*git, "-c", "fetch.negotiationAlgorithm=noop", "fetch", "--no-tags",
+          "--no-write-fetch-head", "--recurse-submodules=no", "--filter=blob:none", "--stdin",
+          "origin"], f"{a_oid}\n"),
+        ([*git, "cat-file", "--batch"], f"{main}:a.py\n")]
+    assert not (repo.git_dir / "FETCH_HEAD").exists()
+    calls.clear()
+    assert repo.read_many([(main, "a.py")]) == ["A = 1\n"] and calls == []
+    # what is local is read once: the next prefetch asks only for the names
+    repo.prefetch([(main, "b.py")])
+    assert [c[0][3:5] for c in calls] == [["rev-parse", f"{main}:b.py"],
+                                          ["-c", "fetch.negotiationAlgorithm=noop"]]
+    calls.clear()
+    repo.prefetch([(main, "b.py")])  # fetched, but not read yet: local now, nothing to fetch
+    assert [c[0][3] for c in calls] == ["rev-parse"]
