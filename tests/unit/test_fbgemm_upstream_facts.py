@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.unit.upstream_fakes import World
+from toolkit.data.matrix import PackageVersion
 from toolkit.plan.recipes import load_matrix
 from toolkit.verify.upstream import fbgemm
 from toolkit.verify.upstream.model import Context, Edit, Fact
@@ -120,8 +121,8 @@ def test_rocm_facts_of_a_listed_version() -> None:
 
 
 def _version(version: str, rocm: tuple[str, ...], waiting: str = "", evidence: str = "",
-             torch: str = "2.6") -> fbgemm.PackageVersion:
-    return fbgemm.PackageVersion("fbgemm_gpu", version, f"v{version}", torch, rocm, ("3.12",),
+             torch: str = "2.6") -> PackageVersion:
+    return PackageVersion("fbgemm_gpu", version, f"v{version}", torch, rocm, ("3.12",),
                                  "build-variant", evidence=evidence, waiting=waiting)
 
 

@@ -17,7 +17,7 @@ from toolkit.data.known import KnownFailure
 from toolkit.verify.upstream import known
 from toolkit.verify.upstream.model import Context, Fact
 from toolkit.verify.upstream.repos import Repo
-from toolkit.verify.upstream.therock_lines import Line
+from toolkit.verify.upstream.therock_lines import Line, release_lines
 
 SLUG = "ROCm/TheRock"
 
@@ -116,7 +116,7 @@ def test_release_lines_are_read_once_per_run(tmp_path: Path,
     r = FakeRepo(tmp_path, SLUG)
     cited = r.commit({FILE: "skip gfx90c\n"})
     calls: list[str] = []
-    real = known.release_lines
+    real = release_lines
 
     def counting(repo: Repo) -> dict[str, Line]:
         calls.append(repo.slug)

@@ -69,6 +69,7 @@ def test_the_same_line_at_its_cited_commit_is_quiet(ctx: Context, world: World) 
                          _line(world, "nightly-only", "abcdef123")) == []
     # another version, or evidence citing no commit of the line: drift
     assert tr._line_fact(ctx.repos[SLUG], "7.0", rel, _line(world, "nightly-only", c, "7.0.1"))
+    assert rel.line is not None
     cites_nothing = dataclasses.replace(rel, line=dataclasses.replace(rel.line, evidence="x"))
     assert tr._line_fact(ctx.repos[SLUG], "7.0", cites_nothing, same)[0].what == \
         "ROCm 7.0 release line"

@@ -7,6 +7,7 @@ back with git itself (``git rev-parse``, ``git cat-file``) as the independent tr
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 
 from tests.unit.upstream_fakes import FakeRepo
 from toolkit.core.errors import EnvironmentProblem, SourceUnreachable, UsageError
+from toolkit.core.proc import run as proc_run
 from toolkit.verify.upstream import repos as mod
 from toolkit.verify.upstream.repos import Repo, _parse_batch, from_cache, from_folder, remote_url
 
@@ -152,7 +154,7 @@ def test_names_reads_blob_names_in_trees_even_when_a_path_is_missing(fake: FakeR
 
 def test_require_git_names_the_package_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     assert mod.require_git().endswith("git")
-    monkeypatch.setattr(mod.shutil, "which", lambda name: None)
+    monkeypatch.setattr(shutil, "which", lambda name: None)
     with pytest.raises(EnvironmentProblem) as exc:
         mod.require_git()
     assert exc.value.message == ("git is not installed: `upstream` reads the upstream "
@@ -262,7 +264,7 @@ def test_the_git_commands_a_partial_clone_runs_to_read_files(
     again."""
     repo = _partial_clone(fake, tmp_path / "clone.git")
     calls: list[tuple[list[str], str | None]] = []
-    real = mod.run
+    real = proc_run
 
     def recording(argv: list[str], **kw: object) -> object:
         calls.append((list(argv), kw.get("input")))  # type: ignore[arg-type]

@@ -4,13 +4,14 @@ pytorch/test-infra), in which order the rules run, from a folder or the cache.""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.unit.upstream_fakes import World
 from toolkit.core.errors import EnvironmentProblem, UsageError
-from toolkit.verify.upstream import repos, rules
+from toolkit.verify.upstream import rules
 from toolkit.verify.upstream.model import Context, Fact
 
 
@@ -52,6 +53,6 @@ def test_run_refuses_a_bad_folder_and_needs_git(world: World, tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(UsageError):
         rules.run(world.data, folder=tmp_path / "none", cache=tmp_path)
-    monkeypatch.setattr(repos.shutil, "which", lambda name: None)
+    monkeypatch.setattr(shutil, "which", lambda name: None)
     with pytest.raises(EnvironmentProblem):
         rules.run(world.data, folder=world.root, cache=tmp_path)
