@@ -24,9 +24,9 @@ def _repo(world: World) -> Repo:
     return Repo(SLUG, world.root / "pytorch+test-infra" / "repo" / ".git")
 
 
-def test_each_stable_release_at_its_first_commit_and_the_candidate(world: World) -> None:
-    found, note = pytorch.releases(_repo(world), "2.4")
-    ti24, ti25, ti26 = (world.c[k] for k in ("ti24", "ti25", "ti26"))
+def test_each_stable_release_at_its_first_commit_and_the_candidate(world_template: World) -> None:
+    found, note = pytorch.releases(_repo(world_template), "2.4")
+    ti24, ti25, ti26 = (world_template.c[k] for k in ("ti24", "ti25", "ti26"))
     assert found == [
         pytorch.Release("2.4", ("6.0", "6.1"), ("3.11", "3.12"), ti24,
                         f"{SLUG}@{ti24[:9]} {SCRIPT} (2.4.0: rocm 6.0, 6.1)"),
@@ -34,10 +34,10 @@ def test_each_stable_release_at_its_first_commit_and_the_candidate(world: World)
                         f"{SLUG}@{ti25[:9]} {SCRIPT} (2.5.0: rocm 6.1)")]
     assert note == Fact("note", "torch 2.6 (candidate)", "none", "test channel: rocm 6.1, 6.2",
                         f"{SLUG}@{ti26[:9]} {SCRIPT}")
-    newer, _ = pytorch.releases(_repo(world), "2.5")
+    newer, _ = pytorch.releases(_repo(world_template), "2.5")
     assert [r.torch for r in newer] == ["2.5"]
     # versions compare by number: 2.10 is after 2.5
-    assert pytorch.releases(_repo(world), "2.10")[0] == []
+    assert pytorch.releases(_repo(world_template), "2.10")[0] == []
 
 
 def test_a_candidate_already_released_is_no_note(world: World) -> None:
@@ -103,15 +103,15 @@ def test_cites_names_the_commit_by_a_prefix(evidence: str, cites: bool) -> None:
     assert pytorch._cites(evidence, "abcdef1234567") is cites
 
 
-def test_a_pair_never_published_and_a_release_the_data_lacks_are_reviews(world: World) -> None:
+def test_a_pair_never_published_and_a_release_the_data_lacks_are_reviews(world_template: World) -> None:
     rel = pytorch.Release("2.4", ("6.0", "6.1"), (), "c", "EV24")
-    repo = _repo(world)
+    repo = _repo(world_template)
     assert pytorch._unpublished_fact(repo, "7.0", "2.4", "torch==2.4.0+rocm7.0", rel) == Fact(
         "review", "ROCm 7.0 torch 2.4", "pytorch torch==2.4.0+rocm7.0",
         "no such pair (torch 2.4: rocm 6.0, 6.1)", "EV24",
         review="upstream PyTorch never published it: point it at AMD's or TheRock's build "
                "(with evidence) or drop it")
-    head = world.c["ti26"][:9]
+    head = world_template.c["ti26"][:9]
     fact = pytorch._unpublished_fact(repo, "7.0", "2.9", "torch==2.9.0", None)
     assert (fact.upstream, fact.evidence) == ("no stable torch 2.9", f"{SLUG}@{head} {SCRIPT}")
     rels = [pytorch.Release("2.4", ("6.9",), (), "c", "EV24"),

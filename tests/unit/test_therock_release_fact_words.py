@@ -26,10 +26,21 @@ STABLE = "https://rocm.example.amd.com/whl-multi-arch/"
 NIGHTLY = "https://nightly.example.amd.com/whl-multi-arch/"
 
 
-@pytest.fixture
-def ctx(world: World) -> Context:
+def own(world: World) -> Context:
+    """The context of a world a test changes (its own copy)."""
     repos = {SLUG: Repo(SLUG, world.root / "ROCm+TheRock" / "repo" / ".git")}
     return Context(load_matrix(world.data), world.data, repos)
+
+
+@pytest.fixture
+def tpl(world_template: World) -> World:
+    """The shared world, for the tests that only read it."""
+    return world_template
+
+
+@pytest.fixture
+def ctx(tpl: World) -> Context:
+    return own(tpl)
 
 
 def _line(world: World, status: str = "released", ref: str = "therock-7.0",
@@ -38,9 +49,9 @@ def _line(world: World, status: str = "released", ref: str = "therock-7.0",
     return Line("7.0", status, ref, c, version, f"{SLUG}@{c[:9]} version.json")
 
 
-def test_a_line_that_moved_is_drift_naming_both_and_its_edit(ctx: Context, world: World) -> None:
-    c = world.c["rock70"][:9]
-    line = _line(world)
+def test_a_line_that_moved_is_drift_naming_both_and_its_edit(ctx: Context, tpl: World) -> None:
+    c = tpl.c["rock70"][:9]
+    line = _line(tpl)
     rel = ctx.matrix.rocm["7.0"]
     assert tr._line_fact(ctx.repos[SLUG], "7.0", rel, line) == [Fact(
         "drift", "ROCm 7.0 release line", f"nightly-only {c} 7.0.0", "released therock-7.0 7.0.0",
@@ -50,8 +61,8 @@ def test_a_line_that_moved_is_drift_naming_both_and_its_edit(ctx: Context, world
                "evidence": f"{SLUG}@{c} version.json"}),))]
 
 
-def test_a_release_without_a_line_is_data_none(ctx: Context, world: World) -> None:
-    line = _line(world, version=None)
+def test_a_release_without_a_line_is_data_none(ctx: Context, tpl: World) -> None:
+    line = _line(tpl, version=None)
     (fact,) = tr._line_fact(ctx.repos[SLUG], "6.1", ctx.matrix.rocm["6.1"], line)
     assert (fact.kind, fact.what, fact.data, fact.upstream) == (
         "drift", "ROCm 6.1 release line", "none", "released therock-7.0 ")
@@ -59,16 +70,16 @@ def test_a_release_without_a_line_is_data_none(ctx: Context, world: World) -> No
     assert fact.edits[0].path == ("releases", "6.1", "line")
 
 
-def test_the_same_line_at_its_cited_commit_is_quiet(ctx: Context, world: World) -> None:
-    c = world.c["rock70"][:9]
-    same = _line(world, "nightly-only", c)
+def test_the_same_line_at_its_cited_commit_is_quiet(ctx: Context, tpl: World) -> None:
+    c = tpl.c["rock70"][:9]
+    same = _line(tpl, "nightly-only", c)
     rel = ctx.matrix.rocm["7.0"]
     assert tr._line_fact(ctx.repos[SLUG], "7.0", rel, same) == []
     # a nightly-only line moves with main while its version stays: still quiet
     assert tr._line_fact(ctx.repos[SLUG], "7.0", rel,
-                         _line(world, "nightly-only", "abcdef123")) == []
+                         _line(tpl, "nightly-only", "abcdef123")) == []
     # another version, or evidence citing no commit of the line: drift
-    assert tr._line_fact(ctx.repos[SLUG], "7.0", rel, _line(world, "nightly-only", c, "7.0.1"))
+    assert tr._line_fact(ctx.repos[SLUG], "7.0", rel, _line(tpl, "nightly-only", c, "7.0.1"))
     assert rel.line is not None
     cites_nothing = dataclasses.replace(rel, line=dataclasses.replace(rel.line, evidence="x"))
     assert tr._line_fact(ctx.repos[SLUG], "7.0", cites_nothing, same)[0].what == \
@@ -76,7 +87,7 @@ def test_the_same_line_at_its_cited_commit_is_quiet(ctx: Context, world: World) 
 
 
 def test_other_gpu_targets_make_a_new_era_and_point_the_release_at_it(
-        ctx: Context, world: World) -> None:
+        ctx: Context, tpl: World) -> None:
     ev = f"{SLUG}@abc1234 {CMAKE}"
     listed = Stated(("gfx90a", "gfx942", "gfx1100"), ev)
     assert tr._era_fact(ctx, "7.0", ctx.matrix.rocm["7.0"], listed) == [Fact(
@@ -133,12 +144,12 @@ def test_channels_are_compared_without_their_trailing_slash(ctx: Context) -> Non
     assert tr._urls({"a": "u1", "b": "u2"}) == "a u1, b u2"
 
 
-def test_torch_sources_against_what_the_ref_builds(ctx: Context, world: World) -> None:
-    c = world.c["rock70"][:9]
+def test_torch_sources_against_what_the_ref_builds(ctx: Context, tpl: World) -> None:
+    c = tpl.c["rock70"][:9]
     path = "build_tools/github_actions/configure_pytorch_release_matrix.py"
     ev = f"{SLUG}@{c} {path}"
     rel = ctx.matrix.rocm["7.0"]  # torch 2.5 for 3.11, 3.12, citing this very commit
-    repo, line = ctx.repos[SLUG], _line(world)
+    repo, line = ctx.repos[SLUG], _line(tpl)
     builds = Stated({"2.5": ("3.11", "3.12")}, ev, "linux: release/2.5")
     assert tr._torch_facts(ctx, repo, "7.0", rel, line, builds) == []
     pys = Stated({"2.5": ("3.12",), "2.6": ("3.12", "3.13")}, ev, "d")
@@ -178,7 +189,7 @@ def test_the_previous_release_is_the_newest_older_by_number(ctx: Context) -> Non
 
 
 def test_a_ref_in_a_shape_the_reader_does_not_know_is_a_review_naming_it(
-        ctx: Context, world: World) -> None:
+        world: World) -> None:
     c = world.c["rock70"]
     line = Line("7.0", "released", "therock-7.0", c, "7.0.0", "ev")
     world.repo("ROCm/TheRock").commit({"build_tools/github_actions/"
@@ -186,7 +197,7 @@ def test_a_ref_in_a_shape_the_reader_does_not_know_is_a_review_naming_it(
                                       branch="release/therock-7.0", base=c)
     head = world.repo("ROCm/TheRock").git("rev-parse", "release/therock-7.0")
     line = dataclasses.replace(line, commit=head, ref="release/therock-7.0")
-    got = tr._read(ctx.repos[SLUG], line)
+    got = tr._read(own(world).repos[SLUG], line)
     assert got == Fact(
         "review", "ROCm 7.0 torch builds", "-",
         "cannot be read: build_tools/github_actions/configure_pytorch_release_matrix.py names "
@@ -200,7 +211,7 @@ def test_a_ref_in_a_shape_the_reader_does_not_know_is_a_review_naming_it(
     (CMAKE, "GPU targets", f"{CMAKE} at {{c}} is missing"),
     ("build_tools/setup_venv.py", "channels", "no build_tools/setup_venv.py at {c}")])
 def test_each_file_the_ref_lacks_is_a_review_naming_what_it_states(
-        ctx: Context, world: World, drop: str, what: str, says: str) -> None:
+        world: World, drop: str, what: str, says: str) -> None:
     rock = world.repo(SLUG)
     rock.git("checkout", "--quiet", "-b", "cut", world.c["rock70"])
     rock.git("rm", "--quiet", drop)
@@ -208,13 +219,14 @@ def test_each_file_the_ref_lacks_is_a_review_naming_what_it_states(
     head = rock.git("rev-parse", "HEAD")
     rock.git("checkout", "--quiet", "main")
     line = Line("7.0", "branch", "cut", head, "7.0.0", "ev")
-    assert tr._read(ctx.repos[SLUG], line) == Fact(
+    assert tr._read(own(world).repos[SLUG], line) == Fact(
         "review", f"ROCm 7.0 {what}", "-", "cannot be read: " + says.format(c=head[:9]),
         f"{SLUG}@{head[:9]} cut",
         review=f"{SLUG} cut states its {what} in a shape the reader "
                "(toolkit/verify/upstream/therock_lines.py) does not know")
     # the release is not compared past it: its line fact, then the review
-    facts = tr._release(ctx, ctx.repos[SLUG], ctx.matrix.rocm["7.0"], line)
+    mine = own(world)
+    facts = tr._release(mine, mine.repos[SLUG], mine.matrix.rocm["7.0"], line)
     assert [(f.kind, f.what) for f in facts] == [("drift", "ROCm 7.0 release line"),
                                                  ("review", f"ROCm 7.0 {what}")]
 
