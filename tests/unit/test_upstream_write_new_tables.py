@@ -6,9 +6,14 @@ and read back with Python's own TOML reader (tomllib)."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import tomlkit
 import tomllib
 
+from tests.unit.upstream_fakes import World
+from toolkit.plan.recipes import load_matrix
 from toolkit.verify.upstream import write
 from toolkit.verify.upstream.model import Edit
 
@@ -38,3 +43,17 @@ def test_a_new_top_level_table() -> None:
     text = _edited(Edit("gpus.toml", ("eras", "therock-7.2", "targets"), ["gfx942"]))
     assert tomllib.loads(text)["eras"] == {"therock-7.2": {"targets": ["gfx942"]}}
     assert '[eras."therock-7.2"]\ntargets = ["gfx942"]' in text
+
+
+def test_the_next_load_reads_what_apply_wrote(world_template: World, tmp_path: Path) -> None:
+    """``settle`` reads upstream against the data it just wrote: the loader's cache of the
+    folder is dropped, the written files read back (else the same drift would be written
+    again)."""
+    data = tmp_path / "data"
+    shutil.copytree(world_template.data, data)
+    assert load_matrix(data).rocm["6.1"].hip == "6.1"
+    names = write.apply(data, [Edit("rocm.toml", ("releases", "6.1", "hip"), "6.2"),
+                               Edit("apex.toml", ("versions", 0, "python"), ["3.11"])])
+    assert names == ["apex.toml", "rocm.toml"]
+    assert load_matrix(data).rocm["6.1"].hip == "6.2"
+    assert not [p.name for p in data.iterdir() if p.name.startswith(".")]
