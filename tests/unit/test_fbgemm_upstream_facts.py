@@ -175,11 +175,15 @@ def test_the_newest_listed_version_is_the_newest_by_number(world: World, tmp_pat
     c111 = _tag(world, "v1.11.0", {CI: CI_61, INIT: '_fbgemm_torch_compat_table = {"1.11": "2.9"}\n'})
     c112 = _tag(world, "v1.12.0", {CI: CI_61, INIT: '_fbgemm_torch_compat_table = {"1.12": "2.5", '
                                                     '"1.11": "2.9"}\n'})
-    found = {"1.9.0": world.c["fb10"], "1.10.0": world.c["fb10"], "1.11.0": c111, "1.12.0": c112}
+    c113 = _tag(world, "v1.13.0", {"x": "13\n"})
+    found = {"1.9.0": world.c["fb10"], "1.10.0": world.c["fb10"], "1.11.0": c111, "1.12.0": c112,
+             "1.13.0": c113}
     repo = ctx.repos[SLUG]
-    rule = fbgemm._Rule(ctx, repo, package, found, {"1.11": "2.9", "1.12": "2.5"}, "TABLE",
-                        {"1.11.0": CI_61, "1.12.0": CI_61})
-    waiting, review = fbgemm._new(rule)
+    rule = fbgemm._Rule(ctx, repo, package, found, {"1.11": "2.9", "1.12": "2.5", "1.13": "2.9"},
+                        "TABLE", {"1.11.0": CI_61, "1.12.0": CI_61, "1.13.0": CI_61})
+    waiting, review, second = fbgemm._new(rule)
+    # each version recorded as waiting is one more entry after the last
+    assert [e.path for e in second.edits] == [("versions", 3)]
     assert review.review.startswith(f"{SLUG}@bbbbbbb2..{c112[:9]} ")
     (edit,) = waiting.edits
     assert edit.path == ("versions", 2)
