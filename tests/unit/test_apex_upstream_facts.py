@@ -235,3 +235,13 @@ def test_ops_of_a_jit_prebuild_version_against_the_recipe(world: World) -> None:
 def test_the_reviewed_commit(evidence: str, seen: str | None, world: World) -> None:
     v = _ctx(world, SLUG).matrix.packages["apex"].versions[1]
     assert apex._reviewed_commit(dataclasses.replace(v, evidence=evidence)) == seen
+
+
+def test_no_python_fact_when_pytorch_published_no_python_the_toolkit_knows(
+        world_template: World) -> None:
+    ctx = _ctx(world_template, SLUG)
+    ctx.derived["pytorch"] = {"2.5": pytorch.Release("2.5", ("6.1",), ("3.99",), "c", "PT25")}
+    v = ctx.matrix.packages["apex"].versions[1]  # rocm 6.1 as published: no ROCm fact either
+    assert apex._pair_facts(ctx, 1, v, "2.5") == []
+    assert apex._python_for(ctx, "2.5") == ()
+    assert apex._python_for(ctx, "2.9") == ()
