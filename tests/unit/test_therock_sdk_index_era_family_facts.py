@@ -8,9 +8,11 @@ multi-arch release on rocm.example.amd.com); every expectation is written by han
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from tests.unit.upstream_fakes import CMAKE, World
+from tests.unit.upstream_fakes import CMAKE, FakeRepo, World
 from toolkit.data.matrix import forget_loaded
 from toolkit.plan.recipes import load_matrix
 from toolkit.verify.upstream import therock
@@ -164,3 +166,17 @@ def test_family_members_are_ordered_as_the_target_list(world: World) -> None:
 def test_check_runs_every_part(world: World) -> None:
     ctx = _ctx(world)
     assert [f.what for f in therock.check(ctx)] == ["TheRock legacy releases"]
+
+
+def test_families_against_a_repository_without_commits_are_notes_at_head(
+        world_template: World, tmp_path: Path) -> None:
+    """No commit to read the target list at: every family is a note, its evidence naming
+    HEAD (the ref read), never a made-up commit."""
+    empty = FakeRepo(tmp_path, SLUG)
+    ctx = Context(load_matrix(world_template.data), world_template.data, {})
+    facts = therock._family_facts(ctx, Repo(SLUG, empty.dir / ".git"))
+    assert facts == [
+        Fact("note", "family gfx94X-dcgpu", "gfx942", "not in the newest target list",
+             f"{SLUG}@HEAD {CMAKE}"),
+        Fact("note", "family gfx90a", "gfx90a", "not in the newest target list",
+             f"{SLUG}@HEAD {CMAKE}")]
