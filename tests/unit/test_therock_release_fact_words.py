@@ -10,6 +10,7 @@ fact is written by hand from that file and the ``Line``/``Stated`` values the te
 from __future__ import annotations
 
 import dataclasses
+from types import SimpleNamespace
 
 import pytest
 
@@ -256,3 +257,17 @@ def test_a_new_release_takes_the_previous_releases_default_family(world: World) 
 
     assert family("7.2") == "gfx90a"
     assert family("5.9") == "gfx94X-dcgpu"  # no release before it: the multi-arch default
+
+
+def test_the_legacy_note_names_the_oldest_multi_arch_release_by_number(
+        ctx: Context, tpl: World) -> None:
+    """Releases 7.9 and 7.10 (7.9 is older, though "7.10" sorts first as text): TheRock's
+    6.4 and 7.0 lines come before it, a note; nothing of them is compared."""
+    rel = ctx.matrix.rocm["7.0"]
+    matrix = SimpleNamespace(rocm={"7.10": dataclasses.replace(rel, version="7.10"),
+                                   "7.9": dataclasses.replace(rel, version="7.9")})
+    mine = Context(matrix, tpl.data, ctx.repos)  # type: ignore[arg-type]
+    assert tr.release_facts(mine, ctx.repos[SLUG]) == [Fact(
+        "note", "TheRock legacy releases", "-",
+        "6.4, 7.0: per-family releases before the oldest multi-arch one of the data (7.9), "
+        "not compared", "ROCm/TheRock tags, release branches, version.json")]
