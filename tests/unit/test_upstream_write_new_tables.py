@@ -7,8 +7,10 @@ and read back with Python's own TOML reader (tomllib)."""
 from __future__ import annotations
 
 import shutil
+import tempfile
 from pathlib import Path
 
+import pytest
 import tomlkit
 import tomllib
 
@@ -57,3 +59,18 @@ def test_the_next_load_reads_what_apply_wrote(world_template: World, tmp_path: P
     assert names == ["apex.toml", "rocm.toml"]
     assert load_matrix(data).rocm["6.1"].hip == "6.2"
     assert not [p.name for p in data.iterdir() if p.name.startswith(".")]
+
+
+def test_each_file_is_replaced_from_a_temporary_file_beside_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The new text is written beside the data file and renamed over it (atomic on one file
+    system): the system's temporary folder is never used, here one that does not exist."""
+    data, staged = tmp_path / "data", tmp_path / "staged"
+    data.mkdir()
+    staged.mkdir()
+    (data / "a.toml").write_text("old\n", encoding="utf-8")
+    (staged / "a.toml").write_text("néw = 1\n", encoding="utf-8")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-such-tmp"))
+    write._replace(data, staged, ["a.toml"])
+    assert (data / "a.toml").read_bytes() == "néw = 1\n".encode()
+    assert [p.name for p in data.iterdir()] == ["a.toml"]
