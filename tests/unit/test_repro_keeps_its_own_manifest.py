@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.manifests import for_plan
+from toolkit.core.errors import CheckFailed, EnvironmentProblem
 from toolkit.core.reporter import ListReporter
 from toolkit.core.steps import CheckEnv
 from toolkit.plan.layout import Layout
@@ -75,3 +76,40 @@ def test_a_step_broken_by_an_unnamed_error_is_recorded_as_exit_5(
     # no step reported it failed (only the toolkit's errors, Ctrl-C and OSError are): "-"
     assert again["failure"] == {"step": "-", "exit_code": 5, "signature": ["a bug in a step"],
                                 "log": str(manifest.parent / "repro.log")}
+
+
+def _failed_in_ci(manifest: Path) -> None:
+    data = json.loads(manifest.read_text())
+    data.update(outcome="failed", failed_step="check-env", wheel=None, wheel_sha256=None,
+                error="boom", failure={"step": "check-env", "exit_code": 4,
+                                       "signature": ["boom"], "log": None})
+    manifest.write_text(json.dumps(data))
+
+
+def test_a_failure_that_does_not_happen_here_is_not_reproduced(manifest: Path) -> None:
+    _failed_in_ci(manifest)
+    reporter = ListReporter()
+    with pytest.raises(CheckFailed) as err:
+        repro.reproduce(str(manifest), reporter, force=True, workdir=str(manifest.parents[2]))
+    assert err.value.message == "not reproduced: check-env passed here (CI: exit 4)"
+    assert "the manifest records a failure at check-env: running up to it" in reporter.lines
+    assert reporter.lines[-2:] == ["not reproduced: check-env passed here (CI: exit 4)",
+                                   "  CI: boom"]
+
+
+def test_the_same_failure_here_is_reproduced_from_the_repro_manifests_record(
+        manifest: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def failing(step: object, run: object) -> None:
+        raise EnvironmentProblem("boom")
+
+    monkeypatch.setitem(executor.HANDLERS, CheckEnv, failing)
+    _failed_in_ci(manifest)
+    reporter = ListReporter()
+    assert repro.reproduce(str(manifest), reporter, force=True,
+                           workdir=str(manifest.parents[2])) == 0
+    again = manifest.parent / "repro-manifest.json"
+    assert f"repro manifest: {again}" in reporter.lines
+    recorded = json.loads(again.read_text())["failure"]
+    assert (recorded["step"], recorded["exit_code"], recorded["signature"]) == \
+        ("check-env", 4, ["boom"])
+    assert reporter.lines[-2:] == ["reproduced: check-env failed here as in CI (exit 4)", "  boom"]
