@@ -54,3 +54,12 @@ def test_a_nox_report_folder_and_a_missing_one_are_named(tmp_path: Path) -> None
         report.read_nox_report(bad)
     assert err.value.message.startswith(f"{bad}: not a nox report (JSON from `nox --report FILE`): "
                                         "Expecting property name")
+
+
+def test_a_path_holding_a_colon_is_named_whole_and_the_reason_kept_whole(tmp_path: Path) -> None:
+    folder = tmp_path / "a: b"
+    folder.mkdir()
+    assert _refused(folder) == f"{folder}: not JUnit XML: not a regular file (a folder)"
+    with pytest.raises(UsageError) as err:
+        report.read_nox_report(folder)
+    assert err.value.message == f"{folder}: not a nox report: not a regular file (a folder)"
