@@ -2,8 +2,8 @@
 ``repro.log`` (the build's ``manifest.json`` stays byte for byte as CI wrote it), the
 lines it prints when stopped at ``--step``, and the exit code it records when a step breaks
 with an error no toolkit code named (README "Exit codes": 5, a build step failed; 6 is
-"busy"). Driven on the bundled sample's plan made on this host, running only its first step
-(``check-env``, this interpreter): no build."""
+"busy"). Driven on the bundled sample's plan made on this host, running only its first steps
+(``check-env``, this interpreter, and ``create-env``): no build."""
 
 from __future__ import annotations
 
@@ -41,24 +41,24 @@ def manifest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
-def _repro(manifest: Path, reporter: ListReporter) -> int:
-    return repro.reproduce(str(manifest), reporter, step="check-env", force=True,
+def _repro(manifest: Path, reporter: ListReporter, step: str = "check-env") -> int:
+    return repro.reproduce(str(manifest), reporter, step=step, force=True,
                            workdir=str(manifest.parents[2]))
 
 
 def test_a_repro_stopped_at_a_step_records_its_own_manifest_and_leaves_cis(manifest: Path) -> None:
     before = manifest.read_bytes()
     reporter = ListReporter()
-    assert _repro(manifest, reporter) == 0
+    assert _repro(manifest, reporter, "create-env") == 0  # the plan's second step
     art = manifest.parent
     assert f"repro manifest: {art / 'repro-manifest.json'}" in reporter.lines
-    assert reporter.lines[-1] == "stopped after check-env as asked: nothing to compare"
+    assert reporter.lines[-1] == "stopped after create-env as asked: nothing to compare"
     assert manifest.read_bytes() == before
     assert sorted(p.name for p in art.iterdir()) == ["manifest.json", "repro-manifest.json",
                                                      "repro.log"]
     again = json.loads((art / "repro-manifest.json").read_text())
     assert again["outcome"] == "ok" and again["failure"] is None
-    assert [s["name"] for s in again["steps"]] == ["check-env"]
+    assert [s["name"] for s in again["steps"]] == ["check-env", "create-env"]
 
 
 def test_a_step_broken_by_an_unnamed_error_is_recorded_as_exit_5(
