@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ def _child(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> None:
     script = tmp_path / "child.sh"
     script.write_text("#!/bin/sh\n" + body)
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setattr(variant_pick.sys, "executable", str(script))
+    monkeypatch.setattr(sys, "executable", str(script))  # the module's own sys
 
 
 def test_the_labels_are_the_json_list_on_the_childs_last_line_in_first_seen_order(

@@ -18,7 +18,10 @@ from toolkit.verify.compare import section_differences, wheel_differences
 ELF = Path("/bin/true")
 
 
-def _wheel(path: Path, members: dict[str, bytes], date: tuple[int, ...] = (2020, 1, 1, 0, 0, 0)) -> Path:
+Date = tuple[int, int, int, int, int, int]
+
+
+def _wheel(path: Path, members: dict[str, bytes], date: Date = (2020, 1, 1, 0, 0, 0)) -> Path:
     with zipfile.ZipFile(path, "w") as zf:
         for name, data in members.items():
             zf.writestr(zipfile.ZipInfo(name, date), data)
