@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -117,3 +118,29 @@ def test_a_recorded_plan_without_steps_differs_from_the_one_planned_here(tmp_pat
     changes = repro.plan_differences(data, plan, layout)
     assert "the manifest's identity is not the digest of its own plan" in changes
     assert changes[-1].startswith("steps  recorded; check-env, create-env")
+
+
+def test_host_differences_are_listed_and_a_fatal_one_refuses_without_force(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOOLKIT_CACHE_DIR", str(tmp_path / "cache"))
+    plan, layout, data = _sample(tmp_path)
+    data["sdk"] = {"provider": "system", "version": "9.9.0"}  # a ROCm release no machine has
+    path = layout.artifacts(plan.build) / "manifest.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(data))
+    reporter = ListReporter()
+    with pytest.raises(UsageError) as err:
+        repro.reproduce(str(path), reporter, dry_run=True, workdir=str(layout.root))
+    assert err.value.message.startswith("refusing: reproduction would be meaningless here: "
+                                        "ROCm 9.9.0 in the manifest, ")
+    assert err.value.message.endswith(" here")
+    assert err.value.hint == "run it on a matching machine, or pass --force"
+    assert reporter.lines[0] == "host differences (never compared; the wheel's sha256 decides):"
+    assert [ln for ln in reporter.lines if ln.startswith("REFUSE")] == \
+        [ln for ln in reporter.lines if ln.startswith("REFUSE  ROCm: manifest 9.9.0; this machine ")]
+    assert any(ln.startswith("REFUSE") for ln in reporter.lines)
+    # the recorded tools were none: each one found here is a host difference, never fatal
+    gcc = shutil.which("gcc")
+    if gcc:
+        first = subprocess.run([gcc, "--version"], capture_output=True, text=True).stdout
+        assert f"  host  gcc: manifest none; this machine {first.splitlines()[0]}" in reporter.lines
