@@ -12,6 +12,7 @@ writes a session's builds as JUnit, one case per build, in the same terms.
 
 from __future__ import annotations
 
+import os
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
@@ -109,8 +110,8 @@ def read(path: Path) -> list[JUnitSuite]:
                          "FILE`)")
     try:
         raw = read_bytes(path, "report")
-    except UsageError as exc:
-        why = exc.message.split(": ", 1)[-1]
+    except UsageError as exc:  # "report <path>: why" (a path may hold ": " itself)
+        why = exc.message.removeprefix(f"report {escape(os.fspath(path))}: ")
         raise UsageError(f"{escape(path)}: not JUnit XML: {why}") from None
     try:
         root = ET.fromstring(raw)

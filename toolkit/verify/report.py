@@ -171,8 +171,11 @@ def read_nox_report(path: Path, source: str | None = None) -> list[Row]:
         raise _bad(path, "no such nox report (written by `nox --report FILE`)")
     try:
         text = read_text(path, "report")
-    except UsageError as exc:
-        raise _bad(path, f"not a nox report: {exc.message.split(': ', 1)[-1]}") from None
+    except UsageError as exc:  # "report <path>: why" (a path may hold ": " itself)
+        from toolkit.core.text import escape
+
+        why = exc.message.removeprefix(f"report {escape(os.fspath(path))}: ")
+        raise _bad(path, f"not a nox report: {why}") from None
     try:
         doc = json.loads(text)
     except (ValueError, RecursionError) as exc:

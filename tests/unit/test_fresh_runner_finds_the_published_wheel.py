@@ -1,0 +1,79 @@
+"""A fresh runner's first question (``toolkit.verify.fresh``): is the wheel the manifest
+records in this work folder's ``dist/<id>/``, with the recorded sha256 (computed here with
+hashlib)? And which manifests can an environment be made for. Each refusal is one line
+naming the build and the file, hand-written here."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.manifests import for_plan
+from toolkit.core.errors import UsageError
+from toolkit.plan.layout import Layout
+from toolkit.plan.model import Options
+from toolkit.plan.recipes import load_matrix
+from toolkit.plan.recipes.sample import DEMO_TARGETS, EXAMPLE, demo_build
+from toolkit.plan.request import Request, prepare
+from toolkit.verify.fresh import published_wheel, usable_manifest
+
+BUILD = "b-1"
+WHEEL = "b-1.0-py3-none-any.whl"
+
+
+def _wheel(layout: Layout, content: bytes = b"wheel bytes") -> tuple[Path, str]:
+    path = layout.root / "dist" / BUILD / WHEEL
+    path.parent.mkdir(parents=True)
+    path.write_bytes(content)
+    return path, hashlib.sha256(content).hexdigest()
+
+
+@pytest.mark.parametrize("wheel", [None, "", 3])
+def test_a_manifest_without_a_wheel_is_nothing_to_smoke_test(tmp_path: Path, wheel: object) -> None:
+    with pytest.raises(UsageError) as err:
+        published_wheel({"wheel": wheel, "outcome": "failed"}, Layout(tmp_path, tmp_path), BUILD)
+    assert err.value.message == ("the manifest of b-1 records no wheel (outcome failed): "
+                                 "nothing to smoke-test")
+
+
+def test_the_recorded_wheel_is_looked_for_by_name_in_dist_of_the_build(tmp_path: Path) -> None:
+    layout = Layout(tmp_path / "work", tmp_path / "cache")
+    data = {"wheel": f"/home/ci/work/dist/{BUILD}/{WHEEL}", "wheel_sha256": "0" * 64}
+    with pytest.raises(UsageError) as err:
+        published_wheel(data, layout, BUILD)
+    expected = tmp_path / "work" / "dist" / BUILD / WHEEL
+    assert err.value.message == f"{expected} is not here; the manifest of b-1 names it"
+    assert err.value.hint == "download the build's dist/ artifact next to artifacts/"
+    path, digest = _wheel(layout)
+    with pytest.raises(UsageError) as err:
+        published_wheel(data, layout, BUILD)
+    assert err.value.message == f"{expected} is not the wheel the manifest records (sha256 differs)"
+    assert published_wheel({**data, "wheel_sha256": digest}, layout, BUILD) == path == expected
+
+
+def test_a_manifest_is_usable_when_it_is_valid_and_its_wheel_is_here(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOOLKIT_CACHE_DIR", str(tmp_path / "cache"))
+    layout = Layout(tmp_path / "work", tmp_path / "cache")
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    build = demo_build(python, None)
+    opts = Options(rocm_from="system", gfx=DEMO_TARGETS, no_lock=True, source=str(EXAMPLE))
+    plan, _, _ = prepare(Request(load_matrix(), (build,), opts, layout,
+                                 interpreters={python: sys.executable}, rocm="given"))
+    data = for_plan(plan, layout, wheel=WHEEL)
+    path = tmp_path / "manifest.json"
+    path.write_text(json.dumps(data))
+    assert usable_manifest(path, layout, build.id) is None  # its wheel is not in dist/<id>/
+    wheel = layout.root / "dist" / build.id / WHEEL
+    wheel.parent.mkdir(parents=True)
+    wheel.write_bytes(b"w")
+    assert usable_manifest(path, layout, build.id) == data
+    assert usable_manifest(path, layout, "another-id") is None  # dist/another-id/ has none
+    path.write_text("{not json")
+    assert usable_manifest(path, layout, build.id) is None
+    path.write_text(json.dumps({**data, "wheel": None}))
+    assert usable_manifest(path, layout, build.id) is None

@@ -1,0 +1,77 @@
+"""What ``--changed-since URL`` sends an index (two real HTTP servers on 127.0.0.1 that record
+each request's headers): the index's credentials (HTTP Basic, RFC 7617: base64 of
+``user:password``) go to the index's own host and port only, never to a wheel linked on
+another origin; every request names the toolkit as its User-Agent."""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+from collections.abc import Iterator
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fixtures.manifests import for_entry
+from toolkit.data.ci import github_matrix, load_ci
+from toolkit.plan.recipes import load_matrix
+from toolkit.verify import published
+
+Seen = list[tuple[str, str | None, str | None]]
+
+
+@pytest.fixture
+def servers(tmp_path: Path) -> Iterator[list[tuple[str, Path, Seen]]]:
+    started = []
+    for name in ("index", "files"):
+        root = tmp_path / name
+        root.mkdir()
+        seen: Seen = []
+
+        class Recording(SimpleHTTPRequestHandler):
+            log = seen
+
+            def do_GET(self) -> None:
+                self.log.append((self.path, self.headers.get("Authorization"),
+                                 self.headers.get("User-Agent")))
+                super().do_GET()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Recording, directory=str(root)))
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        started.append((server, (f"127.0.0.1:{server.server_address[1]}", root, seen)))
+    try:
+        yield [info for _, info in started]
+    finally:
+        for server, _ in started:
+            server.shutdown()
+            server.server_close()
+
+
+def _manifest() -> dict[str, Any]:
+    m = load_matrix()
+    entry = github_matrix(m, load_ci(m), "workflow_dispatch", builds=m.select(packages=["apex"]))[0]
+    return for_entry(m, entry)
+
+
+def test_credentials_go_to_the_index_only_and_every_request_names_the_toolkit(
+        servers: list[tuple[str, Path, Seen]]) -> None:
+    (index, index_root, index_seen), (files, files_root, files_seen) = servers
+    data = _manifest()
+    (index_root / "a-1-py3-none-any.whl.manifest.json").write_text(json.dumps(data))
+    (files_root / "b-1-py3-none-any.whl.manifest.json").write_text(json.dumps(data))
+    (index_root / "index.html").write_text(
+        '<a href="a-1-py3-none-any.whl">a</a>'
+        f'<a href="http://{files}/b-1-py3-none-any.whl">b</a>')
+    found = published.read_published(f"http://me:pw@{index}/")
+    assert found.read == 2 and found.digests == frozenset({data["identity"]["digest"]})
+    basic = "Basic " + base64.b64encode(b"me:pw").decode()
+    assert index_seen == [("/", basic, "rocm-wheel-toolkit"),
+                          ("/a-1-py3-none-any.whl.manifest.json", basic, "rocm-wheel-toolkit")]
+    assert files_seen == [("/b-1-py3-none-any.whl.manifest.json", None, "rocm-wheel-toolkit")]

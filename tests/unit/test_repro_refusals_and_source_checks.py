@@ -1,0 +1,146 @@
+"""Where ``repro`` refuses or warns before running anything, in its own words: a manifest
+whose identity differs (the hint depends on whether the manifest is this toolkit version's),
+a recorded Python missing here (fatal: README "a repro refused", exit 2), a ``--source``
+checkout at another commit or tree (the commit read here with real git), and a recorded
+plan without steps. The bundled sample's plan made on this host is the recorded build."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fixtures.manifests import for_plan
+from toolkit import __version__
+from toolkit.core.errors import UsageError
+from toolkit.core.reporter import ListReporter
+from toolkit.plan.layout import Layout
+from toolkit.plan.model import Options, Plan
+from toolkit.plan.recipes import load_matrix
+from toolkit.plan.recipes.sample import DEMO_TARGETS, EXAMPLE, demo_build
+from toolkit.plan.request import Request, prepare
+from toolkit.run.sources import IGNORED, NO_COMMIT, tree_hash
+from toolkit.verify import repro
+
+
+def _sample(tmp_path: Path) -> tuple[Plan, Layout, dict[str, Any]]:
+    layout = Layout(tmp_path / "work", tmp_path / "cache")
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    opts = Options(rocm_from="system", gfx=DEMO_TARGETS, no_lock=True, source=str(EXAMPLE))
+    plan, _, _ = prepare(Request(load_matrix(), (demo_build(python, None),), opts, layout,
+                                 interpreters={python: sys.executable}, rocm="given"))
+    return plan, layout, for_plan(plan, layout)
+
+
+@pytest.mark.parametrize(("version", "hint"), [
+    ("0.0.0-elsewhere", "rebuild with the toolkit version the manifest names (0.0.0-elsewhere), "
+                        "or inspect the manifest"),
+    (__version__, f"this is the manifest's toolkit version ({__version__}): a local change to the "
+                  "toolkit or its data (git status), or a plan that depends on the host (report "
+                  "it with the manifest); compare with --dry-run"),
+])
+def test_an_identity_that_differs_is_refused_with_the_hint_for_the_manifests_version(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: str, hint: str) -> None:
+    monkeypatch.setenv("TOOLKIT_CACHE_DIR", str(tmp_path / "cache"))
+    plan, layout, data = _sample(tmp_path)
+    data["toolkit_version"] = version
+    data["targets"] = ["gfx942"]  # recorded for other targets than its identity says
+    path = layout.artifacts(plan.build) / "manifest.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(data))
+    with pytest.raises(UsageError) as err:
+        repro.reproduce(str(path), ListReporter(), dry_run=True, workdir=str(layout.root))
+    assert err.value.message.startswith("refusing: the build's identity differs from the "
+                                        "manifest's: ")
+    assert err.value.hint == hint and err.value.exit_code == 2
+
+
+def test_a_recorded_python_missing_here_is_a_fatal_difference_naming_why() -> None:
+    (diff,) = repro._interpreter_differences({"build": {"python": "3.1"}}, None)
+    assert (diff.what, diff.manifest, diff.fatal) == ("Python interpreter", "3.1", True)
+    assert diff.here.startswith("missing (") and "3.1" in diff.here
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def test_a_source_checkout_is_compared_by_commit_and_tree(tmp_path: Path) -> None:
+    plan, _, data = _sample(tmp_path)
+    repo = tmp_path / "src"
+    repo.mkdir()
+    (repo / "a.py").write_text("x = 1\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "a.py")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", "one")
+    head = _git(repo, "rev-parse", "HEAD")
+    tree = tree_hash(repo, IGNORED)
+    here = dataclasses.replace(plan, source=str(repo))
+    same = {**data, "source": {"sha": head, "tree": tree, "diff": None}}
+    reporter = ListReporter()
+    assert repro._tree_check(same, here, False, reporter) is True and reporter.lines == []
+    # nothing recorded to compare, or no --source: nothing to check
+    assert repro._tree_check({**data, "source": {"sha": head, "tree": None}}, here, False,
+                             reporter) is True
+    assert repro._tree_check(same, dataclasses.replace(plan, source=None), False, reporter) is True
+    other = {**data, "source": {"sha": "1" * 40, "tree": "2" * 64, "diff": None}}
+    with pytest.raises(UsageError) as err:
+        repro._tree_check(other, here, False, reporter)
+    assert err.value.message == (f"the source {repo} differs from the recorded one "
+                                 f"(tree {tree[:12]}, recorded {'2' * 12}; "
+                                 f"commit {head[:12]}, recorded {'1' * 12})")
+    assert err.value.hint == ("restore it, or pass --force (the result is then never called "
+                              "identical)")
+    assert repro._tree_check(other, here, True, reporter) is False
+    assert reporter.lines == [f"note: the source differs from the recorded one (tree {tree[:12]}, "
+                              f"recorded {'2' * 12}; commit {head[:12]}, recorded {'1' * 12}); "
+                              "going on because of --force"]
+    # a recorded build of no git checkout: the all-zero commit
+    with pytest.raises(UsageError) as err:
+        repro._tree_check({**data, "source": {"sha": None, "tree": tree}}, here, False, reporter)
+    assert f"commit {head[:12]}, recorded {NO_COMMIT[:12]}" in err.value.message
+    with pytest.raises(UsageError) as err:
+        repro._tree_check(same, dataclasses.replace(plan, source=str(tmp_path / "gone")), False,
+                          reporter)
+    assert err.value.message == f"the recorded --source {tmp_path / 'gone'} is not here"
+
+
+def test_a_recorded_plan_without_steps_differs_from_the_one_planned_here(tmp_path: Path) -> None:
+    plan, layout, data = _sample(tmp_path)
+    del data["plan"]["steps"]
+    changes = repro.plan_differences(data, plan, layout)
+    assert "the manifest's identity is not the digest of its own plan" in changes
+    assert changes[-1].startswith("steps  recorded; check-env, create-env")
+
+
+def test_host_differences_are_listed_and_a_fatal_one_refuses_without_force(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOOLKIT_CACHE_DIR", str(tmp_path / "cache"))
+    plan, layout, data = _sample(tmp_path)
+    data["sdk"] = {"provider": "system", "version": "9.9.0"}  # a ROCm release no machine has
+    path = layout.artifacts(plan.build) / "manifest.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(data))
+    reporter = ListReporter()
+    with pytest.raises(UsageError) as err:
+        repro.reproduce(str(path), reporter, dry_run=True, workdir=str(layout.root))
+    assert err.value.message.startswith("refusing: reproduction would be meaningless here: "
+                                        "ROCm 9.9.0 in the manifest, ")
+    assert err.value.message.endswith(" here")
+    assert err.value.hint == "run it on a matching machine, or pass --force"
+    assert reporter.lines[0] == "host differences (never compared; the wheel's sha256 decides):"
+    assert [ln for ln in reporter.lines if ln.startswith("REFUSE")] == \
+        [ln for ln in reporter.lines if ln.startswith("REFUSE  ROCm: manifest 9.9.0; this machine ")]
+    assert any(ln.startswith("REFUSE") for ln in reporter.lines)
+    # the recorded tools were none: each one found here is a host difference, never fatal
+    gcc = shutil.which("gcc")
+    if gcc:
+        first = subprocess.run([gcc, "--version"], capture_output=True, text=True).stdout
+        assert f"  host  gcc: manifest none; this machine {first.splitlines()[0]}" in reporter.lines
