@@ -184,3 +184,18 @@ def test_each_step_start_is_where_its_output_begins_in_the_log(layout: Layout) -
     assert starts[0] == 0
     assert log[starts[1]:].startswith("output of b\n")
     assert log[:starts[1]] == "output of a\n\n# a: skipped: done\n"
+
+
+def test_the_log_is_utf_8_whatever_the_locale(layout: Layout) -> None:
+    """A host whose locale is not UTF-8 (LC_CTYPE=C: ASCII) still logs a command naming a
+    non-ASCII path: the log is written as UTF-8."""
+    import locale
+
+    before = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        executor.execute(plan(step("compile", "true", "/src/café/‘x’")), layout)
+    finally:
+        locale.setlocale(locale.LC_CTYPE, before)
+    raw = (layout.root / "artifacts" / BUILD / "build.log").read_bytes()
+    assert raw == "\n$ true /src/café/‘x’\n".encode()
