@@ -199,3 +199,29 @@ def test_pip_tools_that_cannot_be_installed_names_the_uv_command(
         f"cannot prepare pip-tools for Python 3.11: {uv} pip install -q --python "
         f"{env}/bin/python pip-tools=={pt} pip: ")
     assert (env / "bin" / "python").exists()  # the venv came first, and was made
+
+
+@pytest.mark.parametrize("where", ["top", "host"])
+def test_an_environment_folder_with_dotdot_is_refused_where_it_is_recorded(
+        tmp_path: Path, where: str) -> None:
+    import json
+
+    build = {"id": "apex-1.8.0-cp312-rocm7.0", "package": "apex", "version": "1.8.0",
+             "python": "3.12", "rocm": "7.0"}
+    data: dict[str, object] = {"build": build}
+    if where == "top":
+        data["env_dir"] = "/c/envs/../../etc"
+    else:  # a running manifest records the folders under host
+        data["host"] = {"env_dir": "/c/envs/../../etc", "workdir": None}
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(UsageError) as caught:
+        manifest.read(path)
+    field = "env_dir" if where == "top" else "host.env_dir"
+    assert caught.value.message == (
+        f"{path}: manifest field {field}: '/c/envs/../../etc' is not an absolute path without "
+        "'..' or control characters (a tampered manifest?)")
+    data["env_dir" if where == "top" else "host"] = (
+        None if where == "top" else {"env_dir": None})  # none recorded: nothing to refuse
+    path.write_text(json.dumps(data))
+    assert manifest.read(path)["build"] == build
