@@ -225,3 +225,17 @@ def test_an_environment_folder_with_dotdot_is_refused_where_it_is_recorded(
         None if where == "top" else {"env_dir": None})  # none recorded: nothing to refuse
     path.write_text(json.dumps(data))
     assert manifest.read(path)["build"] == build
+
+
+@pytest.mark.parametrize("root, named", [("/opt/rocm-7.0.2", True), ("/usr", False),
+                                         ("/", False)])
+def test_a_system_rocm_root_is_a_host_path_unless_it_is_the_system_itself(
+        tmp_path: Path, root: str, named: bool) -> None:
+    from toolkit.core.steps import UseSystemRocm
+    from toolkit.run.identity import host_paths
+
+    step = Step("use-system-rocm", "r", UseSystemRocm(root, "7.0"))
+    plan = Plan(load_matrix().build(BUILD), ("gfx942",), None, (step,))
+    layout = Layout(tmp_path / "work", tmp_path / "cache")
+    want = {"workdir": str(tmp_path / "work"), "cache": str(tmp_path / "cache")}
+    assert host_paths(plan, layout) == ({**want, "rocm_root": root} if named else want)
