@@ -71,6 +71,18 @@ def test_a_step_that_printed_its_error_is_signed_by_its_output(tmp_path: Path) -
                    "signature": ["src/a.c:3:1: error: expected ';'"], "log": str(log)}
 
 
+def test_a_step_whose_output_names_no_error_is_signed_by_its_last_lines(tmp_path: Path) -> None:
+    log = tmp_path / "build.log"
+    with log.open("w", encoding="utf-8") as fh:
+        run = a_run(tmp_path)
+        run.log = fh
+        fh.write("$ make\nbuilding a\nbuilding b\nstopped\n")
+        fh.flush()
+        got = failure.record(run, "build-wheel", 5, "step 'build-wheel' failed (exit 2): make")
+    # the module's fallback: the last three non-empty lines of the step's own output
+    assert got["signature"] == ["building a", "building b", "stopped"]
+
+
 def test_a_step_that_printed_nothing_is_signed_by_its_errors_first_line(tmp_path: Path) -> None:
     log = tmp_path / "build.log"
     with log.open("w", encoding="utf-8") as fh:
