@@ -57,6 +57,8 @@ def test_the_backend_names_the_project_and_runs_on_a_copy(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     seen = tmp_path / "seen.json"
     monkeypatch.setenv("SEEN_OUT", str(seen))
+    # the backend's own import would write a __pycache__ into the copy before it lists it
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
     project = _project(tmp_path / "proj")
     log = tmp_path / "logs" / "meta.log"
     info = read_project(str(project), log)

@@ -318,22 +318,35 @@ def _run_sample(session: Any, args: argparse.Namespace, root: Path, modules: lis
     if not names:
         raise UsageError(f"no mutants of {', '.join(modules)} in mutants/: "
                          "run without --score-only first")
-    samples: dict[int, list[str]] = {}
-    for seed in args.seed or [0]:
-        samples[seed] = draw(names, args.sample, seed)
-        session.log(f"sample: {len(samples[seed])} of {len(names)} mutants, seed {seed}")
+    samples = _draw_samples(session, names, args.sample, args.seed or [0])
     drawn = sorted({k for chosen in samples.values() for k in chosen})
-    todo = drawn
-    if args.unkilled:  # after new tests: what a test killed stays killed
-        todo = [k for k in drawn if codes.get(k) not in KILLED]
-        session.log(f"running the {len(todo)} of them no test has killed yet")
-    elif len(samples) > 1:
-        session.log(f"running the {len(todo)} mutants the samples drew, in one run")
+    todo = _to_run(session, drawn, codes, unkilled=args.unkilled, samples=len(samples))
     if not args.score_only and todo:
         session.run(*mutmut_run, *todo)
     if args.integration and not args.score_only:
         _integration_pass(session, root, modules, drawn)
     return samples
+
+
+def _draw_samples(session: Any, names: list[str], size: int, seeds: Sequence[int]) -> dict[int, list[str]]:
+    """One sample of ``size`` per seed (a seed given twice: one sample), each logged."""
+    samples: dict[int, list[str]] = {}
+    for seed in seeds:
+        samples[seed] = draw(names, size, seed)
+        session.log(f"sample: {len(samples[seed])} of {len(names)} mutants, seed {seed}")
+    return samples
+
+
+def _to_run(session: Any, drawn: list[str], codes: dict[str, int | None], *, unkilled: bool,
+            samples: int) -> list[str]:
+    """The drawn mutants to run: all, or with ``unkilled`` those no test has killed yet."""
+    if unkilled:  # after new tests: what a test killed stays killed
+        todo = [k for k in drawn if codes.get(k) not in KILLED]
+        session.log(f"running the {len(todo)} of them no test has killed yet")
+        return todo
+    if samples > 1:
+        session.log(f"running the {len(drawn)} mutants the samples drew, in one run")
+    return drawn
 
 
 def area_tests(mutant: str) -> tuple[str, ...]:
