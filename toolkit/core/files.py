@@ -124,6 +124,12 @@ def read_bytes(path: str | os.PathLike[str], what: str, error: type[ToolkitError
     return data
 
 
+def refusal_reason(err: ToolkitError, path: str | os.PathLike[str], what: str) -> str:
+    """Why ``read_bytes``/``read_text`` refused ``path``: their line without its leading
+    ``"<what> <path>: "`` (a path may hold ": " itself, so the prefix is matched whole)."""
+    return err.message.removeprefix(f"{what} {escape(os.fspath(path))}: ")
+
+
 def read_text(path: str | os.PathLike[str], what: str, error: type[ToolkitError] = UsageError,
               cap: int | None = None) -> str:
     """``read_bytes`` decoded as UTF-8 (invalid UTF-8 is one ``error`` line)."""

@@ -12,7 +12,6 @@ writes a session's builds as JUnit, one case per build, in the same terms.
 
 from __future__ import annotations
 
-import os
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
@@ -103,15 +102,15 @@ def _suite(el: ET.Element) -> JUnitSuite:
 
 def read(path: Path) -> list[JUnitSuite]:
     """The suites of a JUnit XML file (``<testsuites>`` or one ``<testsuite>`` at the root)."""
-    from toolkit.core.files import missing, read_bytes
+    from toolkit.core.files import missing, read_bytes, refusal_reason
 
     if missing(path):
         raise UsageError(f"{escape(path)}: no such JUnit file (written by `pytest --junit-xml "
                          "FILE`)")
     try:
         raw = read_bytes(path, "report")
-    except UsageError as exc:  # "report <path>: why" (a path may hold ": " itself)
-        why = exc.message.removeprefix(f"report {escape(os.fspath(path))}: ")
+    except UsageError as exc:
+        why = refusal_reason(exc, path, "report")
         raise UsageError(f"{escape(path)}: not JUnit XML: {why}") from None
     try:
         root = ET.fromstring(raw)

@@ -165,17 +165,14 @@ def _bad(path: Path, what: str) -> UsageError:
 
 def read_nox_report(path: Path, source: str | None = None) -> list[Row]:
     """Rows of a ``nox --report FILE`` JSON file, one per session run."""
-    from toolkit.core.files import missing, read_text
+    from toolkit.core.files import missing, read_text, refusal_reason
 
     if missing(path):
         raise _bad(path, "no such nox report (written by `nox --report FILE`)")
     try:
         text = read_text(path, "report")
-    except UsageError as exc:  # "report <path>: why" (a path may hold ": " itself)
-        from toolkit.core.text import escape
-
-        why = exc.message.removeprefix(f"report {escape(os.fspath(path))}: ")
-        raise _bad(path, f"not a nox report: {why}") from None
+    except UsageError as exc:
+        raise _bad(path, f"not a nox report: {refusal_reason(exc, path, 'report')}") from None
     try:
         doc = json.loads(text)
     except (ValueError, RecursionError) as exc:
