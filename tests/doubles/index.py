@@ -142,7 +142,7 @@ class LocalIndex:
 def serve(root: Path) -> LocalIndex:
     handler = partial(_Quiet, directory=str(root))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     return LocalIndex(root, f"http://127.0.0.1:{server.server_address[1]}/", server)
 
 

@@ -79,7 +79,7 @@ def test_a_build_from_a_password_protected_index_reproduces(
         sandbox: dict[str, str], local_index: Any) -> None:  # noqa: F811
     server = ThreadingHTTPServer(("127.0.0.1", 0),
                                  partial(_AuthHandler, directory=str(local_index.root)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     try:
         port = server.server_address[1]
         secret_url = f"http://builder:{PASSWORD}@127.0.0.1:{port}/v2/"

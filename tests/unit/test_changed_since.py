@@ -292,7 +292,7 @@ def serve(folder: Path) -> tuple[str, object]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Quiet, directory=str(folder)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     return f"http://127.0.0.1:{server.server_address[1]}", server
 
 

@@ -38,7 +38,7 @@ class Handler(BaseHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()

@@ -52,7 +52,7 @@ def serve(root: Path, port: int) -> tuple[ThreadingHTTPServer, Counter[str]]:
     seen: Counter[str] = Counter()
     handler = partial(type("Handler", (Counting,), {"seen": seen}), directory=str(root))
     server = ThreadingHTTPServer(("127.0.0.1", port), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     return server, seen
 
 

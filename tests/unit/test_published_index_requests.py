@@ -44,7 +44,7 @@ def servers(tmp_path: Path) -> Iterator[list[tuple[str, Path, Seen]]]:
                 pass
 
         server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Recording, directory=str(root)))
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
         started.append((server, (f"127.0.0.1:{server.server_address[1]}", root, seen)))
     try:
         yield [info for _, info in started]
@@ -75,3 +75,18 @@ def test_credentials_go_to_the_index_only_and_every_request_names_the_toolkit(
     assert index_seen == [("/", basic, "rocm-wheel-toolkit"),
                           ("/a-1-py3-none-any.whl.manifest.json", basic, "rocm-wheel-toolkit")]
     assert files_seen == [("/b-1-py3-none-any.whl.manifest.json", None, "rocm-wheel-toolkit")]
+
+
+def test_links_without_a_file_name_are_not_wheels(servers: list[tuple[str, Path, Seen]]) -> None:
+    """A page may link a host's root, a query or a fragment (no path, so no file name): such
+    links are skipped, and only the wheel beside them is read."""
+    (index, index_root, index_seen), (files, _, files_seen) = servers
+    data = _manifest()
+    (index_root / "a-1-py3-none-any.whl.manifest.json").write_text(json.dumps(data))
+    (index_root / "index.html").write_text(
+        f'<a href="http://{files}">root</a><a href="http://{files}?page=2">query</a>'
+        '<a href="a-1-py3-none-any.whl">a</a>')
+    found = published.read_published(f"http://{index}/")
+    assert found.read == 1 and found.digests == frozenset({data["identity"]["digest"]})
+    assert [path for path, _, _ in index_seen] == ["/", "/a-1-py3-none-any.whl.manifest.json"]
+    assert files_seen == []

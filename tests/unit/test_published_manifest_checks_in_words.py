@@ -93,7 +93,7 @@ def index(tmp_path: Path) -> Iterator[tuple[str, Path]]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Quiet, directory=str(tmp_path)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}", tmp_path
     finally:

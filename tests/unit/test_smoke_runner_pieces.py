@@ -7,6 +7,7 @@ hand."""
 from __future__ import annotations
 
 import io
+import json
 import sys
 from pathlib import Path
 
@@ -189,3 +190,26 @@ def test_a_missing_suite_says_how_to_get_it(tmp_path: Path, monkeypatch: pytest.
         smoke.suite_dir()
     assert err.value.exit_code == 4 and str(tmp_path / "smoke_tests") in err.value.message
     assert err.value.hint is not None and "pip install" in err.value.hint and "reinstall" in err.value.hint
+
+
+def test_the_suite_is_handed_the_hosts_facts_and_a_link_to_the_toolkit(tmp_path: Path) -> None:
+    """The manifest the suite reads carries what only the host knows (a ROCm outside the matrix:
+    its HIP is its major.minor), the environment, and the targets asked for when the build
+    recorded none; ``path/toolkit`` links the package the host runs."""
+    build = {"id": "hip_sample-0.1.0-py3.12-rocm9.7.3", "package": "hip_sample",
+             "version": "0.1.0", "rocm": "9.7.3"}
+    target = SmokeTarget(build["id"], {"recipe": "sample", "build": build}, tmp_path / "env")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    written = json.loads(smoke._scratch(scratch, target, ["gfx90a"]).read_text(encoding="utf-8"))
+    assert written["build"] == build and written["env_dir"] == str(tmp_path / "env")
+    assert written["targets"] == ["gfx90a"]
+    assert {k: written["smoke"][k] for k in ("hip", "rocm", "carries_gpu_code", "needs_torch")} \
+        == {"hip": "9.7", "rocm": "9.7.3", "carries_gpu_code": True, "needs_torch": False}
+    link = scratch / "path" / "toolkit"
+    assert link.is_symlink() and (link / "verify" / "smoke.py").samefile(smoke.__file__)
+    recorded = SmokeTarget(build["id"], {"recipe": "sample", "build": build,
+                                         "targets": ["gfx942"]}, tmp_path / "env")
+    again = tmp_path / "again"
+    again.mkdir()
+    assert json.loads(smoke._scratch(again, recorded, ["gfx90a"]).read_text())["targets"] == ["gfx942"]

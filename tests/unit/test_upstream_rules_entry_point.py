@@ -56,3 +56,19 @@ def test_run_refuses_a_bad_folder_and_needs_git(world: World, tmp_path: Path,
     monkeypatch.setattr(shutil, "which", lambda name: None)
     with pytest.raises(EnvironmentProblem):
         rules.run(world.data, folder=world.root, cache=tmp_path)
+
+
+def test_the_rules_judge_the_data_folder_they_are_given(world: World,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The folder passed to ``run`` is the matrix the rules see, with no TOOLKIT_DATA_DIR set
+    (the hand-made folder's apex releases are 1.0.0 and 1.1.0, on ROCm 6.0, 6.1 and 7.0)."""
+    monkeypatch.delenv("TOOLKIT_DATA_DIR", raising=False)
+    seen: list[tuple[list[str], list[str]]] = []
+
+    def check(ctx: Context) -> list[Fact]:
+        seen.append(([v.version for v in ctx.matrix.packages["apex"].versions],
+                     sorted(ctx.matrix.rocm)))
+        return []
+    rules.run(world.data, folder=world.root, cache=world.root / "unused",
+              rules=(rules.RuleSpec("x", ("ROCm/apex",), check),))
+    assert seen == [(["1.0.0", "1.1.0"], ["6.0", "6.1", "7.0"])]
