@@ -109,3 +109,15 @@ def test_the_exit_code_of_judged_runs() -> None:
     assert cli_known.exit_code([xfail], [_outcome("b1", 5), _outcome("b3", 6),
                                          _outcome("b4", 4)]) == 6  # the first other failure
     assert cli_known.exit_code([], [_outcome("b1", 0)]) == 0
+
+
+def test_a_table_row_names_the_entries_selecting_its_builds(monkeypatch: pytest.MonkeyPatch) -> None:
+    def build(i: int, version: str, rocm: str) -> SimpleNamespace:
+        return SimpleNamespace(id=f"b{i}", package=SimpleNamespace(name="apex"), version=version,
+                               rocm=SimpleNamespace(version=rocm))
+
+    builds = [build(0, "1.8.0", "7.0"), build(1, "1.8.0", "6.4"), build(2, "1.9.0", "7.0")]
+    _matrix(monkeypatch, _Entry("zeta", frozenset({"b0"})), _Entry("alpha", frozenset({"b0", "b2"})),
+            _Entry("other-rocm", frozenset({"b1"})))
+    assert cli_known.row_failures(builds, ["apex", "1.8.0", "3.12", "7.0"]) == "alpha, zeta"
+    assert cli_known.row_failures(builds, ["apex", "1.9.0", "3.12", "7.0"]) == "alpha"
