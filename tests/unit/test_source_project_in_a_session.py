@@ -56,6 +56,9 @@ def test_a_project_of_its_own_builds_from_its_folder(read: list[tuple[str, Path]
     assert (build.package.name, build.package.dist, build.version) == ("my_ext", "My-Ext", "0.3.1")
     assert build.package.repo == "/real/src/mine"  # its own folder, as the backend resolved it
     assert (build.python, build.rocm.version) == (python, rocm)
+    torches = {b.pkg_version.torch for b in m.pair_builds(python, rocm) if b.pkg_version.torch}
+    newest = max(torches, key=lambda t: tuple(int(x) for x in t.split(".")))
+    assert build.pkg_version.torch == newest  # the pair's environment: its newest torch
     assert args.package == ["my_ext"]
 
 
