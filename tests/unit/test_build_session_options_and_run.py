@@ -58,3 +58,11 @@ def test_a_running_session_hands_its_plans_folder_and_junit_to_the_runner(
     assert [p.build.id for p in plans] == ["apex-1.8.0-cp312-rocm7.0"]  # apex.toml: one build
     assert layout.root == work
     assert kw == {"refused": 0, "junit": str(junit), "known_failures": True}
+
+
+def test_a_refused_option_ends_the_session_naming_it(capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.fixtures.nox_runs import aborted
+
+    result = in_nox(lambda s: sessions.build(s, "3.12", "7.0", ["--bogus", "--dry-run"]))
+    assert aborted(result) == ("nox -s build-3.12-rocm7.0 --: unrecognized arguments: --bogus", 2)
+    assert capsys.readouterr().err.startswith("usage: nox -s build-3.12-rocm7.0 -- [-h]")
