@@ -227,3 +227,20 @@ def test_a_builds_file_where_no_folder_can_be_made_is_one_usage_error(tmp_path: 
     with pytest.raises(UsageError) as err:
         junit.write_builds(folder, [_Outcome("b", 1.0)], {})
     assert err.value.message.startswith("JUnit XML ") and "a-folder" in err.value.message
+
+
+def test_control_characters_of_an_error_leave_the_builds_file_readable(tmp_path: Path) -> None:
+    """XML 1.0 allows no control character but tab, line feed and carriage return: a
+    compiler's colours or a NUL in an error are written escaped (``\\x1b``), so the file still
+    parses, and tabs and line breaks stay as they are."""
+    error = "step build failed: \x1b[31merror\x1b[0m\x00\n\tat line 2"
+    outcomes = [_Outcome("coloured", 1.0, error),
+                _Outcome("signed", 1.0, "x", {"signature": ["undefined \x07symbol: f"]})]
+    path = junit.write_builds(tmp_path / "builds.xml", outcomes, {})
+    cases = {c.get("name"): c for c in ET.parse(path).getroot().iter("testcase")}
+    failure = cases["coloured"].find("failure")
+    assert failure is not None
+    assert failure.get("message") == "step build failed: \\x1b[31merror\\x1b[0m\\x00"
+    assert failure.text == "step build failed: \\x1b[31merror\\x1b[0m\\x00\n\tat line 2"
+    signed = cases["signed"].find("failure")
+    assert signed is not None and signed.get("message") == "undefined \\x07symbol: f"

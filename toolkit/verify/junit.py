@@ -21,7 +21,7 @@ from typing import Any
 
 from toolkit.core.errors import UsageError
 from toolkit.core.files import write_atomic
-from toolkit.core.text import escape
+from toolkit.core.text import clean, escape
 
 PASSED, FAILED, ERROR, SKIPPED = "passed", "failed", "error", "skipped"
 XFAILED = "xfailed"  # pytest's expected failure: <skipped type="pytest.xfail">
@@ -153,9 +153,10 @@ def write_builds(path: str | Path, outcomes: Sequence[Any], verdicts: Mapping[st
         elif o.error is not None:
             signature = list((getattr(o, "failure", None) or {}).get("signature") or [])
             first = o.error.splitlines()[0] if o.error else ""
-            el = ET.SubElement(case, "failure", message=signature[0] if signature else first)
-            el.text = o.error + ("\n\nsignature of the failure:\n" + "\n".join(signature)
-                                 if signature else "")
+            # XML 1.0 holds no control characters but tab and line feed: the rest escaped
+            el = ET.SubElement(case, "failure", message=clean(signature[0] if signature else first))
+            el.text = clean(o.error + ("\n\nsignature of the failure:\n" + "\n".join(signature)
+                                       if signature else ""))
             counts["failures"] += 1
     for key, n in counts.items():
         suite.set(key, str(n))
