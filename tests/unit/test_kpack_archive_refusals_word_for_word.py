@@ -149,3 +149,14 @@ def test_code_object_refusals() -> None:
     assert refusal(short) == (
         "t.kpack: lib/libx.so#0 for gfx90a: not an AMDGPU code object (its first bytes are no valid "
         "ELF header)")
+
+
+@pytest.mark.parametrize("scheme", ["zstd-per-kernel", "none"])
+def test_an_archive_of_no_code_objects(scheme: str) -> None:
+    """A zstd blob of just its count (0: 4 bytes) holds no frame; nothing is refused."""
+    data = K.archive([], scheme=scheme, arches=["gfx90a"])
+    a = read(data)
+    assert (a.scheme, a.arches, a.kernels, a.per_target()) == (scheme, ("gfx90a",), [], {})
+    if scheme == "zstd-per-kernel":
+        toc = msgpack.unpackb(data[struct.unpack_from("<Q", data, 8)[0]:], raw=False)
+        assert (toc["zstd_size"], data[64:68]) == (4, bytes(4))
