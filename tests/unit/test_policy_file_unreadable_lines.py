@@ -1,8 +1,7 @@
 """A manylinux policy file that cannot be read, and auditwheel's that cannot be found, as the
 whole line a user reads: the path and the operating system's reason (a malformed data file,
-exit 3), or
-what is missing and the next step, ``pip install auditwheel`` (a missing install, exit 4:
-README "Exit codes")."""
+exit 3), or what is missing and the next step, ``pip install auditwheel`` (an environment
+problem, exit 4: README "Exit codes")."""
 
 from __future__ import annotations
 
