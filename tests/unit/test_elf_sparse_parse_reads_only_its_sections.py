@@ -1,0 +1,69 @@
+"""A wheel member is parsed from a sparse image: ``parse_elf`` asks (``NeedRanges``) for the
+byte ranges it reads and the member is inflated again for those only. It asks for the header,
+the section header table, the section names and the dynamic tables (``.dynsym``, ``.dynstr``,
+``.dynamic``, ``.gnu.version*``), never a section a link of 0 names: index 0 is SHN_UNDEF,
+"no section" (gABI "Sections"), so its header's offset and size mean nothing. The library is
+gcc's; where each section lies is readelf's."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.native import compile_shared, section
+from toolkit.inspect.readers.elf import Image, NeedRanges, parse_elf
+
+
+@pytest.fixture(scope="module")
+def patched(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, bytes]:
+    """A gcc library with ``.dynamic``'s sh_link set to 0 and section 0's header pointing at
+    ``.text`` (offset and size)."""
+    lib = compile_shared(tmp_path_factory.mktemp("sparse"), "libs.so",
+                         "#include <string.h>\nsize_t f(const char *s) { return strlen(s); }\n", lang="c")
+    data = bytearray(lib.read_bytes())
+    shoff, = struct.unpack_from("<Q", data, 0x28)  # Elf64_Ehdr e_shoff
+    shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
+    text_at, text_size = section(lib, ".text")
+    struct.pack_into("<QQ", data, shoff + 24, text_at, text_size)  # section 0: sh_offset, sh_size
+    for i in range(1, shnum):
+        entry = shoff + i * shentsize
+        if struct.unpack_from("<I", data, entry + 4)[0] == 6:  # SHT_DYNAMIC
+            struct.pack_into("<I", data, entry + 40, 0)  # its sh_link: SHN_UNDEF
+    out = lib.with_name("libpatched.so")
+    out.write_bytes(bytes(data))
+    return out, bytes(data)
+
+
+def _sparse_parse(data: bytes) -> tuple[list[tuple[int, int]], object]:
+    img = Image(len(data), [(0, data[:64])])
+    asked: list[tuple[int, int]] = []
+    for _ in range(10):
+        try:
+            return asked, parse_elf(img)
+        except NeedRanges as need:
+            asked += need.ranges
+            for a, b in need.ranges:
+                img.add(a, data[a:b])
+    raise AssertionError("the parse kept asking for more")
+
+
+def test_a_sparse_parse_asks_only_for_the_sections_it_reads(patched: tuple[Path, bytes]) -> None:
+    lib, data = patched
+    asked, info = _sparse_parse(data)
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
+    allowed = [(0, 64), (shoff, shoff + shentsize * shnum)]
+    for name in (".shstrtab", ".dynsym", ".dynstr", ".dynamic", ".gnu.version", ".gnu.version_r"):
+        at, size = section(lib, name)
+        allowed.append((at, at + size))
+    text_at, text_size = section(lib, ".text")
+    assert text_size > 0 and (text_at, text_at + text_size) not in asked
+    assert asked and all(any(a <= x <= y <= b for a, b in allowed) for x, y in asked), (asked, allowed)
+    # the same facts as the file read whole: f defined, strlen needed at its glibc version,
+    # and no NEEDED read from a .dynamic whose string table is "no section"
+    whole = parse_elf(Image.whole(data))
+    assert info == whole
+    assert b"f" in whole.defined and whole.needed == ()
+    assert (b"strlen", "GLIBC_2.2.5") in whole.undefined
