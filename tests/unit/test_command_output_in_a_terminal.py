@@ -118,6 +118,17 @@ def _cells(line: str, bar: str = "│") -> list[str]:
     return line.strip()[1:-1].split(bar)
 
 
+def test_matrix_notes_under_the_table_are_plain(tty: Tty) -> None:
+    """The notes (where each ROCm comes from, the known failures) carry versions and names
+    from the data: shown as written, no number coloured, no bracket read as markup."""
+    text = tty(lambda: main(["matrix", "--package", "apex"]))
+    after = text.split("┘", 1)[1]
+    notes = [line for line in after.splitlines() if line.strip()]
+    assert any(line.startswith("ROCm 7.0: system install: ") for line in notes)
+    assert any(line.startswith("known failure ") for line in notes)
+    assert not [line for line in notes if SGR.search(line)]
+
+
 def test_matrix_wheels_column_right_aligned_the_others_left(tty: Tty) -> None:
     text = SGR.sub("", tty(lambda: main(["matrix", "--package", "apex"])))
     header = _cells(next(line for line in text.splitlines() if line.strip().startswith("┃")), "┃")
@@ -137,3 +148,18 @@ def test_matrix_wheels_column_right_aligned_the_others_left(tty: Tty) -> None:
             assert cells[5].endswith(cells[5].strip() + " ")
             if len(cells[5].strip()) < len("Wheels"):
                 assert cells[5].startswith("  ")
+
+
+def test_matrix_totals_are_bold_and_close_their_section(tty: Tty) -> None:
+    text = tty(lambda: main(["matrix", "--package", "apex"]))
+    lines = _styled(text)
+    rows = [(codes, plain) for codes, plain in lines if plain.strip().startswith("│")]
+    totals = [(codes, plain) for codes, plain in rows if "total" in plain]
+    assert totals and all(BOLD in codes for codes, _ in totals)
+    assert all(BOLD not in codes for codes, plain in rows if "total" not in plain)
+    plain = [p for _, p in lines]
+    for i, line in enumerate(plain):  # a rule under each version's total, none elsewhere
+        if line.strip().startswith("├"):
+            assert " total " in plain[i - 1] and "grand" not in plain[i - 1]
+        elif " total " in line and "grand" not in line:
+            assert plain[i + 1].strip().startswith("├")
