@@ -163,3 +163,13 @@ def test_matrix_totals_are_bold_and_close_their_section(tty: Tty) -> None:
             assert " total " in plain[i - 1] and "grand" not in plain[i - 1]
         elif " total " in line and "grand" not in line:
             assert plain[i + 1].strip().startswith("├")
+
+
+def test_check_shows_each_input_then_a_blank_line(tty: Tty) -> None:
+    text = SGR.sub("", tty(lambda: check.show(Report([WheelResult("libs/a"), WheelResult("libs/b")]))))
+    one = ["  files on disk: 0 native libraries (0 with GPU code)",
+           "  GPU targets: none (no library carries device code)",
+           "  built against: no HIP runtime, torch or ROCm library",
+           "  ok  policy: -",
+           ""]
+    assert text.splitlines() == ["libs/a", *one, "libs/b", *one]
