@@ -50,3 +50,22 @@ def test_a_bad_option_is_refused_by_the_parser(capsys: pytest.CaptureFixture[str
     with pytest.raises(argparse.ArgumentError) as err:
         demo_main(["--no-such-option"], "nox -s demo --")
     assert "unrecognized arguments: --no-such-option" in str(err.value)
+
+
+def _plan(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+    assert main(["demo", "--dry-run", "--json", *argv]) == 0
+    doc: dict[str, object] = json.loads(capsys.readouterr().out)
+    return doc
+
+
+def test_cpu_plans_without_the_machines_rocm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """--cpu: "the CPU variant (no GPU code), even where hipcc is installed": a system ROCm
+    that ROCM_PATH names is not looked at."""
+    rocm = tmp_path / "rocm-7.0.2"
+    (rocm / ".info").mkdir(parents=True)
+    (rocm / "bin").mkdir()
+    (rocm / ".info" / "version").write_text("7.0.2-17\n")
+    monkeypatch.setenv("ROCM_PATH", str(rocm))
+    doc = _plan(["--cpu", "--workdir", str(tmp_path / "w")], capsys)
+    assert str(rocm) not in json.dumps(doc)
