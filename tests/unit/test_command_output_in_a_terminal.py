@@ -11,6 +11,7 @@ import contextlib
 import io
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -98,13 +99,15 @@ def test_check_shows_rich_markup_in_names_as_written(tty: Tty) -> None:
 def test_smoke_summary_lines_are_not_highlighted(tty: Tty) -> None:
     outcomes = [SmokeOutcome("b-1", ("gfx90a",), [Case("t.py::b", "failed", "assert [red]1[/red] == 2"),
                                                   Case("t.py::d", "skipped", "no GPU [bold]0x3[/bold]")]),
-                SmokeOutcome("b-2", ("gfx90a",), returncode=5)]
+                SmokeOutcome("b-2", ("gfx90a",), returncode=5,
+                             junit=Path("/ci/[bold]run 7[/bold]/smoke.xml"))]
     lines = _styled(tty(lambda: smoke.show(outcomes)))
     below = {text: codes for codes, text in lines if text.startswith("  ") and "│" not in text
              and text.strip() != "Smoke tests"}
     assert below == {"  FAILED t.py::b: assert [red]1[/red] == 2": set(),
                      "  skipped (1): no GPU [bold]0x3[/bold]": set(),
-                     "  b-2: no test ran (pytest exit 5)": set()}
+                     "  b-2: no test ran (pytest exit 5)": set(),
+                     "  JUnit XML: /ci/[bold]run 7[/bold]/smoke.xml": set()}
 
 
 def test_smoke_show_writes_to_the_stream_given(tty: Tty) -> None:
