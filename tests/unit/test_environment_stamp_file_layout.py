@@ -2,8 +2,8 @@
 ``<env>/.toolkit-env.json``) as a person reads it: JSON, two-space indented, keys sorted at
 every level (two stamps compare line by line with diff), the credentials of a URL masked
 (``toolkit.core.urls.mask``: the whole ``user:password`` part is ``***``), no temporary file
-left beside it, also when writing fails (then no stamp either: the environment is not
-ready). The expected text is written here by hand."""
+left beside it, also when it cannot be put in place (then no stamp either: the
+environment is not ready). The expected text is written here by hand."""
 
 from __future__ import annotations
 
@@ -49,10 +49,11 @@ def test_the_stamp_is_two_space_indented_sorted_json_with_credentials_masked(
     assert [p.name for p in env_dir.iterdir()] == [".toolkit-env.json"]
 
 
-def test_a_stamp_that_cannot_be_written_leaves_no_stamp_and_no_temporary_file(
-        tmp_path: Path) -> None:
+def test_a_stamp_that_cannot_be_put_in_place_leaves_no_temporary_file(tmp_path: Path) -> None:
     env_dir = tmp_path / "env"
-    env_dir.mkdir()
-    with pytest.raises(TypeError):  # a set is no JSON: json.dump fails half way
-        venvs.mark_ready(env_dir, "d" * 8, values={}, described={"targets": {"gfx942"}})
-    assert list(env_dir.iterdir()) == []
+    (env_dir / ".toolkit-env.json").mkdir(parents=True)  # a folder in its place: no rename
+    (env_dir / ".toolkit-env.json" / "x").write_text("")
+    with pytest.raises(OSError):
+        venvs.mark_ready(env_dir, "d" * 8, values={}, described={})
+    assert [p.name for p in env_dir.iterdir()] == [".toolkit-env.json"]
+    assert venvs.read_stamp(env_dir) is None  # not ready
