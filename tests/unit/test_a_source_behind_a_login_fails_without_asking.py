@@ -25,13 +25,13 @@ from toolkit.run.context import Run
 
 
 class _LoginWanted(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 (the name http.server calls)
+    def do_GET(self) -> None:  # the name http.server calls
         self.send_response(401)
         self.send_header("WWW-Authenticate", 'Basic realm="private"')
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: object) -> None:
         return
 
 
