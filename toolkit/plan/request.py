@@ -130,7 +130,7 @@ class Request:
     Pythons' interpreters (demo: this one; provision: the one found; repro: the recorded
     one's equivalent). ``rocm``: how a build whose ROCm comes from the system finds it:
     ``find`` looks (not finding one is said when the step runs), ``require`` looks and
-    refuses in one line (exit 6) when there is none, ``given`` takes ``system_rocm`` as is
+    refuses in one line (exit 4) when there is none, ``given`` takes ``system_rocm`` as is
     (demo: the hipcc found, or none for the CPU variant)."""
 
     matrix: Matrix
