@@ -144,3 +144,23 @@ def test_host_differences_are_listed_and_a_fatal_one_refuses_without_force(
     if gcc:
         first = subprocess.run([gcc, "--version"], capture_output=True, text=True).stdout
         assert f"  host  gcc: manifest none; this machine {first.splitlines()[0]}" in reporter.lines
+
+
+def test_an_interpreter_of_another_abi_is_a_fatal_difference() -> None:
+    """The recorded interpreter (implementation, version, SOABI) against this one, as Python's
+    own ``sys.implementation`` and ``sysconfig`` name it: the same is no difference, a debug
+    build's ABI is a fatal one, named both ways."""
+    import sysconfig
+
+    major, minor = sys.version_info[:2]
+    here = {"implementation": sys.implementation.name, "version": f"{major}.{minor}",
+            "abi": sysconfig.get_config_var("SOABI")}
+    python = here["version"]
+    same = {"build": {"python": python}, "identity": {"interpreter": here}}
+    assert repro._interpreter_differences(same, sys.executable) == []
+    debug = {**here, "abi": "cpython-311d-x86_64-linux-gnu"}
+    other = {"build": {"python": python}, "identity": {"interpreter": debug}}
+    (diff,) = repro._interpreter_differences(other, sys.executable)
+    assert (diff.what, diff.fatal) == ("Python", True)
+    assert diff.manifest == f"{here['implementation']} {python} (cpython-311d-x86_64-linux-gnu)"
+    assert diff.here == f"{here['implementation']} {python} ({here['abi']})"
