@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.system_rocm import rocm_at
 from toolkit.cli.commands.demo import demo_main
 from toolkit.cli.main import main
 
@@ -62,10 +63,7 @@ def test_cpu_plans_without_the_machines_rocm(tmp_path: Path, monkeypatch: pytest
                                              capsys: pytest.CaptureFixture[str]) -> None:
     """--cpu: "the CPU variant (no GPU code), even where hipcc is installed": a system ROCm
     that ROCM_PATH names is not looked at."""
-    rocm = tmp_path / "rocm-7.0.2"
-    (rocm / ".info").mkdir(parents=True)
-    (rocm / "bin").mkdir()
-    (rocm / ".info" / "version").write_text("7.0.2-17\n")
+    rocm = rocm_at(tmp_path / "rocm-7.0.2", "7.0.2-17")
     monkeypatch.setenv("ROCM_PATH", str(rocm))
     doc = _plan(["--cpu", "--workdir", str(tmp_path / "w")], capsys)
     assert str(rocm) not in json.dumps(doc)

@@ -21,6 +21,7 @@ import pytest
 
 from tests.doubles.fixtures import write_data
 from tests.fixtures.net import dead_port
+from tests.fixtures.system_rocm import rocm_at
 from toolkit.env.host import HostFacts
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Options
@@ -115,14 +116,6 @@ def test_each_index_is_probed_once_per_run_and_again_in_the_next(
 
 
 # ----------------------------------------------------------------------------- the hint
-def rocm_at(root: Path, version: str) -> Path:
-    """A folder laid out as a ROCm install (bin/ and .info/version, what find_system reads)."""
-    (root / "bin").mkdir(parents=True)
-    (root / ".info").mkdir()
-    (root / ".info" / "version").write_text(version + "\n")
-    return root
-
-
 @pytest.mark.parametrize(("what", "names", "not_names"), [
     ("ROCm SDK index", ["--index-url URL", "TOOLKIT_ROCM_INDEX_URL"], ["--find-links"]),
     ("find-links location", ["--find-links PATH"], ["--index-url"]),

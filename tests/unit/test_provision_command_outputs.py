@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.system_rocm import rocm_at
 from toolkit import __version__
 from toolkit.cli.commands.plan import options_from
 from toolkit.cli.commands.provision import provisioning_plan
@@ -45,10 +46,7 @@ def host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _fake_rocm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "rocm-7.0.2"
-    (root / ".info").mkdir(parents=True)
-    (root / "bin").mkdir()
-    (root / ".info" / "version").write_text("7.0.2-17\n")
+    root = rocm_at(tmp_path / "rocm-7.0.2", "7.0.2-17")
     monkeypatch.setenv("ROCM_PATH", str(root))
     return root
 

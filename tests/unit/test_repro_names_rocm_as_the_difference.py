@@ -9,14 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.system_rocm import rocm_at
 from toolkit.verify import repro
 
 
 def test_another_rocm_release_here_is_named_rocm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    root = tmp_path / "rocm"
-    (root / "bin").mkdir(parents=True)
-    (root / ".info").mkdir()
-    (root / ".info" / "version").write_text("6.3.2-45\n")
+    root = rocm_at(tmp_path / "rocm", "6.3.2-45")
     monkeypatch.setenv("ROCM_PATH", str(root))
     (diff,) = repro._rocm_differences({"sdk": {"provider": "system", "version": "6.4.1"},
                                        "build": {"rocm": "6.4"}})

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.system_rocm import rocm_at
 from toolkit.core.errors import EnvironmentProblem
 from toolkit.core.reporter import NullReporter
 from toolkit.core.steps import Step, UseSystemRocm
@@ -32,11 +33,7 @@ class Heard(NullReporter):
 
 
 def rocm(tmp_path: Path, version: str) -> Path:
-    root = tmp_path / f"rocm-{version}"
-    (root / "bin").mkdir(parents=True)
-    (root / ".info").mkdir()
-    (root / ".info" / "version").write_text(f"{version}-123\n")
-    return root
+    return rocm_at(tmp_path / f"rocm-{version}", f"{version}-123")
 
 
 @pytest.fixture
