@@ -90,3 +90,14 @@ def test_links_without_a_file_name_are_not_wheels(servers: list[tuple[str, Path,
     assert found.read == 1 and found.digests == frozenset({data["identity"]["digest"]})
     assert [path for path, _, _ in index_seen] == ["/", "/a-1-py3-none-any.whl.manifest.json"]
     assert files_seen == []
+
+
+def test_a_page_that_is_not_utf8_is_still_read(servers: list[tuple[str, Path, Seen]]) -> None:
+    """An index page's stray bytes (Latin-1 in a link text) do not hide its wheels: the page
+    is decoded with replacement, as browsers do."""
+    (index, index_root, _), _ = servers
+    data = _manifest()
+    (index_root / "a-1-py3-none-any.whl.manifest.json").write_text(json.dumps(data))
+    (index_root / "index.html").write_bytes(b'<a href="a-1-py3-none-any.whl">caf\xe9 \xff</a>')
+    found = published.read_published(f"http://{index}/")
+    assert found.read == 1 and found.digests == frozenset({data["identity"]["digest"]})

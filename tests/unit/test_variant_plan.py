@@ -59,6 +59,13 @@ def test_the_plan_has_one_group_per_target_after_the_fat_wheel(tmp_path: Path) -
         assert isinstance(check.action, CheckWheel)
         assert check.argv[3:7] == ("check", "{VARIANT_WHEEL}", "--gfx", target)
     assert [s.name for s in _plan(tmp_path)[1] if "variant" in s.name] == []  # not asked
+    # each variant lands beside the fat wheel: the work folder's dist/<build id> (README)
+    build_id = demo_build("3.11", ("/usr", "5.2")).id
+    for target in TARGETS:
+        step = next(s for s in steps if s.name == f"publish-variant-{target}")
+        assert isinstance(step.action, PublishVariant)
+        assert step.action.dest == str(tmp_path / "work" / "dist" / build_id)
+        assert step.description.endswith(f"beside the fat wheel in {tmp_path / 'work' / 'dist' / build_id}")
 
 
 @pytest.mark.skipif(hipcc() is None, reason="the demo builds its CPU variant without hipcc")
