@@ -167,6 +167,16 @@ def test_a_commands_variables_reach_it_and_its_lines_go_to_the_step_output(
     assert "x=learned-1\n" in run.log.getvalue()  # type: ignore[attr-defined]
 
 
+def test_a_command_runs_in_its_folder_with_learned_values_filled(tmp_path: Path) -> None:
+    heard = Heard()
+    run = a_run(tmp_path, reporter=heard)
+    (tmp_path / "tree").mkdir()
+    run.values["TREE"] = str(tmp_path / "tree")
+    cmd = Command(("pwd",), cwd="{TREE}")
+    run_command(Step("where", "w", cmd), cmd, run)
+    assert heard.step_lines == [f"{tmp_path / 'tree'}\n"]
+
+
 def test_an_echo_commands_lines_are_shown(tmp_path: Path) -> None:
     heard = Heard()
     run = a_run(tmp_path, reporter=heard)
