@@ -113,3 +113,20 @@ def test_the_same_failure_here_is_reproduced_from_the_repro_manifests_record(
     assert (recorded["step"], recorded["exit_code"], recorded["signature"]) == \
         ("check-env", 4, ["boom"])
     assert reporter.lines[-2:] == ["reproduced: check-env failed here as in CI (exit 4)", "  boom"]
+
+
+def test_a_repro_stopped_by_ctrl_c_records_it_and_still_stops(
+        manifest: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C (SIGINT, Python's KeyboardInterrupt) during a step: the repro stops (the entry
+    points make it exit 130) and its own manifest says it was interrupted, not "running";
+    CI's manifest is untouched."""
+    def pressed(step: object, run: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setitem(executor.HANDLERS, CheckEnv, pressed)
+    before = manifest.read_bytes()
+    with pytest.raises(KeyboardInterrupt):
+        _repro(manifest, ListReporter())
+    assert manifest.read_bytes() == before
+    again = json.loads((manifest.parent / "repro-manifest.json").read_text())
+    assert (again["outcome"], again["error"]) == ("interrupted", "interrupted")
