@@ -62,9 +62,14 @@ def test_a_survivor_the_area_tests_kill_is_recorded_killed(tmp_path: Path,
     area.parent.mkdir(parents=True)
     area.write_text("import os\n\ndef test_it():\n"
                     f"    assert os.environ.get('MUTANT_UNDER_TEST') != {killed!r}\n")
-    monkeypatch.setitem(m.AREA_TESTS, "toolkit.run", ("tests/integration/test_area.py",))
+    (area.parent / "test_more.py").write_text("def test_more():\n    pass\n")
+    monkeypatch.setitem(m.AREA_TESTS, "toolkit.run", ("tests/integration/test_area.py",
+                                                       "tests/integration/test_more.py"))
     s = _Session()
     m._integration_pass(s, tmp_path, ["toolkit.run"], [killed, survives])
     codes = json.loads(meta.read_text())["exit_code_by_key"]
     assert codes == {killed: 1, survives: 0, "toolkit.run.jobs.x_f__mutmut_3": 1}
     assert any("killed (pytest exit 1)" in line for line in s.logs), s.logs
+    # the log names each mutant's area and its test files, space-separated as pytest takes them
+    assert (f"integration tests on {killed}: tests/integration/test_area.py "
+            "tests/integration/test_more.py") in s.logs
