@@ -89,7 +89,8 @@ def _start(args: list[str], cwd: str | os.PathLike[str] | Path | None,
     try:
         return subprocess.Popen(args, cwd=cwd, env=dict(env) if env is not None else None,
                                 stdin=stdin, stdout=subprocess.PIPE, stderr=stderr, text=True,
-                                errors="replace", start_new_session=True)
+                                # compilers and pip write UTF-8 whatever this locale says
+                                encoding="utf-8", errors="replace", start_new_session=True)
     except FileNotFoundError:
         raise CommandFailed(args, None, reason="command not found") from None
     except OSError as exc:
