@@ -201,3 +201,22 @@ def test_is_archive_needs_an_sdist_suffix_and_a_file(tmp_path: Path, name: str, 
     if name != "missing.zip":
         (tmp_path / name).write_bytes(b"")
     assert sdist.is_archive(str(tmp_path / name)) is expected
+
+
+def test_repro_unpacks_an_sdist_source_in_its_work_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``repro MANIFEST --source SDIST --workdir W`` unpacks the archive under W (README:
+    build/sdist/<stem>-<hash>), never in the current folder, before the manifest is read."""
+    from toolkit.cli.main import main
+
+    archive = _tar(tmp_path / "demo-1.0.tar.gz", {"demo-1.0/pyproject.toml": b"[project]\n"})
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    work = tmp_path / "w"
+    assert main(["repro", str(tmp_path / "no-manifest.json"), "--source", str(archive),
+                 "--workdir", str(work)]) == 2
+    assert "no-manifest.json" in capsys.readouterr().err
+    home = work / "build" / "sdist" / f"demo-1.0-{_sha8(archive)}"
+    assert (home / "files" / "demo-1.0" / "pyproject.toml").is_file()
+    assert list(here.iterdir()) == []
