@@ -107,6 +107,7 @@ class StreamReporter:
         self._live: Any = None  # rich.live.Live while a step runs on a terminal
         self._status: _Status | None = None
         self._stop_beat: threading.Event | None = None
+        self._beat_thread: threading.Thread | None = None
         self._token: str | None = None  # ::stop-commands:: token while a CI group is open
         self._stopped = False  # workflow commands stopped (the group's step printed)
         self._closing = False
@@ -167,8 +168,10 @@ class StreamReporter:
             every = _heartbeat()
             if every:
                 self._stop_beat = threading.Event()
-                threading.Thread(target=self._beat, args=(name, every, self._stop_beat),
-                                 daemon=True, name="toolkit heartbeat").start()
+                self._beat_thread = threading.Thread(
+                    target=self._beat, args=(name, every, self._stop_beat), daemon=True,
+                    name="toolkit heartbeat")
+                self._beat_thread.start()
 
     def _beat(self, name: str, every: float, stop: threading.Event) -> None:
         start = time.monotonic()
@@ -191,6 +194,9 @@ class StreamReporter:
         if self._stop_beat is not None:
             self._stop_beat.set()
             self._stop_beat = None
+            if self._beat_thread is not None:  # a beat under way ends before the step's line
+                self._beat_thread.join()
+                self._beat_thread = None
         if self._token is not None:
             token, self._token = self._token, None
             if self._stopped:
