@@ -106,8 +106,7 @@ class StreamReporter:
         self._lock = threading.Lock()
         self._live: Any = None  # rich.live.Live while a step runs on a terminal
         self._status: _Status | None = None
-        self._stop_beat: threading.Event | None = None
-        self._beat_thread: threading.Thread | None = None
+        self._beat: tuple[threading.Event, threading.Thread] | None = None  # a piped step's heartbeat
         self._token: str | None = None  # ::stop-commands:: token while a CI group is open
         self._stopped = False  # workflow commands stopped (the group's step printed)
         self._closing = False
@@ -167,13 +166,13 @@ class StreamReporter:
         else:
             every = _heartbeat()
             if every:
-                self._stop_beat = threading.Event()
-                self._beat_thread = threading.Thread(
-                    target=self._beat, args=(name, every, self._stop_beat), daemon=True,
-                    name="toolkit heartbeat")
-                self._beat_thread.start()
+                stop = threading.Event()
+                beat = threading.Thread(target=self._beating, args=(name, every, stop),
+                                        daemon=True, name="toolkit heartbeat")
+                self._beat = (stop, beat)
+                beat.start()
 
-    def _beat(self, name: str, every: float, stop: threading.Event) -> None:
+    def _beating(self, name: str, every: float, stop: threading.Event) -> None:
         start = time.monotonic()
         while not stop.wait(every):
             self._write(f"still running: {name} ({time.monotonic() - start:.0f}s)\n")
@@ -191,12 +190,10 @@ class StreamReporter:
         if self._live is not None:
             live, self._live, self._status = self._live, None, None
             live.stop()
-        if self._stop_beat is not None:
-            self._stop_beat.set()
-            self._stop_beat = None
-            if self._beat_thread is not None:  # a beat under way ends before the step's line
-                self._beat_thread.join()
-                self._beat_thread = None
+        if self._beat is not None:  # a beat under way ends before the step's line
+            (stop, beat), self._beat = self._beat, None
+            stop.set()
+            beat.join()
         if self._token is not None:
             token, self._token = self._token, None
             if self._stopped:
