@@ -24,13 +24,17 @@ def _plan(build_id: str) -> Any:
     return SimpleNamespace(build=SimpleNamespace(id=build_id), steps=[])
 
 
-def _runs(monkeypatch: pytest.MonkeyPatch, result: list[Outcome] | BaseException) -> None:
+def _runs(monkeypatch: pytest.MonkeyPatch, result: list[Outcome] | BaseException) -> list[Any]:
+    given: list[Any] = []
+
     def run_plans(plans: Any, layout: Any, reporter: Any) -> list[Outcome]:
+        given.append((plans, layout, reporter))
         if isinstance(result, BaseException):
             raise result
         return result
 
     monkeypatch.setattr(jobs, "run_plans", run_plans)
+    return given
 
 
 FAILURE = {"step": "build-wheel", "exit_code": 1, "signature": ["error: no \x1b[2J hipcc", "x.cpp:1"]}
@@ -64,14 +68,20 @@ def test_the_junit_file_has_one_case_per_build(monkeypatch: pytest.MonkeyPatch,
 
 
 def test_known_failures_left_out_end_with_exit_7(monkeypatch: pytest.MonkeyPatch,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+                                                 capsys: pytest.CaptureFixture[str],
+                                                 tmp_path: Path) -> None:
     _runs(monkeypatch, [Outcome("a-1", "a")])
     with pytest.raises(Finished) as done:
         running.run_and_summarise([_plan("a-1")], None, refused=2)
     assert (done.value.code, done.value.reason) == (
         7, "2 known failures left out (--include-known-failures runs them)")
-    _runs(monkeypatch, [Outcome("a-1", "a")])
-    assert running.run_and_summarise([_plan("a-1")], None) is None  # all well: no Finished
+    given = _runs(monkeypatch, [Outcome("a-1", "a")])
+    plans, layout = [_plan("a-1")], SimpleNamespace(root=tmp_path)
+    running.run_and_summarise(plans, layout)  # all well: no Finished
+    # the runner is given these plans, in this work folder, and reports as it goes
+    ((ran, where, reporter),) = given
+    assert ran == plans and where is layout
+    assert type(reporter).__name__ == "StreamReporter"
 
 
 def test_ctrl_c_is_130_and_says_where_the_step_is_recorded(monkeypatch: pytest.MonkeyPatch,

@@ -32,7 +32,7 @@ from toolkit.core.errors import (
     EnvironmentProblem,
     SourceUnreachable,
 )
-from toolkit.core.steps import CheckEnv, Step
+from toolkit.core.steps import CheckEnv, CreateEnv, Step
 from toolkit.env import venvs
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Plan
@@ -148,6 +148,34 @@ def uv() -> str:
     if not os.access(found, os.X_OK):
         pytest.skip("uv is not installed")
     return found
+
+
+# ---------------------------------------------------------------------------------- create-env
+def test_a_uv_not_found_when_planned_is_looked_up_when_the_step_runs(
+        run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    os.symlink(uv(), tools / "uv")  # the real uv, first on PATH now
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
+    run.values["INTERPRETER"] = sys.executable
+    env_dir = tmp_path / "env"
+    step = Step("create-env", "a new environment", CreateEnv(str(env_dir), "uv"))
+    result = provisioning.create_env(step, run)
+    assert not isinstance(result, str) and result.returncode == 0
+    assert result.argv[:2] == [str(tools / "uv"), "venv"]  # the uv found now, run for real
+    assert (env_dir / "bin" / "python").exists()
+
+
+def test_no_uv_when_the_step_runs_is_exit_4_saying_how_to_get_it(
+        run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
+    monkeypatch.setitem(sys.modules, "uv", None)  # nor the uv package beside the toolkit
+    step = Step("create-env", "a new environment", CreateEnv(str(tmp_path / "env"), "uv"))
+    with pytest.raises(EnvironmentProblem) as caught:
+        provisioning.create_env(step, run)
+    assert caught.value.exit_code == 4 and "uv" in caught.value.message
+    assert caught.value.hint == "pip install uv"
+    assert not (tmp_path / "env").exists()
 
 
 def install(run: Run, *argv: str) -> None:

@@ -118,6 +118,14 @@ def test_unmarked():
     raise AssertionError("a test not marked hypothesis ran")
 '''
 
+LEFT_OUT = '''
+
+@pytest.mark.hypothesis
+@given(n=st.integers(min_value=0, max_value=10))
+def test_left_out(n):
+    raise AssertionError("a test -k leaves out ran")
+'''
+
 PROFILE = '''
 import os
 from hypothesis import settings
@@ -155,8 +163,10 @@ def test_a_count_that_is_no_number_is_one_line_exit_2(session: str, option: str,
 
 def test_fuzz_without_a_failure_says_so(tmp_path: Path,
                                         capsys: pytest.CaptureFixture[str]) -> None:
-    rest = _project(tmp_path, "test_prop.py", PROPERTY.replace("n < 7", "n < 11"), PROFILE)
-    result = in_nox(lambda s: devsessions.fuzz(s, rest), folder=tmp_path)
+    # a failing property test that the arguments given on (`-k`) leave out: they reach pytest
+    text = PROPERTY.replace("n < 7", "n < 11") + LEFT_OUT
+    rest = _project(tmp_path, "test_prop.py", text, PROFILE)
+    result = in_nox(lambda s: devsessions.fuzz(s, [*rest, "-k", "not left_out"]), folder=tmp_path)
     assert result.status.name == "SUCCESS", result.reason
     assert capsys.readouterr().out == "fuzz: no property test failed\n"
     assert (tmp_path / "examples").read_text() == str(devsessions.FUZZ_EXAMPLES)

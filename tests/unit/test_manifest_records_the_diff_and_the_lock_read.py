@@ -39,3 +39,24 @@ def test_a_dirty_build_records_its_diff_where_the_schema_says() -> None:
     jsonschema.validate(source, SCHEMA["properties"]["source"])
     assert source["diff"] == digest
     assert dirty_fields({}) == {} and dirty_fields({"DIFF": ""}) == {}
+
+
+def test_the_indexes_recorded_are_those_the_sdk_and_torch_installs_read() -> None:
+    """The manifest's SDK record names the indexes the two installs read, each once, in
+    plan order; another step's index (a build requirement's) is not where the SDK came from."""
+    plan = {"steps": [
+        {"name": "install-rocm-sdk", "argv": ["uv", "pip", "install", "rocm[libraries,devel]",
+                                              "--index-url", "https://sdk.example/v2/gfx94X/"]},
+        {"name": "install-torch", "argv": ["uv", "pip", "install", "torch",
+                                           "--index-url", "https://torch.example/simple",
+                                           "--extra-index-url", "https://sdk.example/v2/gfx94X/",
+                                           "--find-links", "/wheels"]},
+        {"name": "install-build-requirements", "argv": ["uv", "pip", "install", "ninja",
+                                                        "--index-url", "https://other.example/"]},
+    ]}
+    assert sdk_facts(plan, {})["index_urls"] == [
+        "https://sdk.example/v2/gfx94X/", "https://torch.example/simple", "/wheels"]
+    assert sdk_facts(plan, {})["provider"] == "pip"
+    system = {"steps": [{"name": "install-rocm-sdk", "argv": ["toolkit", "system-rocm", "/opt/rocm"]},
+                        *plan["steps"][1:]]}
+    assert sdk_facts(system, {})["provider"] == "system"

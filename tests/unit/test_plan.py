@@ -128,7 +128,11 @@ def test_targets_spanning_families_take_the_default_familys_sdk_and_say_so() -> 
     """The per-family SDK's compiler builds for any target; its libraries serve one family."""
     step = make("apex-1.8.0-cp312-rocm7.0", gfx=("gfx942", "gfx1100")).step("install-rocm-sdk")
     assert step.env["ROCM_SDK_TARGET_FAMILY"] == "gfx94X-dcgpu"
-    assert "its libraries do not serve gfx1100" in step.description
+    assert "its libraries do not serve gfx1100, its compiler" in step.description
+    # a target with features is its processor's: gfx942's family serves gfx942:sramecc+
+    step = make("apex-1.8.0-cp312-rocm7.0", gfx=("gfx942:sramecc+", "gfx1100")).step("install-rocm-sdk")
+    assert step.env["ROCM_SDK_TARGET_FAMILY"] == "gfx94X-dcgpu"
+    assert "its libraries do not serve gfx1100, its compiler" in step.description
     step = make("apex-1.8.0-cp312-rocm7.0", gfx=("gfx1100", "gfx1101")).step("install-rocm-sdk")
     assert step.env["ROCM_SDK_TARGET_FAMILY"] == "gfx110X-dgpu"
 

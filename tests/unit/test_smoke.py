@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -307,6 +308,10 @@ def test_summary_lists_failures_and_skip_reasons(capsys: pytest.CaptureFixture[s
                                              Case("t.py::gpu", "skipped", "found gfx90a, requested gfx942")])
     show([o])
     out = capsys.readouterr().out
+    rows = [[c.strip() for c in re.split("[│┃]", ln)[1:-1]] for ln in out.splitlines()
+            if ln.startswith(("│", "┃"))]
+    assert rows == [["Build", "Targets", "Passed", "Failed", "Skipped", "Result"],
+                    ["demo-1", "gfx942", "1", "1", "1", "FAILED"]]
     assert "FAILED t.py::code: no code" in out and "assert x" not in out
     assert "skipped (1): found gfx90a, requested gfx942" in out
     with pytest.raises(CheckFailed, match=r"smoke tests failed: demo-1: t.py::code"):

@@ -102,10 +102,13 @@ def test_no_submodule_to_fetch(tmp_path: Path) -> None:
 
 def test_stamping_the_environment_ready(tmp_path: Path) -> None:
     run = a_run(tmp_path)
-    run.env_digest = "d" * 64
+    run.env_digest, run.interpreter = "d" * 64, "/usr/bin/python3.11 3.11.2"
     env_dir = tmp_path / "env"
     env_dir.mkdir()
     step = Step("mark-env-ready", "stamp", MarkEnvReady(str(env_dir)))
     assert ended_as_exit_0(step, provisioning.mark_env_ready(step, run))
     stamps = [p for p in env_dir.rglob("*") if p.is_file()]
     assert len(stamps) == 1 and json.loads(stamps[0].read_text())["digest"] == "d" * 64
+    # the stamp says, for whoever opens it, which build and interpreter it was made for
+    described = json.loads(stamps[0].read_text())["described"]
+    assert (described["build"], described["python"]) == (run.plan.build.id, run.interpreter)

@@ -62,3 +62,21 @@ def test_a_failed_install_names_the_packages_the_last_lines_and_what_to_do(tmp_p
     with pytest.raises(EnvironmentProblem) as err:
         smoke.ensure_suite_deps(python, str(silent), xdist=False)
     assert err.value.message.startswith(f"could not install pytest into {tmp_path / 'env'}: ")
+
+
+def test_a_smoke_run_says_what_it_installs_before_the_install_fails(tmp_path: Path) -> None:
+    """``smoke.run`` reports the install on its reporter (the line a user sees before uv's
+    error), then stops with exit 4 before any test runs."""
+    from toolkit.verify.smoke_builds import SmokeTarget
+
+    # the package's version probe gets its name last; the suite's probe gets module names
+    _python(tmp_path / "env", 'for a; do last=$a; done\n'
+            'if [ "$last" = sample-dist ]; then echo 0.1.0; else echo zstandard; fi\n')
+    uv = _script(tmp_path / "uv", "echo 'no network' >&2; exit 2\n")
+    manifest = {"build": {"id": "sample-0.1.0-cp311-rocm5.2"}, "dist": "sample-dist"}
+    target = SmokeTarget("sample-0.1.0-cp311-rocm5.2", manifest, tmp_path / "env")
+    reporter = ListReporter()
+    with pytest.raises(EnvironmentProblem) as err:
+        smoke.run(target, ["gfx90a"], reporter=reporter, uv=str(uv))
+    assert err.value.exit_code == 4 and err.value.message.endswith("no network")
+    assert reporter.lines == [f"smoke: installing zstandard into {tmp_path / 'env'}"]

@@ -58,6 +58,9 @@ def test_the_plan_has_one_group_per_target_after_the_fat_wheel(tmp_path: Path) -
         check = next(s for s in steps if s.name == f"check-variant-{target}")
         assert isinstance(check.action, CheckWheel)
         assert check.argv[3:7] == ("check", "{VARIANT_WHEEL}", "--gfx", target)
+        # what --dry-run says it judges: that target, and a label the code does not back
+        assert f"for {target} " in check.description
+        assert "a label its code does not back" in check.description
     assert [s.name for s in _plan(tmp_path)[1] if "variant" in s.name] == []  # not asked
     # each variant lands beside the fat wheel: the work folder's dist/<build id> (README)
     build_id = demo_build("3.11", ("/usr", "5.2")).id

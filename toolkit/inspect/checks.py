@@ -37,7 +37,7 @@ from toolkit.inspect.readers.policy import (
 )
 from toolkit.inspect.readers.resolver import Lib, Resolver, host_system_dirs, with_libraries
 from toolkit.inspect.readers.wheelzip import Budget, WheelZip
-from toolkit.inspect.report import SCHEMA_VERSION, Finding, LibraryResult, Report, TargetCode, WheelResult
+from toolkit.inspect.report import Finding, LibraryResult, Report, TargetCode, WheelResult
 from toolkit.inspect.rules import abi3, gpu, hygiene, kpack, machine, manylinux, needed, symbols
 from toolkit.inspect.rules.gpu import code_runs_on as code_runs_on
 from toolkit.inspect.rules.metadata import check_metadata
@@ -103,7 +103,7 @@ def check_paths(
     identical_findings([inp.result for inp in inputs])
     for inp in inputs:
         inp.result.findings.sort(key=lambda x: (_RANK[x.severity], x.check, x.cause or "", x.library or ""))
-    return Report([inp.result for inp in inputs], SCHEMA_VERSION)
+    return Report([inp.result for inp in inputs])
 
 
 _RANK = {"error": 0, "warning": 1, "info": 2}

@@ -244,10 +244,8 @@ def _print_explain(args: argparse.Namespace) -> int:
 
 def _github_options_given(args: argparse.Namespace) -> bool:
     """Was an option given that only the github formats take?"""
-    return bool(getattr(args, "trigger", None)
-                or any(f.strip() for f in getattr(args, "families", []))
-                or getattr(args, "include_known_failures", False)
-                or getattr(args, "changed_since", None) is not None)
+    return bool(args.trigger or any(f.strip() for f in args.families)
+                or args.include_known_failures or args.changed_since is not None)
 
 
 def _print_github(args: argparse.Namespace, builds: list[Build]) -> int:

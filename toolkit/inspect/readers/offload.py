@@ -404,9 +404,8 @@ def _inflate_heads(s: Stream, inflater: _Inflater, heads: _Heads, left: int, bud
         if not piece:
             break
         left -= len(piece)
+        # (zlib leaves input unconsumed only once 1 MiB came out: past the budget, so done)
         heads.feed(inflater.feed(piece, 1 << 20))
-        while inflater.pending and heads.wanted_before(budget) and heads.seen < budget:
-            heads.feed(inflater.feed(b"", 1 << 20))
     return left
 
 
