@@ -159,17 +159,21 @@ def test_bytes_kept_around_the_places_are_the_files_bytes_and_spare_inflating(se
     assert all(y <= min(ccob) or x >= max(ccob) + Hits.HOLD_AFTER for x, y in inflated)
 
 
-def test_the_bytes_kept_are_bounded() -> None:
-    hits = Hits([(0, 64 << 20)])
+def test_the_bytes_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the windows and the bound an eighth of their size: the same proportions, an eighth of the bytes
+    monkeypatch.setattr(Hits, "HOLD_BEFORE", Hits.HOLD_BEFORE // 8)
+    monkeypatch.setattr(Hits, "HOLD_AFTER", Hits.HOLD_AFTER // 8)
+    monkeypatch.setattr(Hits, "HOLD_MAX", Hits.HOLD_MAX // 8)
+    hits = Hits([(0, 8 << 20)])
     step = Hits.HOLD_BEFORE + Hits.HOLD_AFTER + 1  # windows that do not touch
-    chunk = bytearray(8 << 20)
+    chunk = bytearray(1 << 20)
     for i in range(0, len(chunk) - 4, step):
         chunk[i : i + 4] = b"CCOB"
-    for off in range(0, 64 << 20, 8 << 20):
+    for off in range(0, 8 << 20, 1 << 20):
         hits.feed(off, bytes(chunk))
     kept = sum(len(buf) for _, _, buf in hits._held)
     assert Hits.HOLD_MAX - step < kept <= Hits.HOLD_MAX
-    dense = Hits([(0, 64 << 20)])  # places closer than a window: one window, still bounded
-    for off in range(0, 64 << 20, 8 << 20):
-        dense.feed(off, b"CCOB" * (2 << 20))
+    dense = Hits([(0, 8 << 20)])  # places closer than a window: one window, still bounded
+    for off in range(0, 8 << 20, 1 << 20):
+        dense.feed(off, b"CCOB" * (1 << 18))
     assert sum(len(buf) for _, _, buf in dense._held) <= Hits.HOLD_MAX

@@ -32,14 +32,27 @@ from toolkit.run.executor import execute
 SILENT = 'echo "$$"; sleep 300 & exec sleep 300'
 
 
+def running_in_group(pgid: int) -> list[int]:
+    """The processes of group ``pgid`` that still run: a killed one stays a zombie until its
+    new parent (PID 1) reaps it, which can take a second or more; a zombie runs nothing
+    (state ``Z`` in ``/proc/PID/stat``, proc(5))."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):  # gone while read
+            continue
+        state, pgrp = fields[0], int(fields[2])
+        if pgrp == pgid and state not in ("Z", "X"):
+            found.append(int(stat.parent.name))
+    return found
+
+
 def group_alive(pgid: int, wait: float = 5.0) -> bool:
-    """Whether process group ``pgid`` still exists after ``wait`` seconds (a killed process
-    is gone once its new parent, PID 1, has reaped it: that takes a moment)."""
+    """Whether a process of group ``pgid`` still runs after ``wait`` seconds."""
     deadline = time.monotonic() + wait
     while True:
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
+        if not running_in_group(pgid):
             return False
         if time.monotonic() > deadline:
             return True
