@@ -13,8 +13,8 @@ import pytest
 from toolkit.inspect import checks
 from toolkit.inspect.inputs import Input
 from toolkit.inspect.readers.kpack import KpackRef
-from toolkit.inspect.rules import kpack as kpack_rule
 from toolkit.inspect.report import LibraryResult, TargetCode
+from toolkit.inspect.rules import kpack as kpack_rule
 
 
 def test_embedded_and_kpack_code_add_up_per_target(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -92,3 +92,20 @@ def test_a_requirement_the_index_lacks_is_one_line_naming_it(venv: str, empty_in
     assert line.startswith("the build requirement 'no-such-req-zz' of the project at /src/p\\x1b cannot be "
                            "installed: the index "), line
     assert empty_index.rstrip("/") in line and caught.value.exit_code == 11
+
+
+def test_uv_is_chosen_when_its_package_or_its_command_is_there(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ``uv`` package beside the toolkit is enough (pypa/build finds its binary), uv on
+    PATH is enough; neither: pip."""
+    import importlib.util
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no uv on PATH
+    if importlib.util.find_spec("uv") is None:
+        pytest.skip("the uv package is not installed here")
+    assert project._installer() == "uv"
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)  # no uv package
+    assert project._installer() == "pip"
+    (tmp_path / "uv").write_text("#!/bin/sh\n")
+    (tmp_path / "uv").chmod(0o755)
+    assert project._installer() == "uv"

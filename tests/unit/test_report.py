@@ -165,6 +165,13 @@ def test_sources_stay_distinct(tmp_path: Path, nox_report: Path) -> None:
     assert sorted({r.source for r in summary.rows}) == [
         "apex-1.8.0-cp312-rocm7.0-gfx94X-dcgpu/nox-report.json",
         "apex-1.8.0-cp313-rocm7.0-gfx94X-dcgpu/nox-report.json"]
+    # JUnit files too: a repeated name is told apart by its folder, not shown as a whole path
+    junits = []
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        junits.append(tmp_path / name / "smoke.xml")
+        junits[-1].write_text('<testsuite name="s" tests="0"></testsuite>')
+    assert {r.source for r in summarise((), junits).rows} == {"a/smoke.xml", "b/smoke.xml"}
 
 
 def test_markdown(nox_report: Path, junit: Path) -> None:

@@ -216,7 +216,10 @@ def test_the_step_summary_lists_reasons_then_cases_up_to_the_limit() -> None:
     text = report.markdown(summary, "Title", max_failures=2)
     lines = text.splitlines()
     assert lines[0] == "### ❌ Title" and lines[2] == f"**{summary.headline()}**"
-    assert "<details><summary>Failures (6)</summary>" in lines
+    at = lines.index("<details><summary>Failures (6)</summary>")
+    # GitHub renders the list inside <details> as markdown only after a blank line
+    # (GitHub Docs, "Organizing information with collapsed sections")
+    assert lines[at + 1] == "" and lines[-2] == ""
     assert "- `build` (r.json): exit 5: gcc failed" in lines
     assert "- `lint` (r.json): ruff" in lines
     assert "- `m::t1` (j.xml): boom 1" in lines and "- `m::t2` (j.xml): boom 2" not in text

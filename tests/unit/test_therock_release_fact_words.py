@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -271,3 +272,13 @@ def test_the_legacy_note_names_the_oldest_multi_arch_release_by_number(
         "note", "TheRock legacy releases", "-",
         "6.4, 7.0: per-family releases before the oldest multi-arch one of the data (7.9), "
         "not compared", "ROCm/TheRock tags, release branches, version.json")]
+
+
+def test_the_release_before_a_new_one_is_the_nearest_older_by_version_not_by_text() -> None:
+    """ROCm 7.10 comes after 7.9 (numbers compared part by part, PEP 440), though "7.9" sorts
+    after "7.10" as text: a new 7.11 line is read against 7.10's facts."""
+    rocm: dict[str, Any] = {v: object() for v in ("6.4", "7.9", "7.10", "7.12")}
+    ctx: Any = SimpleNamespace(matrix=SimpleNamespace(rocm=rocm))
+    assert tr._previous(ctx, "7.11") is rocm["7.10"]
+    assert tr._previous(ctx, "7.10") is rocm["7.9"]
+    assert tr._previous(ctx, "6.4") is None
