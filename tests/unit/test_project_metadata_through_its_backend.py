@@ -60,12 +60,14 @@ def test_the_backend_names_the_project_and_runs_on_a_copy(tmp_path: Path,
     # the backend's own import would write a __pycache__ into the copy before it lists it
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
     project = _project(tmp_path / "proj")
+    (project / "latest").symlink_to("build/out")  # a link to what no build made yet
     log = tmp_path / "logs" / "meta.log"
     info = read_project(str(project), log)
     assert info == ProjectInfo(str(project.resolve()), "Demo.Pkg", "1.2.3", ())
     assert info.package == "demo_pkg"
-    # the copy leaves out what is no part of the source; the checkout itself is untouched
-    assert json.loads(seen.read_text()) == ["inbackend.py", "kept.txt", "pyproject.toml"]
+    # the copy leaves out what is no part of the source (a link is copied as a link, not
+    # followed); the checkout itself is untouched
+    assert json.loads(seen.read_text()) == ["inbackend.py", "kept.txt", "latest", "pyproject.toml"]
     assert not (project / "written-by-the-backend").exists()
     assert log.read_text(encoding="utf-8").startswith("# isolated: the project's metadata\n")
 
