@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import importlib.util
 import io
 import os
 import subprocess
@@ -98,8 +99,6 @@ def test_uv_is_chosen_when_its_package_or_its_command_is_there(tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """The ``uv`` package beside the toolkit is enough (pypa/build finds its binary), uv on
     PATH is enough; neither: pip."""
-    import importlib.util
-
     monkeypatch.setenv("PATH", str(tmp_path))  # no uv on PATH
     if importlib.util.find_spec("uv") is None:
         pytest.skip("the uv package is not installed here")

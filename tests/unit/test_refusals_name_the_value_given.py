@@ -1,8 +1,8 @@
-"""What a refusal names, for the values a user gave (session 33's first samples left these
-unchecked): the build folder named as the build folder when a work folder holds '=' (exit 2
-before anything is built), a path option holding a control character named with the control
-character escaped, and a nox session's argparse error shown whole up to 1000 characters
-(pytest's own long option errors run past the 200 characters one value is cut at)."""
+"""What a refusal names, for the values a user gave: the build folder named as the build
+folder when a work folder holds '=' (exit 2 before anything is built), a path option holding
+a control character named with the control character escaped, and a nox session's argparse
+error shown whole up to 1000 characters (pytest's own long option errors run past the 200
+characters one value is cut at)."""
 
 from __future__ import annotations
 

@@ -10,16 +10,14 @@ from typing import Any
 
 import pytest
 
+from tests.fixtures.system_rocm import rocm_at
 from toolkit.core.errors import EnvironmentProblem
 from toolkit.env.rocm import check_version, find_system
 from toolkit.verify import repro
 
 
 def _install(root: Path, version: str) -> Path:
-    (root / "bin").mkdir(parents=True)
-    (root / ".info").mkdir()
-    (root / ".info" / "version").write_text(f"{version}-123\n")
-    return root
+    return rocm_at(root, f"{version}-123")
 
 
 @pytest.mark.parametrize(("found", "session"), [("6.4.1", "6.4"), ("6.4.3", "6.4.1"), ("7.0", "7.0.2"),

@@ -12,6 +12,7 @@ import pytest
 from toolkit.core.errors import EnvironmentProblem
 from toolkit.core.reporter import ListReporter
 from toolkit.verify import smoke
+from toolkit.verify.smoke_builds import SmokeTarget
 
 
 def _script(path: Path, body: str) -> Path:
@@ -67,8 +68,6 @@ def test_a_failed_install_names_the_packages_the_last_lines_and_what_to_do(tmp_p
 def test_a_smoke_run_says_what_it_installs_before_the_install_fails(tmp_path: Path) -> None:
     """``smoke.run`` reports the install on its reporter (the line a user sees before uv's
     error), then stops with exit 4 before any test runs."""
-    from toolkit.verify.smoke_builds import SmokeTarget
-
     # the package's version probe gets its name last; the suite's probe gets module names
     _python(tmp_path / "env", 'for a; do last=$a; done\n'
             'if [ "$last" = sample-dist ]; then echo 0.1.0; else echo zstandard; fi\n')

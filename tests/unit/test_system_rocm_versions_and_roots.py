@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.system_rocm import rocm_at
 from toolkit.core.errors import EnvironmentProblem
 from toolkit.env import rocm
 from toolkit.env.host import HostFacts, SystemRocm
@@ -131,10 +132,7 @@ def test_hipcc_found_through_a_symlink_names_the_real_install(tmp_path: Path) ->
 
 
 def _install(root: Path, version: str) -> Path:
-    (root / "bin").mkdir(parents=True)
-    (root / ".info").mkdir()
-    (root / ".info" / "version").write_text(version + "\n")
-    return root
+    return rocm_at(root, version)
 
 
 def test_the_first_readable_install_is_taken_without_a_wanted_version(tmp_path: Path) -> None:

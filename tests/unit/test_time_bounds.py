@@ -1,8 +1,8 @@
 """Every timeout fires whether or not the child prints, and stops the child's whole group.
 
-Real children (sh, sleep, python), real process groups: a group is gone when
-``os.killpg(pgid, 0)`` says there is no such process; elapsed times are measured against
-sleeps far longer than the limits.
+Real children (sh, sleep, python), real process groups: a group is stopped when none of its
+processes still runs (``/proc``: what is left is zombies waiting for PID 1); elapsed times
+are measured against sleeps far longer than the limits.
 """
 
 from __future__ import annotations

@@ -12,16 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.system_rocm import rocm_at
 from toolkit.core.errors import SourceUnreachable
 from toolkit.run.manifest import tool_versions
 from toolkit.run.provisioning import SDK_INDEX, probe_index
 
 
 def _rocm(root: Path, version: str) -> Path:
-    (root / "bin").mkdir(parents=True)
-    (root / ".info").mkdir()
-    (root / ".info" / "version").write_text(f"{version}-120\n")
-    return root
+    return rocm_at(root, f"{version}-120")
 
 
 @pytest.mark.parametrize(("installed", "want", "tail"), [
