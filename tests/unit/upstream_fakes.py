@@ -40,8 +40,10 @@ class FakeRepo:
         return self.git("rev-parse", "--verify", "--quiet", ref, check=False) != ""
 
     def commit(self, files: dict[str, str], branch: str = "main", base: str = "main") -> str:
-        """Commit ``files`` on ``branch`` (made from ``base`` when new); returns the commit."""
-        if self.has("HEAD"):
+        """Commit ``files`` on ``branch`` (made from ``base`` when new); returns the commit.
+        The work tree is left on main (the first commit of a repository is main's)."""
+        on = self.git("symbolic-ref", "--quiet", "--short", "HEAD", check=False)
+        if on != branch and self.has("HEAD"):
             if self.has(f"refs/heads/{branch}"):
                 self.git("checkout", "--quiet", branch)
             else:
@@ -50,10 +52,11 @@ class FakeRepo:
             dest = self.dir / path
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_text(text)
-            self.git("add", path)
+        self.git("add", "--", *files)
         self.git("commit", "--quiet", "-m", f"update {', '.join(files)}")
         sha = self.git("rev-parse", "HEAD")
-        self.git("checkout", "--quiet", "main")
+        if "main" not in (on, branch) or on != branch:
+            self.git("checkout", "--quiet", "main")
         return sha
 
 
