@@ -26,7 +26,7 @@ from toolkit.data.matrix import Matrix
 from toolkit.plan.recipes import load_matrix
 from toolkit.plan.recipes.fbgemm_gpu import tbb_source
 from toolkit.verify.changed import changed
-from toolkit.verify.published import read_published
+from toolkit.verify.published import Published, read_published
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "toolkit" / "data"
@@ -45,9 +45,15 @@ def last_night(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def published(last_night: Path) -> frozenset[str]:
-    """The digests ``last_night``'s manifests record (read and checked once per module)."""
-    return frozenset(read_published(str(last_night)).digests)
+def last_nights_read(last_night: Path) -> Published:
+    """What ``read_published`` makes of ``last_night`` (read and checked once per module)."""
+    return read_published(str(last_night))
+
+
+@pytest.fixture
+def published(last_nights_read: Published) -> frozenset[str]:
+    """The digests ``last_night``'s manifests record."""
+    return last_nights_read.digests
 
 
 def new_branch_commit(data: Path, version: str, commit: str) -> None:
@@ -66,10 +72,10 @@ def apex_versions() -> list[str]:
     return sorted({b.version for b in m.builds if b.package.name == "apex"})
 
 
-def test_nothing_changed_nothing_rebuilt(last_night: Path) -> None:
+def test_nothing_changed_nothing_rebuilt(last_nights_read: Published) -> None:
     m = load_matrix()
     every = entries(m)
-    published = read_published(str(last_night))
+    published = last_nights_read
     assert published.read == len(every) and not published.left_out
     assert changed(m, every, published.digests) == []
     assert changed(m, every[:5], ()) == every[:5]  # nothing published: everything
