@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -134,6 +135,24 @@ def pytest_configure(config: pytest.Config) -> None:
 
     folder = Path(tempfile.mkdtemp(prefix="third-recipe-")) / "data"
     os.environ["TOOLKIT_DATA_DIR"] = str(data_folder(folder, DATA))
+
+
+# earlier runs' tmp folders: removed behind this run's tests, not after them
+# (tests/fixtures/old_runs.py)
+OLD_RUNS = pytest.StashKey[threading.Thread | None]()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    from tests.fixtures import old_runs
+
+    session.config.stash[OLD_RUNS] = old_runs.start(session.config)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    thread = session.config.stash.get(OLD_RUNS, None)
+    if thread is not None:  # before pytest's own clean-up, which then has nothing left
+        thread.join()
 
 
 @pytest.hookimpl(tryfirst=True)
