@@ -1,6 +1,12 @@
 """How long the test suite takes: the unit tests, and what CI runs; medians of N runs.
 
     python benchmarks/bench_suite.py [--runs 3] [--only unit|ci] [--ci fresh|command]
+    python benchmarks/bench_suite.py --against REV [--runs 3]
+
+--against REV: the unit tests of this checkout's HEAD and of REV side by side, each in a
+clone of its own (its toolkit first on PYTHONPATH, this environment's packages), runs
+alternating REV, HEAD, REV, ...: both medians and their ratio, from the same minutes of a
+machine whose speed drifts (the unit target alone says little when runs vary by 10%).
 
 unit  `python -m pytest -n auto tests/unit` in this checkout (target: <= 120 s).
 ci    what CI runs (target: <= 600 s), either
@@ -61,6 +67,47 @@ def unit_run() -> tuple[float, str]:
                   "tests/unit"], ROOT, env)
 
 
+def unit_run_in(clone: Path) -> tuple[float, str]:
+    env = _env(PYTHONPATH=str(clone))
+    return timed([sys.executable, "-m", "pytest", "-n", "auto", "-q", "-p", "no:cacheprovider",
+                  "tests/unit"], clone, env)
+
+
+def against(rev: str, runs: int) -> int:
+    """HEAD's and ``rev``'s unit tests, alternating; medians and the ratio HEAD / rev."""
+    commits = {}
+    for name, ref in (("rev", rev), ("head", "HEAD")):
+        res = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet",
+                              f"{ref}^{{commit}}"], capture_output=True, text=True, check=False)
+        if res.returncode != 0:
+            sys.exit(f"--against {ref!r}: no such commit in {ROOT} (valid: a commit, branch or tag)")
+        commits[name] = res.stdout.strip()
+    tmp = Path(tempfile.mkdtemp(prefix="bench-against-"))
+    try:
+        clones = {}
+        for name, commit in commits.items():
+            clone = tmp / name
+            subprocess.run(["git", "clone", "--quiet", "--shared", "--no-checkout", str(ROOT),
+                            str(clone)], check=True)
+            subprocess.run(["git", "-C", str(clone), "checkout", "--quiet", "--detach", commit],
+                           check=True)
+            clones[name] = clone
+        times: dict[str, list[float]] = {"rev": [], "head": []}
+        for i in range(runs):
+            for name in ("rev", "head"):
+                took, summary = unit_run_in(clones[name])
+                times[name].append(took)
+                label = rev if name == "rev" else "HEAD"
+                print(f"unit {label} run {i + 1}/{runs}: {took:7.1f} s  ({summary})", flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    old, new = statistics.median(times["rev"]), statistics.median(times["head"])
+    print(f"\n{'unit tests':<24}{'median s':>10}\n{rev:<24}{old:>10.1f}\n{'HEAD':<24}{new:>10.1f}"
+          f"\nratio HEAD / {rev}: {new / old:.3f}; HEAD meets {TARGETS['unit']:.0f} s: "
+          f"{'yes' if new <= TARGETS['unit'] else 'NO'}")
+    return 0 if new <= TARGETS["unit"] else 1
+
+
 def ci_run(mode: str) -> tuple[float, str]:
     env = _env(CI="true")
     if mode == "command":
@@ -86,9 +133,13 @@ def main() -> int:
     parser.add_argument("--ci", choices=("fresh", "command"), default="fresh",
                         help="fresh: .ci/run in a fresh clone (default); command: the test "
                              "command only, here")
+    parser.add_argument("--against", metavar="REV", default=None,
+                        help="time HEAD's unit tests and REV's side by side (alternating runs)")
     args = parser.parse_args()
     if args.runs < 1:
         parser.error("--runs: at least 1")
+    if args.against is not None and args.only == "ci":
+        parser.error("--against times the unit tests only")
     uptime = shutil.which("uptime")
     if uptime:
         print(subprocess.run([uptime], capture_output=True, text=True, check=False)
@@ -96,6 +147,8 @@ def main() -> int:
     if os.environ.get("PYTHONDONTWRITEBYTECODE"):
         print("PYTHONDONTWRITEBYTECODE is set here: dropped for the runs (bytecode cache on, "
               "Python's default, as .ci/run)")
+    if args.against is not None:
+        return against(args.against, args.runs)
     kinds = [k for k in ("unit", "ci") if args.only in (None, k)]
     times: dict[str, list[float]] = {k: [] for k in kinds}
     for kind in kinds:
