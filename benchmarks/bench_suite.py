@@ -61,14 +61,9 @@ def _env(**extra: str) -> dict[str, str]:
     return env
 
 
-def unit_run() -> tuple[float, str]:
-    env = _env()
-    return timed([sys.executable, "-m", "pytest", "-n", "auto", "-q", "-p", "no:cacheprovider",
-                  "tests/unit"], ROOT, env)
-
-
-def unit_run_in(clone: Path) -> tuple[float, str]:
-    env = _env(PYTHONPATH=str(clone))
+def unit_run(clone: Path = ROOT) -> tuple[float, str]:
+    """The unit tests of this checkout, or of ``clone`` (its toolkit first on PYTHONPATH)."""
+    env = _env() if clone == ROOT else _env(PYTHONPATH=str(clone))
     return timed([sys.executable, "-m", "pytest", "-n", "auto", "-q", "-p", "no:cacheprovider",
                   "tests/unit"], clone, env)
 
@@ -95,7 +90,7 @@ def against(rev: str, runs: int) -> int:
         times: dict[str, list[float]] = {"rev": [], "head": []}
         for i in range(runs):
             for name in ("rev", "head"):
-                took, summary = unit_run_in(clones[name])
+                took, summary = unit_run(clones[name])
                 times[name].append(took)
                 label = rev if name == "rev" else "HEAD"
                 print(f"unit {label} run {i + 1}/{runs}: {took:7.1f} s  ({summary})", flush=True)

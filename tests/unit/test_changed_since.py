@@ -45,15 +45,9 @@ def last_night(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def last_nights_read(last_night: Path) -> Published:
+def published(last_night: Path) -> Published:
     """What ``read_published`` makes of ``last_night`` (read and checked once per module)."""
     return read_published(str(last_night))
-
-
-@pytest.fixture
-def published(last_nights_read: Published) -> frozenset[str]:
-    """The digests ``last_night``'s manifests record."""
-    return last_nights_read.digests
 
 
 def new_branch_commit(data: Path, version: str, commit: str) -> None:
@@ -72,27 +66,26 @@ def apex_versions() -> list[str]:
     return sorted({b.version for b in m.builds if b.package.name == "apex"})
 
 
-def test_nothing_changed_nothing_rebuilt(last_nights_read: Published) -> None:
+def test_nothing_changed_nothing_rebuilt(published: Published) -> None:
     m = load_matrix()
     every = entries(m)
-    published = last_nights_read
     assert published.read == len(every) and not published.left_out
     assert changed(m, every, published.digests) == []
     assert changed(m, every[:5], ()) == every[:5]  # nothing published: everything
 
 
 def test_a_new_apex_commit_rebuilds_exactly_that_versions_builds(
-        published: frozenset[str], data_copy: Path) -> None:
+        published: Published, data_copy: Path) -> None:
     version = apex_versions()[-1]
     new_branch_commit(data_copy, version, "0123456789a")
     m = load_matrix(data_copy)
     expected = {b.id for b in m.select(packages=["apex"], versions=[version])}
-    got = changed(m, entries(m), published)
+    got = changed(m, entries(m), published.digests)
     assert {e.build.id for e in got} == expected
     assert len(got) == len([e for e in entries(m) if e.build.id in expected]) > 0
 
 
-def test_another_tbb_pin_rebuilds_its_builds_only(published: frozenset[str],
+def test_another_tbb_pin_rebuilds_its_builds_only(published: Published,
                                                  data_copy: Path) -> None:
     """A change of an input the plan holds (not the evidence): fbgemm_gpu's TBB pin."""
     toml = data_copy / "fbgemm_gpu.toml"
@@ -104,11 +97,11 @@ def test_another_tbb_pin_rebuilds_its_builds_only(published: frozenset[str],
     m = load_matrix(data_copy)
     expected = {b.id for b in m.builds
                 if tbb_source(b.pkg_version) and tbb_source(b.pkg_version).spec == "tbb-devel==1999.1.1"}
-    got = changed(m, entries(m), published)
+    got = changed(m, entries(m), published.digests)
     assert expected and {e.build.id for e in got} == expected
 
 
-def test_a_moved_channel_rebuilds_that_releases_builds_only(published: frozenset[str],
+def test_a_moved_channel_rebuilds_that_releases_builds_only(published: Published,
                                                            data_copy: Path) -> None:
     """A ROCm-side change (the newest released TheRock line's default channel moves, as
     `upstream --write` writes it): every build on that release, and no other, is rebuilt."""
@@ -129,7 +122,7 @@ def test_a_moved_channel_rebuilds_that_releases_builds_only(published: frozenset
                     + nxt + tail)
     m = load_matrix(data_copy)
     expected = {b.id for b in m.select(rocm=[rocm])}
-    got = changed(m, entries(m), published)
+    got = changed(m, entries(m), published.digests)
     assert expected and {e.build.id for e in got} == expected
 
 

@@ -55,7 +55,7 @@ class FakeRepo:
         self.git("add", "--", *files)
         self.git("commit", "--quiet", "-m", f"update {', '.join(files)}")
         sha = self.git("rev-parse", "HEAD")
-        if "main" not in (on, branch) or on != branch:
+        if (on, branch) != ("main", "main"):
             self.git("checkout", "--quiet", "main")
         return sha
 
