@@ -59,3 +59,14 @@ def test_shm_open_without_librt_in_the_tree_fails_before_glibc_2_34_only(tmp_pat
     # glibc 2.34 and later: libc, which every process loads, holds them; this glibc agrees
     ctypes.CDLL(str(shm), mode=os.RTLD_NOW)
     assert _undefined(tmp_path, ML34, shm, helper) == []
+
+
+@pytest.mark.skipif(GLIBC < (2, 34), reason="the loader truth below is that of glibc 2.34 or later")
+def test_with_no_policy_claimed_the_librarys_own_oldest_glibc_judges(tmp_path: Path) -> None:
+    """A ``linux_x86_64`` wheel claims no glibc; libshm.so needs no glibc version at all, so it
+    would load on the oldest glibc a policy names, where librt (not in the tree) holds
+    shm_open: undefined there, though this glibc's libc resolves it."""
+    shm, helper = _libs(tmp_path / "nort", librt=False)
+    assert "GLIBC_" not in run(["readelf", "-W", "-V", str(shm)]).stdout
+    ctypes.CDLL(str(shm), mode=os.RTLD_NOW)
+    assert _undefined(tmp_path, "cp311-cp311-linux_x86_64", shm, helper) == [("shm_open", "shm_unlink")]

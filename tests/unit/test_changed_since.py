@@ -9,6 +9,7 @@ folders, cores, ccache); the refusals are the README's and the CLI help's words.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -21,12 +22,13 @@ import pytest
 
 from tests.fixtures import clones
 from tests.fixtures.manifests import write_folder
+from toolkit.core.errors import UsageError
 from toolkit.data.ci import CiEntry, github_matrix, load_ci
 from toolkit.data.matrix import Matrix
 from toolkit.plan.recipes import load_matrix
 from toolkit.plan.recipes.fbgemm_gpu import tbb_source
 from toolkit.verify.changed import changed
-from toolkit.verify.published import Published, read_published
+from toolkit.verify.published import Published, _folder_manifests, read_published
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "toolkit" / "data"
@@ -340,3 +342,22 @@ def test_an_index_with_manifests_beside_its_wheels(tmp_path: Path) -> None:
                 "wheel_sha256 is not the sha256 of the wheel beside it")
     finally:
         server.shutdown()  # type: ignore[attr-defined]
+
+
+def test_a_folder_gone_while_the_manifests_are_read_is_refused_naming_the_source(
+        tmp_path: Path, last_night: Path) -> None:
+    """The folders are listed as they are read: one removed meanwhile (a CI job pruning old
+    runs) cannot be listed, and that is one refusal naming the source and the system's
+    reason (os.strerror(ENOENT)), never a run that quietly judged fewer builds."""
+    source = tmp_path / "published"
+    shutil.copytree(last_night, source / "z")
+    first = sorted(last_night.rglob("manifest.json"))[0]
+    shutil.copy2(first, source / "manifest.json")  # read first, in the top folder
+    found = _folder_manifests(source)
+    where, _data = next(found)
+    assert where == str(source / "manifest.json")
+    shutil.rmtree(source / "z")
+    with pytest.raises(UsageError) as err:
+        next(found)
+    assert str(source) in err.value.message and "cannot be read" in err.value.message
+    assert os.strerror(errno.ENOENT) in err.value.message

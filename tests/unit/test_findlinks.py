@@ -6,6 +6,7 @@ here from the file's bytes; pip reading the page for real is tests/integration/t
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import html.parser
 import os
@@ -218,6 +219,26 @@ def test_special_files_and_hidden_staging_folders(tmp_path: Path) -> None:
     build_wheel(dist / ".hidden")
     assert _skipped(dist) == {"fifo-1.0-py3-none-any.whl": "not a regular file"}
     assert scan(dist).links == () and staged.exists()
+
+
+def test_a_wheel_gone_while_the_folder_is_read_is_skipped_with_the_systems_reason(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wheel another process removes between the listing and the read (a build cleaning
+    up): left off the page, its reason the one the system gives (os.strerror(ENOENT))."""
+    dist = tmp_path / "dist"
+    kept, gone = build_wheel(dist / "a"), build_wheel(dist / "b", "other")
+    real_stat, target = os.stat, os.fspath(gone.resolve())
+
+    def removed_first(path: str | os.PathLike[str], *args: object, **kw: object) -> os.stat_result:
+        if os.fspath(path) == target:
+            os.unlink(target)
+        return real_stat(path, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "stat", removed_first)
+    res = scan(dist)
+    assert [lk.filename for lk in res.links] == [kept.name]
+    assert [(s.path, s.reason) for s in res.skipped] == [
+        ("b/" + gone.name, f"cannot be read ({os.strerror(errno.ENOENT)})")]
 
 
 @pytest.mark.skipif(sys.platform == "darwin", reason="macOS refuses non-UTF-8 file names")
