@@ -14,6 +14,7 @@ import pytest
 from tests.fixtures.bundles import compress_bundle, make_bundle
 from tests.fixtures.handmade_elf import code_object_v2, isa_version_note
 from toolkit.inspect.readers.gpuscan import (
+    HSA_ELF,
     CodeObject,
     Hits,
     ScanRange,
@@ -58,22 +59,22 @@ def _run(data: bytes, pat: bytes, size: int | None = None, skip: int = 0) -> tup
 def test_a_raw_code_object_is_counted_and_skipped_whole() -> None:
     obj = _code_object(0x30, 4096)
     data = b"pad" + obj + b"tail"
-    assert _run(data, ELF, skip=3) == ([CodeObject("gfx908", 4096, ".rodata (raw ELF)")], 3 + 4096)
+    assert _run(data, HSA_ELF, skip=3) == ([CodeObject("gfx908", 4096, ".rodata (raw ELF)")], 3 + 4096)
     # the section ends exactly at the object's end: it still fits
-    assert _run(data, ELF, size=3 + 4096, skip=3)[0] == [CodeObject("gfx908", 4096, ".rodata (raw ELF)")]
+    assert _run(data, HSA_ELF, size=3 + 4096, skip=3)[0] == [CodeObject("gfx908", 4096, ".rodata (raw ELF)")]
     # one byte short: no code object, one step
-    assert _run(data, ELF, size=3 + 4095, skip=3) == ([], 4)
+    assert _run(data, HSA_ELF, size=3 + 4095, skip=3) == ([], 4)
 
 
 def test_an_elf_header_that_is_no_code_object_steps_one_byte() -> None:
     host_elf = ELF + bytes([2, 1, 1, 0, 0]) + bytes(200)  # OS ABI SYSV: not HSA
-    assert _run(host_elf, ELF) == ([], 1)
-    assert _run(ELF + bytes(10), ELF) == ([], 1)  # too short for a header
+    assert _run(host_elf, HSA_ELF) == ([], 1)
+    assert _run(HSA_ELF + bytes(10), HSA_ELF) == ([], 1)  # too short for a header
 
 
 def test_a_code_object_v2_takes_its_target_from_its_note() -> None:
     obj = code_object_v2(isa_version_note(9, 0, 6))
-    got, pos = _run(obj + bytes(8), ELF)
+    got, pos = _run(obj + bytes(8), HSA_ELF)
     assert got == [CodeObject("gfx906", len(obj), ".rodata (raw ELF)")] and pos == len(obj)
 
 
@@ -193,12 +194,12 @@ def test_feed_searches_only_chunks_that_touch_the_ranges() -> None:
     two = Hits([(0, 1000)])
     two.feed(0, b"..CC")
     two.feed(4, b"OB.\x7fE")
-    two.feed(9, b"LF" + PLAIN_MAGIC[:5])
-    two.feed(16, PLAIN_MAGIC[5:] + b"CCOB")
-    assert two.found == [(2, CCOB_MAGIC), (7, ELF), (11, PLAIN_MAGIC), (35, CCOB_MAGIC)]
-    assert two.covers(0, 39) and two._searched == [[0, 39]]
-    two.feed(40, b"CCOB")  # not contiguous: a second searched range, no pattern across the gap
-    assert two._searched == [[0, 39], [40, 44]] and two.found[-1] == (40, CCOB_MAGIC)
+    two.feed(9, b"LF\x02\x01\x01@" + PLAIN_MAGIC[:5])  # a code object's first 8 bytes
+    two.feed(20, PLAIN_MAGIC[5:] + b"CCOB")
+    assert two.found == [(2, CCOB_MAGIC), (7, HSA_ELF), (15, PLAIN_MAGIC), (39, CCOB_MAGIC)]
+    assert two.covers(0, 43) and two._searched == [[0, 43]]
+    two.feed(44, b"CCOB")  # not contiguous: a second searched range, no pattern across the gap
+    assert two._searched == [[0, 43], [44, 48]] and two.found[-1] == (44, CCOB_MAGIC)
 
 
 def test_feed_gives_up_only_past_the_most_places(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -226,7 +227,6 @@ def test_code_objects_of_a_plain_bundle_say_where_and_how_they_were_found() -> N
 
 def test_only_an_abi_version_0_code_object_reads_its_isa_from_the_note() -> None:
     from tests.fixtures.handmade_elf import code_object_v2, isa_version_note
-    from toolkit.inspect.readers.gpuscan import ELF_MAGIC, _candidate
     from toolkit.inspect.readers.offload import Stream
 
     # AMDGPUUsage: EI_ABIVERSION (e_ident[8]) 0 is code object v2, whose ISA is in a note;
@@ -235,7 +235,7 @@ def test_only_an_abi_version_0_code_object_reads_its_isa_from_the_note() -> None
     found = []
     for abi in (0, 1):
         obj[8] = abi
-        (o,) = _candidate(Stream([bytes(obj)]), ELF_MAGIC, len(obj), ".rodata")
+        (o,) = _candidate(Stream([bytes(obj)]), HSA_ELF, len(obj), ".rodata")
         found.append((o.target, o.size, o.where))
     assert found == [("gfx90a", len(obj), ".rodata (raw ELF)"),
                      ("unknown-amdgpu-mach-0x00", len(obj), ".rodata (raw ELF)")]

@@ -82,12 +82,15 @@ def test_scanning_at_noted_places_finds_what_reading_everything_finds(seed: int)
 
 
 def test_the_noted_places_cover_patterns_split_across_chunks() -> None:
-    data = bytes(10) + b"__CLANG_OFFLOAD_BUNDLE__" + b"CCOB" + b"\x7fELF" + bytes(10)
+    # a code object's e_ident begins ELF magic, ELFCLASS64, ELFDATA2LSB, EV_CURRENT,
+    # ELFOSABI_AMDGPU_HSA (64: AMDGPUUsage); a host ELF header (OS ABI 0) is no place
+    code = b"\x7fELF\x02\x01\x01\x40"
+    data = bytes(10) + b"__CLANG_OFFLOAD_BUNDLE__" + b"CCOB" + code + b"\x7fELF\x02\x01\x01\x00" + bytes(10)
     for cut in range(1, len(data)):
         hits = Hits([(0, len(data))])
         hits.feed(0, data[:cut])
         hits.feed(cut, data[cut:])
-        want = [(10, b"__CLANG_OFFLOAD_BUNDLE__"), (34, b"CCOB"), (38, b"\x7fELF")]
+        want = [(10, b"__CLANG_OFFLOAD_BUNDLE__"), (34, b"CCOB"), (38, code)]
         assert hits.within(0, len(data)) == want
 
 

@@ -16,11 +16,13 @@ from toolkit.inspect.readers import distros
 from toolkit.inspect.readers.gpuscan import Hits
 from toolkit.inspect.readers.offload import parse_fatbin
 
-ELF, PLAIN, CCOB = b"\x7fELF", b"__CLANG_OFFLOAD_BUNDLE__", b"CCOB"
+# where an AMDGPU code object can start: the ELF magic, ELFCLASS64, ELFDATA2LSB, EV_CURRENT,
+# ELFOSABI_AMDGPU_HSA (64: LLVM's AMDGPUUsage); a bundle's magics (clang's offload bundler)
+ELF, PLAIN, CCOB = b"\x7fELF\x02\x01\x01\x40", b"__CLANG_OFFLOAD_BUNDLE__", b"CCOB"
 
 
 def _data() -> tuple[bytes, list[tuple[int, bytes]]]:
-    data = bytes(100) + ELF + bytes(50) + PLAIN + bytes(30) + CCOB + bytes(20) + ELF + bytes(10)
+    data = bytes(100) + ELF + bytes(50) + b"\x7fELF\x02\x01\x01\x00" + PLAIN + bytes(30) + CCOB + bytes(20) + ELF + bytes(10)
     places = sorted((i, p) for p in (ELF, PLAIN, CCOB) for i in range(len(data))
                     if data.startswith(p, i))
     return data, places
@@ -43,8 +45,8 @@ def test_within_keeps_only_whole_patterns_inside_the_range(chunk: int) -> None:
             want = [(at - start, p) for at, p in places if at >= start and at + len(p) <= end]
             assert h.within(start, end) == want, (start, end)
     elf_at = places[0][0]
-    assert h.within(elf_at, elf_at + 4) == [(0, ELF)]  # exactly fits
-    assert h.within(elf_at, elf_at + 3) == []  # cut at the end
+    assert h.within(elf_at, elf_at + 8) == [(0, ELF)]  # exactly fits
+    assert h.within(elf_at, elf_at + 7) == []  # cut at the end
     assert h.within(elf_at + 1, elf_at + 200) == [(p - elf_at - 1, q) for p, q in places[1:]]
 
 
@@ -56,7 +58,7 @@ def test_searched_ranges_cover_only_what_was_fed() -> None:
     assert h.covers(0, 200) and h.covers(10, 20) and h.covers(500, 550)
     assert not h.covers(0, 201) and not h.covers(150, 520) and not h.covers(499, 510)
     h.feed(2000, ELF)  # outside every range: not searched
-    assert not h.covers(2000, 2004) and h.within(0, 5000) == []
+    assert not h.covers(2000, 2008) and h.within(0, 5000) == []
 
 
 def _v3(total: int) -> bytes:

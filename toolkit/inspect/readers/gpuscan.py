@@ -18,7 +18,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from toolkit.core.errors import ElfError, OffloadError
-from toolkit.inspect.readers.amdgpu import V2_MAX_BYTES, code_object_at, needs_note, note_target
+from toolkit.inspect.readers.amdgpu import (
+    ELFOSABI_AMDGPU_HSA,
+    V2_MAX_BYTES,
+    code_object_at,
+    needs_note,
+    note_target,
+)
 from toolkit.inspect.readers.offload import (
     CCOB_MAGIC,
     METHODS,
@@ -31,10 +37,12 @@ from toolkit.inspect.readers.offload import (
     read_ccob,
 )
 
-ELF_MAGIC = b"\x7fELF"
+# the first 8 bytes of every AMDGPU code object: the ELF magic, 64-bit, little-endian, version 1,
+# the HSA OS ABI (``_hsa_ident``); an ELF magic followed by anything else is no code object
+HSA_ELF = b"\x7fELF\x02\x01\x01" + bytes([ELFOSABI_AMDGPU_HSA])
 WINDOW = 1 << 20  # bytes searched at once (bounded memory; the patterns are found across windows)
 PEEK_HEADER = 1 << 20  # a plain bundle's entry table must fit in this much to count
-_PATTERNS = (ELF_MAGIC, PLAIN_MAGIC, CCOB_MAGIC)
+_PATTERNS = (HSA_ELF, PLAIN_MAGIC, CCOB_MAGIC)
 _OVERLAP = max(len(p) for p in _PATTERNS) - 1
 
 
@@ -250,10 +258,14 @@ def _raw_elf(s: Stream, room: int, name: str) -> list[CodeObject]:
 
 def _plain_bundle(s: Stream, room: int, name: str) -> list[CodeObject]:
     """An uncompressed offload bundle with device entries at the stream position, else step 1."""
+    n = min(PEEK_HEADER, room)
+    view = memoryview(s.buffered(n))[:n]  # no copy: a section of magics is not n bytes each
     try:
-        parsed = plain_header(s.peek(min(PEEK_HEADER, room)))
+        parsed = plain_header(view)
     except OffloadError:
         parsed = None
+    finally:
+        view.release()  # the stream's buffer may change size again
     if parsed is None or parsed[2] > room or not any(e.is_device for e in parsed[0]):
         s.skip(1)
         return []
@@ -264,7 +276,7 @@ def _plain_bundle(s: Stream, room: int, name: str) -> list[CodeObject]:
 def _candidate(s: Stream, pat: bytes, size: int, name: str) -> list[CodeObject]:
     """Handle the magic at the stream position: count and skip what validates, else step 1."""
     room = size - s.pos
-    if pat == ELF_MAGIC:
+    if pat == HSA_ELF:
         return _raw_elf(s, room, name)
     if pat == PLAIN_MAGIC:
         return _plain_bundle(s, room, name)

@@ -171,7 +171,7 @@ class Stream:
             self.skip(stripped)
 
 
-def plain_header(data: bytes | bytearray) -> tuple[list[BundleEntry], int, int] | None:
+def plain_header(data: bytes | bytearray | memoryview) -> tuple[list[BundleEntry], int, int] | None:
     """Parse a plain bundle header: (entries, header length, bundle end); None if incomplete."""
     if len(data) < 32:
         return None
