@@ -20,7 +20,7 @@ Target (session 35): every pattern within 0.5 s per MiB above the baseline (befo
 `plain` took about 2 s per MiB: each candidate copied the next MiB).
 
 --against REV: the same libraries, also checked by REV's toolkit (a clone of this checkout at
-REV, first on PYTHONPATH), alternating with HEAD's, and the ratio HEAD / REV per pattern.
+REV, run in that folder), alternating with HEAD's, and the ratio HEAD / REV per pattern.
 """
 
 from __future__ import annotations
@@ -60,10 +60,10 @@ def build(folder: Path, name: str, pattern: bytes, mib: int) -> Path:
 
 
 def check(lib: Path, toolkit: Path) -> float:
-    """Wall seconds of ``python -m toolkit check LIB`` with ``toolkit`` first on PYTHONPATH."""
-    env = {**os.environ, "PYTHONPATH": str(toolkit)}
+    """Wall seconds of ``python -m toolkit check LIB`` run in ``toolkit`` (``-m`` puts the
+    working folder first on sys.path, before PYTHONPATH: its toolkit is the one run)."""
     start = time.perf_counter()
-    res = subprocess.run([sys.executable, "-m", "toolkit", "check", str(lib)], env=env,
+    res = subprocess.run([sys.executable, "-m", "toolkit", "check", str(lib)], cwd=toolkit,
                          capture_output=True, text=True, check=False)
     took = time.perf_counter() - start
     if res.returncode not in (0, 1):  # 1: findings; anything else: the check broke
