@@ -22,7 +22,9 @@ ELF, PLAIN, CCOB = b"\x7fELF\x02\x01\x01\x40", b"__CLANG_OFFLOAD_BUNDLE__", b"CC
 
 
 def _data() -> tuple[bytes, list[tuple[int, bytes]]]:
-    data = bytes(100) + ELF + bytes(50) + b"\x7fELF\x02\x01\x01\x00" + PLAIN + bytes(30) + CCOB + bytes(20) + ELF + bytes(10)
+    host_elf = b"\x7fELF\x02\x01\x01\x00"  # OS ABI 0: a host ELF header, no place
+    data = (bytes(100) + ELF + bytes(50) + host_elf + PLAIN + bytes(30) + CCOB + bytes(20) + ELF
+            + bytes(10))
     places = sorted((i, p) for p in (ELF, PLAIN, CCOB) for i in range(len(data))
                     if data.startswith(p, i))
     return data, places
