@@ -192,6 +192,24 @@ def test_the_auditwheel_file_missing_is_an_environment_problem(fake_auditwheel: 
         load_policies("x86_64")
 
 
+def test_versions_no_policy_allows_get_the_architectures_last_policy(fake_auditwheel: Path) -> None:
+    """A policy file without auditwheel's catch-all ``linux``: versions beyond every policy of
+    aarch64 get aarch64's lowest-priority policy (the last resort), with aarch64's versions;
+    the x86_64-only policy plays no part."""
+    fake_auditwheel.write_text(json.dumps([
+        {"name": "manylinux_2_17", "aliases": ["manylinux2014"], "priority": 80,
+         "symbol_versions": {"aarch64": {"GLIBC": ["2.17"]}, "x86_64": {"GLIBC": ["2.17"]}}},
+        {"name": "manylinux_2_28", "aliases": [], "priority": 70,
+         "symbol_versions": {"aarch64": {"GLIBC": ["2.17", "2.28"]}}},
+        {"name": "manylinux_2_5", "aliases": [], "priority": 90,
+         "symbol_versions": {"x86_64": {"GLIBC": ["2.5"]}}},
+    ]))
+    assert best_policy(["GLIBC_2.17"], "aarch64").name == "manylinux_2_17"
+    last = best_policy(["GLIBC_2.99"], "aarch64")
+    assert last.name == "manylinux_2_28" and last.priority == 70
+    assert last.symbol_versions == {"GLIBC": frozenset({"2.17", "2.28"})}
+
+
 # --- PEP 600 tags auditwheel lacks: derived, host-independent (issue 11) ------------------------
 def _known() -> dict[int, policy.Policy]:
     pols = load_policies("x86_64")

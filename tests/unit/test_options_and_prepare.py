@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
+from tests.fixtures.system_rocm import rocm_at
 from toolkit.cli.main import build_parser
 from toolkit.cli.sessions import session_parser
 from toolkit.core.errors import UsageError
@@ -16,7 +18,7 @@ from toolkit.env.host import SystemRocm
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Options
 from toolkit.plan.recipes import load_matrix
-from toolkit.plan.request import Request, given_options, prepare, prepare_all, resolve
+from toolkit.plan.request import Request, given_options, host_for, prepare, prepare_all, resolve
 
 WORDS = ["--gfx", "gfx90a,gfx908", "--no-smoke", "--channel", "nightly", "--find-links",
          "http://127.0.0.1:9/x/", "--naming", "upstream", "--rebuild", "--no-lock"]
@@ -87,3 +89,22 @@ def test_prepare_is_for_one_build_prepare_all_for_several(tmp_path: Path) -> Non
         prepare(request)
     plans, _, _ = prepare_all(request)
     assert [p.build.id for p in plans] == [b.id for b in builds]
+
+
+@pytest.mark.parametrize("how", ["find", "require"])
+def test_a_pip_release_built_on_the_system_rocm_looks_for_its_own_version(
+        how: Literal["find", "require"], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ROCm 7.13 is a pip release (rocm.toml: no SDK version of its own); with --rocm-from
+    system the install looked for is one of ROCm 7.13, preferred over an earlier-listed 6.4
+    ($ROCM_PATH is looked at before $ROCM_HOME, toolkit.env.rocm.system_roots)."""
+    old = rocm_at(tmp_path / "rocm-6.4.1", "6.4.1")
+    new = rocm_at(tmp_path / "rocm-7.13.0", "7.13.0")
+    monkeypatch.setenv("ROCM_PATH", str(old))
+    monkeypatch.setenv("ROCM_HOME", str(new))
+    monkeypatch.delenv("HIP_PATH", raising=False)
+    matrix = load_matrix()
+    build = matrix.build("apex-1.9.0-cp310-rocm7.13")
+    assert build.rocm.sdk.provider == "pip" and build.rocm.sdk.version is None
+    host = host_for(Request(matrix, (build,), Options(rocm_from="system"),
+                            Layout(tmp_path, tmp_path / "cache"), rocm=how))
+    assert host.system_rocm == SystemRocm(str(new), "7.13.0")

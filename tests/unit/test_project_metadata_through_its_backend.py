@@ -8,6 +8,7 @@ uv (its isolated environment) run in well under a second."""
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 from pathlib import Path
 
@@ -113,3 +114,22 @@ def test_a_source_that_is_no_project_is_named(tmp_path: Path) -> None:
                                  f"setup.cfg)")
     (tmp_path / "setup.cfg").write_text("")
     assert check_project(str(tmp_path)) == tmp_path.resolve()
+
+
+def test_a_project_holding_a_named_pipe_is_refused_as_not_readable_unless_ignored(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """shutil.copyfile refuses a FIFO (SpecialFileError, "is a named pipe") before opening it,
+    so the copy the backend runs on cannot be made: a one-line refusal naming --source, the
+    folder and the reason. A FIFO inside a folder the copy leaves out (build/) is never met."""
+    monkeypatch.setenv("SEEN_OUT", str(tmp_path / "seen.json"))
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    project = _project(tmp_path / "proj")
+    os.mkfifo(project / "build" / "ignored.fifo")
+    assert read_project(str(project), tmp_path / "ok.log").name == "Demo.Pkg"
+    os.mkfifo(project / "events.fifo")
+    with pytest.raises(UsageError) as caught:
+        read_project(str(project), tmp_path / "meta.log")
+    line = str(caught.value)
+    assert line.startswith(f"--source {project}: not readable")
+    assert "events.fifo" in line and "named pipe" in line
+    assert "ignored.fifo" not in line

@@ -220,3 +220,26 @@ def test_repro_unpacks_an_sdist_source_in_its_work_folder(
     home = work / "build" / "sdist" / f"demo-1.0-{_sha8(archive)}"
     assert (home / "files" / "demo-1.0" / "pyproject.toml").is_file()
     assert list(here.iterdir()) == []
+
+
+def test_a_link_escaping_through_an_earlier_link_is_named_by_the_data_filter(tmp_path: Path) -> None:
+    """Each link alone stays inside when read as text ('s-1/d/up' -> '..' is 's-1';
+    's-1/out' -> 'd/up/../..' is 's-1'), but once 's-1/d/up' exists on disk, 's-1/out'
+    really points at the parent of the folder it unpacks into: tarfile's data filter (which
+    resolves the links already unpacked, os.path.realpath) refuses it, and the one line
+    names that member."""
+    archive = tmp_path / "s-1.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for name, kind, target in (("s-1", tarfile.DIRTYPE, ""), ("s-1/d", tarfile.DIRTYPE, ""),
+                                   ("s-1/d/up", tarfile.SYMTYPE, ".."),
+                                   ("s-1/out", tarfile.SYMTYPE, "d/up/../..")):
+            info = tarfile.TarInfo(name)
+            info.type, info.linkname = kind, target
+            tar.addfile(info)
+        info = tarfile.TarInfo("s-1/setup.py")
+        tar.addfile(info, io.BytesIO(b""))
+    with pytest.raises(UsageError) as caught:
+        sdist.source_folder(str(archive), tmp_path / "w")
+    line = str(caught.value)
+    assert "\n" not in line and line.startswith(f"--source '{archive}': refusing the archive: ")
+    assert "member 's-1/out' " in line and "data filter" in line and line.endswith(VALID)
