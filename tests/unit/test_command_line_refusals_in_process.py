@@ -94,6 +94,20 @@ def test_json_after_a_double_dash_or_on_a_command_without_it_is_no_json_request(
     assert cli._wants_json(parser, []) is False
 
 
+def test_json_before_a_double_dash_still_makes_the_refusal_a_json_document(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``report --json -- stray``: --json comes before the ``--`` (right after the command), so
+    the refusal of the stray argument is the JSON error document too, naming the argument."""
+    with pytest.raises(SystemExit) as stop:
+        main(["report", "--json", "--", "stray"])
+    assert stop.value.code == 2
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert doc["ok"] is False and doc["error"]["exit_code"] == 2
+    assert "stray" in doc["error"]["message"]
+    assert "stray" in captured.err
+
+
 def test_a_command_that_printed_its_document_gets_no_second_one(capsys: pytest.CaptureFixture[str]) -> None:
     import argparse
 

@@ -73,3 +73,28 @@ def test_a_survivor_the_area_tests_kill_is_recorded_killed(tmp_path: Path,
     # the log names each mutant's area and its test files, space-separated as pytest takes them
     assert (f"integration tests on {killed}: tests/integration/test_area.py "
             "tests/integration/test_more.py") in s.logs
+
+
+def test_a_sample_with_integration_runs_the_area_tests_of_its_survivors(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole session (``nox -s mutants -- toolkit.run --sample 2 --integration``, mutmut's
+    own runs played by the fake session): after mutmut's run, the drawn survivor runs its
+    package's integration tests (a real pytest run), is recorded killed, and the session's log
+    says so (docs/equivalent-mutants.md: "a failing test records it killed")."""
+    killed, kept = "toolkit.run.jobs.x_f__mutmut_1", "toolkit.run.jobs.x_f__mutmut_2"
+    (tmp_path / "toolkit" / "run").mkdir(parents=True)
+    (tmp_path / "toolkit" / "run" / "jobs.py").touch()
+    meta = tmp_path / "mutants" / "toolkit" / "run" / "jobs.py.meta"
+    meta.parent.mkdir(parents=True)
+    meta.write_text(json.dumps({"exit_code_by_key": {killed: 0, kept: 1}}))
+    area = tmp_path / "mutants" / "tests" / "integration" / "test_area.py"
+    area.parent.mkdir(parents=True)
+    area.write_text("import os\n\ndef test_it():\n"
+                    f"    assert os.environ.get('MUTANT_UNDER_TEST') != {killed!r}\n")
+    monkeypatch.setitem(m.AREA_TESTS, "toolkit.run", ("tests/integration/test_area.py",))
+    monkeypatch.chdir(tmp_path)
+    s = _Session()
+    m.mutants(s, ["toolkit.run", "--sample", "2", "--integration"])
+    assert json.loads(meta.read_text())["exit_code_by_key"] == {killed: 1, kept: 1}
+    assert f"integration tests on {killed}: tests/integration/test_area.py" in s.logs
+    assert any("killed (pytest exit 1)" in line for line in s.logs), s.logs

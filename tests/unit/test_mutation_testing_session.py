@@ -4,6 +4,7 @@ and overall, the module arguments, the random sample and its interval, errors as
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -300,3 +301,36 @@ def test_two_seeds_run_their_samples_in_one_mutmut_run_and_are_scored_apart(
     m.mutants(alone, ["toolkit.plan", "--sample", "8", "--seed", "12", "--score-only"])
     assert not any(x.startswith("sample of seed") for x in alone.logs)
     assert alone.logs[0] == "sample: 8 of 40 mutants, seed 12"
+
+
+def _help_entries(capsys: pytest.CaptureFixture[str]) -> dict[str, str]:
+    """``nox -s mutants -- --help`` (the session succeeds), as its parts: "description" (between
+    the usage and the arguments) and each argument's entry, whitespace joined (argparse wraps)."""
+    result = in_nox(lambda s: m.mutants(s, ["--help"]))
+    assert result.status.name == "SUCCESS", result.reason
+    out = capsys.readouterr().out
+    head, rest = out.split("\npositional arguments:\n", 1)
+    positional, options = rest.split("\noptions:\n", 1)
+    described = head.split("\n\n", 1)[1] if "\n\n" in head else ""
+    parts = {"description": " ".join(described.split())}
+    for block in re.split(r"\n(?=  \S)", positional.rstrip() + "\n" + options):
+        # "  --sample N            run N mutants ...": the argument (and metavar), 2+ spaces
+        # or a line break, its help
+        argument, text = (re.split(r"\s{2,}", block.strip(), maxsplit=1) + [""])[:2]
+        parts[argument.split()[0]] = " ".join(text.split())
+    return parts
+
+
+def test_help_says_what_docs_equivalent_mutants_md_says_of_the_session_and_its_options(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # docs/equivalent-mutants.md: "`nox -s mutants` runs mutmut over every package of
+    # `toolkit/`"; modules: "packages, or modules", no module given: every package; "--score-only
+    # # the last results, nothing run"; --sample "draws N of the generated names uniformly at
+    # random" with "a 95% Wilson score interval". Words compared as the doc writes them.
+    parts = _help_entries(capsys)
+    assert "mutmut" in parts["description"] and "every package" in parts["description"]
+    assert "mutation testing" in parts["description"]
+    assert re.search(r"(?<!\S)\(default: every package\)(?!\S)", parts["modules"]), parts["modules"]
+    assert "the last" in parts["--score-only"] and "nothing" in parts["--score-only"]
+    assert "uniformly at random" in parts["--sample"] and "95%" in parts["--sample"]
+    assert "interval" in parts["--sample"]

@@ -18,7 +18,7 @@ import pytest
 
 from tests.fixtures.manifests import for_plan
 from toolkit import __version__
-from toolkit.core.errors import UsageError
+from toolkit.core.errors import EnvironmentProblem, UsageError
 from toolkit.core.reporter import ListReporter
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Options, Plan
@@ -144,6 +144,43 @@ def test_host_differences_are_listed_and_a_fatal_one_refuses_without_force(
     if gcc:
         first = subprocess.run([gcc, "--version"], capture_output=True, text=True).stdout
         assert f"  host  gcc: manifest none; this machine {first.splitlines()[0]}" in reporter.lines
+
+
+def test_a_missing_system_rocm_refuses_the_repro_of_a_system_rocm_build(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build on the system's ROCm, reproduced on a machine with no ROCm at all: a host
+    difference that makes the comparison meaningless (README "Reproducing a build": it
+    refuses, exit 2, one line; ``--force`` goes on). No ROCm is made real: no ROCM_PATH,
+    ROCM_HOME or HIP_PATH, no hipcc on PATH, and the search's ``/opt`` played by an empty
+    folder (this test's one stand-in: the machine's own /opt may hold a ROCm)."""
+    from toolkit.env import rocm
+
+    monkeypatch.setenv("TOOLKIT_CACHE_DIR", str(tmp_path / "cache"))
+    plan, layout, data = _sample(tmp_path)
+    for var in ("ROCM_PATH", "ROCM_HOME", "HIP_PATH"):
+        monkeypatch.delenv(var, raising=False)
+    (tmp_path / "opt").mkdir()
+    (tmp_path / "empty-bin").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    real = rocm.find_system
+
+    def without_opt(environ: Any = None, *, opt: Any = "/opt", want: str | None = None) -> Any:
+        return real(environ, opt=tmp_path / "opt", want=want)
+    monkeypatch.setattr(rocm, "find_system", without_opt)
+    with pytest.raises(EnvironmentProblem, match="no system ROCm install found"):
+        rocm.find_system()  # the stand-in: no ROCm here
+    data["sdk"] = {"provider": "system", "version": "6.4.1"}
+    path = layout.artifacts(plan.build) / "manifest.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(data))
+    reporter = ListReporter()
+    with pytest.raises(UsageError) as err:
+        repro.reproduce(str(path), reporter, dry_run=True, workdir=str(layout.root))
+    assert err.value.exit_code == 2 and "\n" not in err.value.message
+    assert "ROCm" in err.value.message and "6.4.1" in err.value.message
+    assert any(ln.startswith("REFUSE") and "ROCm" in ln for ln in reporter.lines), reporter.lines
+    forced = ListReporter()
+    assert repro.reproduce(str(path), forced, dry_run=True, workdir=str(layout.root), force=True) == 0
 
 
 def test_an_interpreter_of_another_abi_is_a_fatal_difference() -> None:

@@ -319,6 +319,30 @@ def test_summary_lists_failures_and_skip_reasons(capsys: pytest.CaptureFixture[s
     assert finish([SmokeOutcome("demo-1", ("gfx90a",), [Case("t.py::ok", "passed")])]) == 0
 
 
+def test_smoke_without_json_prints_the_summary_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """``python -m toolkit smoke`` (no --json) ends with the summary: the build's row and every
+    skip reason (README: without an AMD GPU the GPU tests skip with the reason); exit 0 when
+    nothing failed. The suite's pytest run in the build's environment (a boundary a unit test
+    cannot reach without a built wheel) is played by a stand-in for ``smoke.run``."""
+    env = fake_env(tmp_path / "env")
+    write_manifest(tmp_path, SAMPLE_ID, env)
+
+    def suite(target: Any, targets: Any, **_: Any) -> SmokeOutcome:
+        return SmokeOutcome(target.build_id, tuple(targets),
+                            [Case("test_imports.py::test_import", "passed"),
+                             Case("test_gpu.py::test_add", "skipped", "no AMD GPU of gfx90a")])
+    monkeypatch.setattr(smoke, "run", suite)
+    assert main(["smoke", "--workdir", str(tmp_path), "--build", SAMPLE_ID, "--env", str(env),
+                 "--gfx", "gfx90a"]) == 0
+    out = capsys.readouterr().out
+    rows = [[c.strip() for c in re.split("[│┃]", ln)[1:-1]] for ln in out.splitlines()
+            if ln.startswith(("│", "┃"))]
+    assert rows[0][:3] == ["Build", "Targets", "Passed"]
+    assert rows[1][:3] == [SAMPLE_ID, "gfx90a", "1"]
+    assert "no AMD GPU of gfx90a" in out
+
+
 # ------------------------------------------------------------------------------ no printing
 def fake_python(root: Path, probe_output: str) -> Path:
     """An environment whose bin/python answers every probe with ``probe_output``."""
