@@ -348,6 +348,26 @@ def test_a_finished_manifest_is_complete_by_the_schema_with_what_it_learned(
     assert data["repro"] == f"invoke repro {layout.root / 'artifacts' / BUILD}/manifest.json"
 
 
+def test_a_finished_manifest_lists_what_the_builds_environment_has_installed(
+        layout: Layout) -> None:
+    """``installed`` is the distributions of the build's own environment (its bin/python),
+    not this interpreter's: a real venv (``python -m venv --without-pip``: no distributions of
+    its own) holding one hand-made ``.dist-info`` lists exactly that one."""
+    import subprocess
+    import sys
+
+    b = load_matrix().build(BUILD)
+    env = layout.env_dir(b)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True,
+                   timeout=120)
+    [site] = (env / "lib").glob("python*/site-packages")
+    info = site / "hand_made-1.2.3.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: hand-made\nVersion: 1.2.3\n")
+    jobs.run_plans([a_plan(step("compile", "true"))], layout)
+    assert written(layout)["installed"] == [{"name": "hand-made", "version": "1.2.3"}]
+
+
 def test_an_interrupted_manifest_learns_nothing_from_the_host(
         layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
     def interrupted(s: Step, run: Run) -> StepResult | str:

@@ -11,9 +11,11 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import os
+import signal
 import stat
 import sys
 import sysconfig
+import threading
 from pathlib import Path
 
 import pytest
@@ -174,3 +176,39 @@ def test_a_file_that_cannot_be_read_has_no_sha256(tmp_path: Path) -> None:
     (tmp_path / "f").write_bytes(b"abc")
     assert manifest.file_sha256(tmp_path / "f") == (
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")  # FIPS 180-2
+
+
+def test_a_probed_tool_that_hangs_has_no_version_and_is_stopped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hipcc that prints its version line, then never exits: past the probe's time limit
+    (made small here) it has no version (None, as for a tool that could not start), and its
+    process is gone (POSIX: a reaped child's pid answers ESRCH). Should the probe wait for it
+    forever, a safety net kills the sleeper after 20 s: the line it printed would then come
+    back instead of None."""
+    rocm_bin = tmp_path / "rocm" / "bin"
+    pid_file = tmp_path / "pid"
+    script(rocm_bin / "hipcc", f'echo $$ > {pid_file}\necho "HIP version: 9.9.1"\nexec sleep 1000\n')
+    monkeypatch.setattr(manifest, "PROBE_TIMEOUT_S", 0.5)
+    net = threading.Timer(20, lambda: os.kill(int(pid_file.read_text()), signal.SIGKILL))
+    net.start()
+    try:
+        got = manifest._first_line([str(rocm_bin / "hipcc"), "--version"], r"HIP version: \S+")
+    finally:
+        net.cancel()
+    assert got is None
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid_file.read_text()), 0)
+
+
+def test_the_hosts_available_memory_is_kept_to_one_decimal_of_a_gib(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The manifest's host memory is GiB to one decimal: 7,800,000 KiB of MemAvailable is
+    7.4387 GiB (KiB / 2**20, by hand), kept as 7.4. The kernel's /proc/meminfo is the boundary
+    played (its value moves while the test runs); GPUs come from an empty KFD folder."""
+    from toolkit.env import host
+
+    monkeypatch.setattr(host, "_mem_available_gib", lambda: 7_800_000 / 2**20)
+    monkeypatch.setenv("TOOLKIT_KFD_ROOT", str(tmp_path))
+    facts = manifest.host_facts()
+    assert facts["mem_available_gib"] == 7.4
+    assert facts["gpus"] == []

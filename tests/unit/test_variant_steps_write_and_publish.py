@@ -102,6 +102,47 @@ def test_a_publish_variant_that_cannot_write_leaves_no_half_copy(tmp_path: Path)
     assert [p.name for p in dest.iterdir()] == ["demo_pkg-1.9.0-py3-none-any-gfx942.whl"]
 
 
+def test_publishing_from_a_staging_folder_without_exactly_one_wheel_says_what_it_found(
+        tmp_path: Path) -> None:
+    """publish-variant takes the one wheel its staging folder holds: an empty folder is a
+    failed step (exit 5) naming the folder and saying none was found; two wheels, both named."""
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    step = Step("publish-variant-gfx942", "p",
+                PublishVariant("gfx942", str(staging), str(tmp_path / "dest")))
+    with pytest.raises(StepFailed) as caught:
+        variant_steps.publish_variant(step, a_run(tmp_path))
+    assert caught.value.exit_code == 5 and str(staging) in caught.value.message
+    assert "none" in caught.value.message.replace(str(staging), "").split()
+    one, two = (a_wheel(staging, f"demo_pkg-1.9.0-py3-none-any-{t}.whl") for t in ("gfx90a", "gfx942"))
+    with pytest.raises(StepFailed) as caught:
+        variant_steps.publish_variant(step, a_run(tmp_path))
+    assert one.name in caught.value.message and two.name in caught.value.message
+    assert not (tmp_path / "dest").exists()  # nothing published
+
+
+def test_make_variants_manifest_row_runs_no_command_and_passes_the_schema(
+        tmp_path: Path) -> None:
+    """make-variant runs no command of its own: its row in the manifest has an empty argv,
+    a list of strings as the manifest schema (``toolkit.run.manifest_schema``) requires of
+    every step row; the written manifest passes that schema."""
+    from toolkit.run import jobs, manifest
+    from toolkit.run.manifest_schema import validate
+
+    run = a_run(tmp_path)
+    run.values["SHA"] = "8d873bb6" + "0" * 32
+    a_wheel(tmp_path / "house")
+    step = Step("make-variant-gfx942", "v", MakeVariant("gfx942", str(tmp_path / "house"),
+                                                        str(tmp_path / "staging"), "7.0", "toolkit"))
+    result = variant_steps.make_variant_step(step, run)
+    assert not isinstance(result, str)
+    run.results.append(result)
+    data = manifest.read(jobs.write_manifest(run, None))
+    [row] = data["steps"]
+    assert row["name"] == "make-variant-gfx942" and row["argv"] == []
+    validate(data, "manifest")
+
+
 def test_build_variant_copies_the_sources_without_build_leftovers(tmp_path: Path) -> None:
     src = tmp_path / "src"
     for rel in ("setup.py", "pkg/a.py", "build/obj.o", "dist/x.whl", "x.egg-info/PKG-INFO",

@@ -37,6 +37,10 @@ if TYPE_CHECKING:
     from toolkit.data.matrix import Build
     from toolkit.plan.model import Options
 
+# how long a tool asked for its version (``_first_line``) may take: one that hangs past it
+# has no version (None), and its process group is stopped
+PROBE_TIMEOUT_S = 30.0
+
 _INDEX_FLAGS = ("--index-url", "--extra-index-url", "--index", "--default-index", "--find-links")
 
 
@@ -45,7 +49,7 @@ def _first_line(argv: list[str], pattern: str | None = None) -> str | None:
     if not exe or not os.path.exists(exe):
         return None
     try:
-        proc = run_command([exe, *argv[1:]], timeout=30, check=False,
+        proc = run_command([exe, *argv[1:]], timeout=PROBE_TIMEOUT_S, check=False,
                            env={**os.environ, "HIP_PLATFORM": "amd"})
     except CommandFailed:  # could not start, or timed out
         return None
