@@ -13,8 +13,10 @@ assertion here reads) are replaced by empty ones.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import signal
 import threading
 from collections.abc import Iterator
@@ -25,7 +27,7 @@ import pytest
 
 from toolkit.core.command import Command
 from toolkit.core.reporter import NullReporter
-from toolkit.core.steps import Step
+from toolkit.core.steps import CopySources, Step
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Plan
 from toolkit.plan.recipes import load_matrix
@@ -227,10 +229,33 @@ def test_a_running_manifest_left_behind_is_said_and_replaced(layout: Layout) -> 
     jobs.run_plans([p], layout, heard)
     assert len(heard.warnings) == 1
     assert str(path) in heard.warnings[0] and "'running'" in heard.warnings[0]
+    # in whole words: why it still says so, and that this run's manifest takes its place
+    assert re.search(r"\bwithout recording its outcome\b", heard.warnings[0])
+    assert re.search(r"\bthis run replaces it$", heard.warnings[0])
     assert written(layout)["outcome"] == "ok"
     heard = Heard()
     jobs.run_plans([p], layout, heard)  # an ``ok`` manifest there: nothing to say
     assert heard.warnings == []
+
+
+def test_a_copied_source_outside_git_is_recorded_by_its_tree_hash(
+        layout: Layout, tmp_path: Path) -> None:
+    """docs/reproducibility.md: "a ``--source`` checkout is hashed (``source.tree``)". The
+    hash is the documented one (``tree_hash``: sha256 over each file's relative path and
+    bytes, sorted), computed here by hand; ``build/`` is not copied, so not hashed; a plain
+    folder has no commit (forty zeros)."""
+    src = tmp_path / "checkout"
+    (src / "pkg").mkdir(parents=True)
+    (src / "setup.py").write_text("# one\n")
+    (src / "pkg" / "__init__.py").write_text("X = 1\n")
+    (src / "build").mkdir()
+    (src / "build" / "left.o").write_bytes(b"\x7fELF")
+    copy = Step("get-sources", "copy", CopySources(str(src), str(tmp_path / "worktree")))
+    [o] = jobs.run_plans([a_plan(copy, step("compile", "true"))], layout)
+    assert o.exit_code == 0, o.error
+    expected = hashlib.sha256(b"setup.py\0# one\n\0" b"pkg/__init__.py\0X = 1\n\0").hexdigest()
+    source = written(layout)["source"]
+    assert (source["sha"], source["tree"]) == ("0" * 40, expected)
 
 
 def test_an_interrupted_step_records_interrupted_and_propagates(

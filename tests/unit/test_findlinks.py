@@ -124,6 +124,29 @@ def test_an_invalid_requires_python_is_left_off_with_a_note(tmp_path: Path) -> N
     assert len(res.scan.notes) == 1 and "three point ten" in res.scan.notes[0]
 
 
+def test_metadata_is_read_as_headers_and_its_body_as_free_text(tmp_path: Path) -> None:
+    """Core metadata is headers, then the description as free text: only the headers are read.
+    A METADATA whose headers declare a MIME multipart type and whose description nests two
+    thousand parts (Python's full ``email`` parser recurses once per level, past its recursion
+    limit) is listed with its Requires-Python; the docstring's "never a traceback"."""
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    path = dist / "deep-1.0-py3-none-any.whl"
+    head = ("Metadata-Version: 2.1\nName: deep\nVersion: 1.0\nRequires-Python: >=3.10\n"
+            'Content-Type: multipart/mixed; boundary="b0"\n\n')
+    body = "".join(f'--b{i - 1}\nContent-Type: multipart/mixed; boundary="b{i}"\n\n'
+                   for i in range(1, 2000))
+    with WheelFile(path, "w") as wf:
+        wf.writestr("deep/__init__.py", "")
+        wf.writestr("deep-1.0.dist-info/METADATA", head + body)
+        wf.writestr("deep-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: tests\n"
+                                                "Root-Is-Purelib: true\nTag: py3-none-any\n")
+    res = make_index(dist)
+    assert res.scan.skipped == ()
+    ((attrs, text),) = anchors(dist / "index.html")
+    assert (text, attrs["data-requires-python"]) == (path.name, ">=3.10")
+
+
 def test_folder_names_are_percent_encoded_then_html_escaped(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
     odd = "we&ird <b>\"q' #%?"

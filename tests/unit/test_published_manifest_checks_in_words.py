@@ -49,6 +49,26 @@ def test_a_manifest_as_written_gives_its_digest_and_an_unfinished_one_none(ok: d
     assert published.manifest_digest(old, WHERE) is None
 
 
+def _reordered(value: Any) -> Any:
+    """``value`` with every JSON object's keys in reverse order: the same JSON value."""
+    if isinstance(value, dict):
+        return {k: _reordered(value[k]) for k in reversed(list(value))}
+    if isinstance(value, list):
+        return [_reordered(v) for v in value]
+    return value
+
+
+def test_a_manifest_rewritten_with_its_keys_in_another_order_keeps_its_digest(
+        ok: dict[str, Any]) -> None:
+    """A JSON object's members are unordered (RFC 8259 section 4): a manifest another tool
+    rewrote (jq, a JSON library) with every object's keys reversed is the same manifest, and
+    gives the digest its build recorded."""
+    data = json.loads(json.dumps(_reordered(ok)))
+    assert list(data["identity"]["build"]) == list(reversed(ok["identity"]["build"]))
+    assert data == ok
+    assert published.manifest_digest(data, WHERE) == ok["identity"]["digest"]
+
+
 def test_a_digest_that_is_not_64_lowercase_hex_digits_is_named(ok: dict[str, Any]) -> None:
     data = copy.deepcopy(ok)
     data["identity"]["digest"] = ok["identity"]["digest"].upper()

@@ -57,6 +57,21 @@ def test_a_new_platform_changes_the_wheel_tag_and_keeps_the_version(tmp_path: Pa
         assert zf.read("demo_pkg-1.8.0.dist-info/METADATA").decode() == META
 
 
+def test_a_zip_without_metadata_is_refused_naming_the_file(tmp_path: Path) -> None:
+    """A wheel is a zip with a ``.dist-info/METADATA`` (PEP 427); a zip named like a wheel
+    without one is refused in one line naming the file (README: exit 2), and nothing is
+    written."""
+    src = tmp_path / "in" / "demo_pkg-1.8.0-py3-none-any.whl"
+    src.parent.mkdir()
+    with zipfile.ZipFile(src, "w") as zf:
+        zf.writestr("demo_pkg/__init__.py", "X = 1\n")
+    with pytest.raises(UsageError) as caught:
+        retag(src, tmp_path / "out", version="1.8.0+rocm7.0git8d873bb6")
+    assert caught.value.message.startswith(src.name) and "METADATA" in caught.value.message
+    assert caught.value.exit_code == 2
+    assert not (tmp_path / "out").exists()
+
+
 def test_variants_indexes_are_written_beside_their_wheels_and_a_folder_is_refused(
         tmp_path: Path) -> None:
     src = a_wheel(tmp_path / "src")
