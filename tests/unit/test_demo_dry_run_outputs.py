@@ -50,3 +50,18 @@ def test_with_hipcc_the_demo_builds_gpu_code_for_its_targets(tmp_path: Path,
     (build,) = [s for s in doc["steps"] if s["name"] == "build-wheel"]
     assert build["action"]["build"]["env"]["PYTORCH_ROCM_ARCH"] == "gfx90a;gfx908"
     assert _plan(tmp_path, capsys, "--gfx", "gfx942")["targets"] == ["gfx942"]
+
+
+def test_the_demo_plans_without_the_work_folders_lock_files(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """The demo's own default is no lock files: a ``locks/<py>-rocm<rocm>.txt`` (README) in its
+    work folder, here one without a toolkit header that a locked build would refuse, is not
+    read: the plan is made, and no step installs from (or names) that lock."""
+    doc = _plan(tmp_path, capsys, "--cpu")
+    name = f"{doc['build']['python']}-rocm{doc['build']['rocm']}.txt"
+    lock = tmp_path / "locks" / name
+    lock.parent.mkdir()
+    lock.write_text("torch==0.0.1\n", encoding="utf-8")
+    again = _plan(tmp_path, capsys, "--cpu")
+    assert again["build"]["id"] == doc["build"]["id"]
+    assert name not in json.dumps(again)

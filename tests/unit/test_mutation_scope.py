@@ -98,3 +98,25 @@ def test_a_sample_with_integration_runs_the_area_tests_of_its_survivors(
     assert json.loads(meta.read_text())["exit_code_by_key"] == {killed: 1, kept: 1}
     assert f"integration tests on {killed}: tests/integration/test_area.py" in s.logs
     assert any("killed (pytest exit 1)" in line for line in s.logs), s.logs
+
+
+def test_only_the_drawn_survivors_run_the_area_tests(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Step 2 is for the drawn mutants the unit tests let survive: a survivor left out of the
+    sample keeps its record (0) though its area tests would fail on it, and a drawn mutant
+    the unit tests already killed (1) is not run again (the log names neither)."""
+    drawn, undrawn, killed = ("toolkit.run.jobs.x_f__mutmut_1", "toolkit.run.jobs.x_f__mutmut_2",
+                              "toolkit.run.jobs.x_f__mutmut_3")
+    meta = tmp_path / "mutants" / "toolkit" / "run" / "jobs.py.meta"
+    meta.parent.mkdir(parents=True)
+    meta.write_text(json.dumps({"exit_code_by_key": {drawn: 0, undrawn: 0, killed: 1}}))
+    area = tmp_path / "mutants" / "tests" / "integration" / "test_area.py"
+    area.parent.mkdir(parents=True)
+    area.write_text("import os\n\ndef test_it():\n"  # fails on every mutant but the drawn one
+                    f"    assert os.environ.get('MUTANT_UNDER_TEST') == {drawn!r}\n")
+    monkeypatch.setitem(m.AREA_TESTS, "toolkit.run", ("tests/integration/test_area.py",))
+    s = _Session()
+    m._integration_pass(s, tmp_path, ["toolkit.run"], [drawn, killed])
+    assert json.loads(meta.read_text())["exit_code_by_key"] == {drawn: 0, undrawn: 0, killed: 1}
+    ran = [line for line in s.logs if line.startswith("integration tests on ")]
+    assert ran == [f"integration tests on {drawn}: tests/integration/test_area.py"], s.logs

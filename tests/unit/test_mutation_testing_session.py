@@ -324,13 +324,18 @@ def _help_entries(capsys: pytest.CaptureFixture[str]) -> dict[str, str]:
 def test_help_says_what_docs_equivalent_mutants_md_says_of_the_session_and_its_options(
         capsys: pytest.CaptureFixture[str]) -> None:
     # docs/equivalent-mutants.md: "`nox -s mutants` runs mutmut over every package of
-    # `toolkit/`"; modules: "packages, or modules", no module given: every package; "--score-only
-    # # the last results, nothing run"; --sample "draws N of the generated names uniformly at
-    # random" with "a 95% Wilson score interval". Words compared as the doc writes them.
+    # `toolkit/`"; modules: "packages, or modules" (e.g. `toolkit.inspect.readers.policy`), no
+    # module given: every package; "--score-only # the last results, nothing run"; --sample
+    # "draws N of the generated names uniformly at random" with "a 95% Wilson score
+    # interval". Words compared as the doc writes them.
     parts = _help_entries(capsys)
     assert "mutmut" in parts["description"] and "every package" in parts["description"]
     assert "mutation testing" in parts["description"]
     assert re.search(r"(?<!\S)\(default: every package\)(?!\S)", parts["modules"]), parts["modules"]
+    # the doc's "packages, or modules" and its example module, spelt as Python imports it
+    # (module names are case-sensitive)
+    assert re.search(r"\bpackages\b.*\bmodules\b", parts["modules"]), parts["modules"]
+    assert re.search(r"(?<!\S)toolkit\.inspect\.readers\.policy(?!\S)", parts["modules"]), parts["modules"]
     assert "the last" in parts["--score-only"] and "nothing" in parts["--score-only"]
     assert "uniformly at random" in parts["--sample"] and "95%" in parts["--sample"]
     assert "interval" in parts["--sample"]

@@ -174,3 +174,15 @@ def test_the_log_holds_the_output_whatever_the_reporter(tmp_path: Path) -> None:
     assert reporter.step_lines == ["one", "two"]
     log = (layout.artifacts(run.plan.build) / "build.log").read_text()
     assert log == "\n$ sh -c echo one; echo two\none\ntwo\n"
+
+
+def test_a_list_reporter_keeps_each_step_line_as_printed_less_its_newline(tmp_path: Path) -> None:
+    """``ListReporter`` keeps what it hears: a step's line with its own leading and trailing
+    blanks (a tab, spaces: what the command printed, as in the log) loses only the newline."""
+    step = Step("build-wheel", "prints", Command(("sh", "-c", "printf '  two\\t \\n'")))
+    layout, p = a_plan(tmp_path, step)
+    reporter = ListReporter()
+    run = execute(p, layout, reporter=reporter)  # type: ignore[arg-type]
+    assert reporter.step_lines == ["  two\t "]
+    log = (layout.artifacts(run.plan.build) / "build.log").read_text()
+    assert log.endswith("\n  two\t \n")

@@ -92,3 +92,31 @@ def test_bad_input_is_one_line_exit_2(dist: Path, args: list[str], word: str) ->
     res = _toolkit(str(dist), *args)
     assert res.returncode == 2 and word in res.stderr and "Traceback" not in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1, res.stderr
+
+
+def test_a_missing_folder_says_to_give_the_folder_of_the_wheels(tmp_path: Path) -> None:
+    """docs/command-line.md: "`DIR`: folder holding the wheels, e.g. dist/<build-id>"."""
+    from toolkit.core.errors import UsageError
+    from toolkit.verify.variant_pick import pick
+
+    missing = tmp_path / "nowhere"
+    with pytest.raises(UsageError) as err:
+        pick(missing, "gfx90a", "3.12")
+    assert err.value.exit_code == 2 and str(missing) in err.value.message
+    assert "no such folder" in err.value.message
+    assert "the wheels" in err.value.message and "dist/<build-id>" in err.value.message
+
+
+def test_no_wheel_for_the_python_is_exit_1_before_any_gpu_is_asked(dist: Path) -> None:
+    """docs/command-line.md: "exit 1 when none fits". No wheel of DIR is for Python 3.11, so
+    none fits whatever the GPU: the provider is never asked to order the variants (as an
+    installer, which orders only the wheels its Python can install), so even a GPU
+    rocm-bootstrap does not know (gfx1234: exit 2 when a wheel is for the Python, see
+    test_bad_input_is_one_line_exit_2) gives the no-wheel answer, naming the Python."""
+    from toolkit.core.errors import CheckFailed
+    from toolkit.verify.variant_pick import pick
+
+    with pytest.raises(CheckFailed) as err:
+        pick(dist, "gfx1234", "3.11")
+    assert err.value.exit_code == 1
+    assert "no wheel in" in err.value.message and "Python 3.11" in err.value.message
