@@ -266,3 +266,22 @@ def test_bundled_torch_libraries_are_judged_in_wheels_only(tmp_path: Path) -> No
         whl = make_wheel(tmp_path / project, project, "1.0", TAG, files)
         (w,) = check_paths([whl], system_path=[]).wheels
         assert [f.library for f in w.findings if f.check == "bundled-library"] == bundled
+
+
+def test_a_required_policy_sets_the_oldest_glibc_an_unlinked_glibc_name_must_resolve_on(
+        tmp_path: Path) -> None:
+    """shm_open lived in librt.so.1 until glibc 2.33 and is libc's since 2.34 (glibc 2.34's
+    NEWS: libpthread, libdl, libutil and librt merged into libc). A library linked without any
+    library (``-nostdlib``: its shm_open reference carries no version, ``readelf --dyn-syms``)
+    resolves it from libc, which every process loads, only on glibc 2.34 and later: a wheel
+    tagged manylinux_2_17 fails on an older glibc, but judged by ``--policy manylinux_2_34``
+    (glibc 2.34 on) it resolves."""
+    src = "int shm_open(const char *, int, unsigned);\nint f(void){return shm_open(\"/x\", 0, 0);}"
+    lib = compile_shared(tmp_path / "l", "libshm.so", src, lang="c", flags=["-nostdlib"])
+    whl = make_wheel(tmp_path / "w", "demo", "1.0", "cp312-cp312-manylinux_2_17_x86_64",
+                     {"demo/libshm.so": lib})
+    (claimed,) = check_paths([whl], system_path=[]).wheels
+    (undefined,) = [f for f in claimed.findings if f.check == "undefined-symbol"]
+    assert "shm_open" in undefined.message and undefined.library == "demo/libshm.so"
+    (required,) = check_paths([whl], policy="manylinux_2_34", system_path=[]).wheels
+    assert [f for f in required.findings if f.check == "undefined-symbol"] == []

@@ -3,15 +3,19 @@ byte ranges it reads and the member is inflated again for those only. It asks fo
 the section header table, the section names and the dynamic tables (``.dynsym``, ``.dynstr``,
 ``.dynamic``, ``.gnu.version*``), never a section a link of 0 names: index 0 is SHN_UNDEF,
 "no section" (gABI "Sections"), so its header's offset and size mean nothing. The library is
-gcc's; where each section lies is readelf's."""
+gcc's; where each section lies is readelf's. A table it was handed as a piece of its own is
+read in place: the parse allocates (``tracemalloc``) far less than that table, never a second
+copy of it."""
 
 from __future__ import annotations
 
 import struct
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
+from tests.fixtures import crafted_elf
 from tests.fixtures.native import compile_shared, section
 from toolkit.inspect.readers.elf import Image, NeedRanges, parse_elf
 
@@ -67,3 +71,28 @@ def test_a_sparse_parse_asks_only_for_the_sections_it_reads(patched: tuple[Path,
     assert info == whole
     assert b"f" in whole.defined and whole.needed == ()
     assert (b"strlen", "GLIBC_2.2.5") in whole.undefined
+
+
+def test_a_table_handed_over_as_its_own_piece_is_read_without_a_copy() -> None:
+    """An 8 MiB ``.dynstr`` (one DT_NEEDED name, then NULs: crafted_elf's layout) inflated as
+    the range the parse asked for: parsing the image again with every range held allocates
+    less than a tenth of that table (a copy would be all of it)."""
+    big = 8 << 20
+    data = crafted_elf.shared_object(dynstr=b"\0libdep.so.1\0" + bytes(big),
+                                     dynamic=crafted_elf.dynamic([(crafted_elf.DT_NEEDED, 1)]))
+    img = Image(len(data), [(0, data[:64])])
+    for _ in range(10):
+        try:
+            parse_elf(img)
+            break
+        except NeedRanges as need:
+            for a, b in need.ranges:
+                img.add(a, data[a:b])
+    tracemalloc.start()
+    try:
+        info = parse_elf(img)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert info.needed == ("libdep.so.1",)
+    assert peak < big // 10, peak

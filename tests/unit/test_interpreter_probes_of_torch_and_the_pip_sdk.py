@@ -8,12 +8,14 @@ torch document); expectations are hand-written."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from toolkit.core.errors import EnvironmentProblem
+from toolkit.core.errors import CommandFailed, EnvironmentProblem
 from toolkit.env import rocm, torchprobe
 
 
@@ -108,3 +110,25 @@ def test_an_interpreter_that_cannot_start_is_named(tmp_path: Path) -> None:
     with pytest.raises(EnvironmentProblem) as caught:
         rocm._query(missing, "version")
     assert str(caught.value) == f"cannot run {missing} -m rocm_sdk version: command not found"
+
+
+def test_a_torch_whose_import_hangs_is_stopped_not_waited_for(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A torch whose import never ends (a driver call that blocks) must not hang the toolkit:
+    the probe is stopped past its limit and the failure says it timed out (``CommandFailed``,
+    ``timed_out``), naming the interpreter. Fault injection: the clock ``subprocess`` reads
+    for its timeouts runs 1000 times fast, so a limit of minutes passes in a fraction of a
+    second; the import below writes a line every 10 ms (waking the wait to look at that
+    clock) and would end after 3 s real, almost an hour on that clock."""
+    real = time.monotonic
+    start = real()
+    monkeypatch.setattr(subprocess, "_time", lambda: start + (real() - start) * 1000)
+    python = _python_with(tmp_path, "torch", {
+        "__init__.py": "import sys, time\nfor _ in range(300):\n"
+                       "    print('.', file=sys.stderr, flush=True)\n    time.sleep(0.01)\n"
+                       "__version__ = '2.8.0+rocm7.0'\nfrom . import version\n",
+        "version.py": "hip = '7.0.51830'\n"})
+    with pytest.raises(CommandFailed) as caught:
+        torchprobe.torch_info(python)
+    assert caught.value.timed_out and caught.value.argv[0] == python
+    assert "timed out" in str(caught.value) and python in str(caught.value)

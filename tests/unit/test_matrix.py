@@ -285,6 +285,18 @@ def test_explain_names_the_evidence_of_each_fact(capsys: pytest.CaptureFixture[s
     assert main(["matrix", "--explain", "apex-9.9.9-cp312-rocm7.0"]) == 2
 
 
+def test_explain_says_when_the_seed_table_fixes_a_versions_pairs() -> None:
+    """README: apex.toml holds "the seed table (1.4.0-1.8.0, 60 wheels)", then versions as
+    upstream states them. ``--explain`` of a seed-table build has a "seed table" fact, in
+    lower case like every other fact it names; a version past the table has none."""
+    from toolkit.cli.commands.matrix import explain
+
+    seed = {fact: (value, why) for fact, value, why in explain("apex-1.8.0-cp312-rocm7.0") if fact}
+    assert "seed table" in seed and seed["seed table"][1].startswith("evidence: ")
+    later = {fact for fact, _, _ in explain("apex-1.11.0-cp312-rocm7.14")}
+    assert "seed table" not in later and not any("seed" in fact.lower() for fact in later)
+
+
 def test_table_says_why_a_system_install_or_amds_torch(capsys: pytest.CaptureFixture[str]) -> None:
     from toolkit.cli.commands.matrix import source_notes
 
