@@ -108,3 +108,17 @@ def test_uv_is_chosen_when_its_package_or_its_command_is_there(tmp_path: Path,
     (tmp_path / "uv").write_text("#!/bin/sh\n")
     (tmp_path / "uv").chmod(0o755)
     assert project._installer() == "uv"
+
+
+def test_an_installer_that_cannot_be_started_is_an_error_naming_it(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """uv gone from where it was found (the one injection: ``_uv``'s answer, a path that does
+    not exist): the error names that path and that it was not found, nothing is installed."""
+    gone = tmp_path / "gone" / "uv"
+    monkeypatch.setattr(project, "_installer", lambda: "uv")
+    monkeypatch.setattr(project, "_uv", lambda: str(gone))
+    install = project._install_into(sys.executable, "/src", io.StringIO())
+    with pytest.raises(OSError) as caught:
+        install(["anything"])
+    said = str(caught.value)
+    assert str(gone) in said and "not found" in said, said

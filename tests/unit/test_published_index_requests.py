@@ -101,3 +101,22 @@ def test_a_page_that_is_not_utf8_is_still_read(servers: list[tuple[str, Path, Se
     (index_root / "index.html").write_bytes(b'<a href="a-1-py3-none-any.whl">caf\xe9 \xff</a>')
     found = published.read_published(f"http://{index}/")
     assert found.read == 1 and found.digests == frozenset({data["identity"]["digest"]})
+
+
+def test_a_manifest_larger_than_the_cap_is_refused_naming_its_url_and_the_cap(
+        servers: list[tuple[str, Path, Seen]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The manifest cap set here to 1 MiB (``core.files.CAPS``, so the file served stays
+    small): a manifest one byte over it is one line naming its URL and the cap."""
+    from toolkit.core.errors import UsageError
+    from toolkit.core.files import CAPS
+
+    monkeypatch.setitem(CAPS, "manifest", 1 << 20)
+    (index, index_root, _), _ = servers
+    with open(index_root / "a-1-py3-none-any.whl.manifest.json", "wb") as f:
+        f.truncate((1 << 20) + 1)
+    (index_root / "index.html").write_text('<a href="a-1-py3-none-any.whl">a</a>')
+    with pytest.raises(UsageError) as caught:
+        published.read_published(f"http://{index}/")
+    said = str(caught.value)
+    assert f"http://{index}/a-1-py3-none-any.whl.manifest.json" in said, said
+    assert "1 MiB" in said, said
