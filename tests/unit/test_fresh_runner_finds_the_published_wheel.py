@@ -77,3 +77,33 @@ def test_a_manifest_is_usable_when_it_is_valid_and_its_wheel_is_here(
     assert usable_manifest(path, layout, build.id) is None
     path.write_text(json.dumps({**data, "wheel": None}))
     assert usable_manifest(path, layout, build.id) is None
+
+
+def test_smoke_on_a_fresh_runner_checks_the_wheel_in_dist_of_the_build_it_names(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``smoke --build ID`` on a fresh runner (a manifest in artifacts/<id>/, a wheel in
+    dist/<id>/, no environment): before anything is provisioned, the wheel of dist/<id>/ is
+    checked against the recorded sha256; a different one is exit 2 (README: bad input) in one
+    line naming that wheel."""
+    from toolkit.cli.main import main
+
+    monkeypatch.setenv("TOOLKIT_CACHE_DIR", str(tmp_path / "cache"))
+    layout = Layout(tmp_path / "work", tmp_path / "cache")
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    build = demo_build(python, None)
+    opts = Options(rocm_from="system", gfx=DEMO_TARGETS, no_lock=True, source=str(EXAMPLE))
+    plan, _, _ = prepare(Request(load_matrix(), (build,), opts, layout,
+                                 interpreters={python: sys.executable}, rocm="given"))
+    data = {**for_plan(plan, layout, wheel=WHEEL), "wheel_sha256": "0" * 64}
+    manifest = layout.artifacts(build) / "manifest.json"
+    manifest.parent.mkdir(parents=True)
+    manifest.write_text(json.dumps(data))
+    wheel = layout.root / "dist" / build.id / WHEEL
+    wheel.parent.mkdir(parents=True)
+    wheel.write_bytes(b"not the recorded wheel")
+    code = main(["smoke", "--workdir", str(layout.root), "--build", build.id])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2, err
+    assert str(wheel) in err[0] and "sha256" in err[0], err
+    assert not layout.env_dir(build).exists()

@@ -200,6 +200,27 @@ def test_session_runs_the_pairs_other_builds(tmp_path: Path, monkeypatch: pytest
     assert "# plan for apex-1.8.0-cp313-rocm7.0" not in captured.out
 
 
+def test_a_session_whose_every_build_is_a_known_failure_names_each_build(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With an entry for every apex from 1.8 on (Python 3.13, ROCm 7.0) and ``--package
+    apex``, nothing is left to run: exit 7, one line whose '; '-separated parts each name one
+    refused apex build of the pair first (apex 1.8.0 and later: at least two, apex.toml)."""
+    from tests.fixtures.nox_runs import aborted, in_nox
+    from toolkit.cli import sessions
+
+    entry = ENTRY.replace('">=1.8,<1.9"', '">=1.8"').replace('"3.12"', '"3.13"')
+    data_with(tmp_path, entry, monkeypatch)
+    message, code = aborted(in_nox(lambda s: sessions.build(s, "3.13", "7.0", [
+        "--package", "apex", "--dry-run"])))
+    assert code == 7 and "\n" not in message
+    parts = message.split("; ")
+    assert len(parts) >= 2, message
+    for part in parts:
+        build, _, rest = part.partition(" ")
+        assert build.startswith("apex-") and build.endswith("-cp313-rocm7.0"), message
+        assert rest.startswith("is not run: known failure apex-demo"), message
+
+
 # ----------------------------------------------------------------------------- malformed entries
 MALFORMED = {
     "unknown key": (ENTRY.replace("reason =", "colour = \"red\"\nreason ="),

@@ -208,6 +208,23 @@ def test_data_files_changed_since_mutmut_copied_them_are_refreshed(tmp_path: Pat
     assert (copy / "known.toml").read_text() == "new\n" and (copy / "code.py").read_text().startswith("x = 1")
 
 
+def test_a_run_says_which_stale_data_copies_it_refreshed(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before mutmut runs, each data file copied again into mutants/ is named in the session's
+    log, relative to the project folder (the path a contributor can open)."""
+    (tmp_path / "toolkit" / "data").mkdir(parents=True)
+    (tmp_path / "toolkit" / "data" / "known.toml").write_text("new\n")
+    copy = tmp_path / "mutants" / "toolkit" / "data"
+    copy.mkdir(parents=True)
+    (copy / "known.toml").write_text("old\n")
+    monkeypatch.chdir(tmp_path)
+    s = FakeSession()
+    m.mutants(s, ["toolkit.data"])
+    assert [line for line in s.logs if "known.toml" in line] == [
+        "refreshed mutants/toolkit/data/known.toml"]
+    assert s.logs.index("refreshed mutants/toolkit/data/known.toml") == 0  # before the run
+
+
 EQUIV_DOC = """\
 # Mutation testing
 

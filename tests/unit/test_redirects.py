@@ -213,6 +213,29 @@ def test_a_redirect_to_what_a_user_could_not_give_is_refused(
     assert "mallory:pw" not in line and b.seen == []
 
 
+def test_allow_insecure_lets_a_redirect_reach_plain_http_elsewhere(
+        servers: tuple[Server, Server]) -> None:
+    """README: plain http:// to a non-loopback host is refused unless --allow-insecure-index;
+    with it, a redirect to such a host is followed. The "elsewhere" host is a real server on
+    127.0.0.2 (Linux routes all of 127/8 to loopback, but the toolkit's rule names only
+    127.0.0.1, localhost and ::1 as loopback): it receives the request."""
+    a, _ = servers
+    other = Server(ThreadingHTTPServer(("127.0.0.2", 0), BaseHTTPRequestHandler))
+    other.httpd.RequestHandlerClass = _handler(other)
+    threading.Thread(target=other.httpd.serve_forever, args=(0.05,), daemon=True).start()
+    try:
+        where = f"http://127.0.0.2:{other.httpd.server_address[1]}/v2/rocm/"
+        a.redirects["/v2/rocm/"] = (302, where)
+        with pytest.raises(UsageError, match="allow-insecure-index"):
+            probe(a.url + "/v2/")  # without it: refused, nothing requested there
+        assert other.seen == []
+        probe_index(a.url + "/v2/", "rocm", "ROCm SDK index", 5.0, sdk=False, allow_insecure=True)
+        assert [p for p, _ in other.seen] == ["/v2/rocm/"]
+    finally:
+        other.httpd.shutdown()
+        other.httpd.server_close()
+
+
 def test_an_unreachable_redirect_target_is_exit_8_naming_it(
         servers: tuple[Server, Server]) -> None:
     from tests.fixtures.net import dead_port

@@ -78,3 +78,15 @@ def test_the_samples_modules_are_the_ones_its_setup_py_builds() -> None:
     # a manifest without an "sdk" record (an older schema) still names the ROCm it built with
     older = SampleRecipe().standalone("hip_sample-0.1.0-cp312-rocm5.2", {"build": {"rocm": "5.2"}})
     assert older is not None and older.rocm.version == "5.2"
+
+
+def test_the_copy_step_explains_the_dirty_source_rule_of_the_readme() -> None:
+    """README (exit codes): a source with uncommitted changes is exit 12 unless --allow-dirty,
+    which builds it named ``+…dirty``. The copy step's explanation says so in those words
+    (whole words: a readable sentence, not just the substrings)."""
+    import re
+
+    text = " ".join(CopySources("/home/me/proj", "/work/src/b").explain())
+    assert re.search(r"uncommitted changes .*: refused \(exit 12\) unless --allow-dirty\b", text), text
+    assert re.search(r"\blearn DIFF, their sha256\b", text), text
+    assert re.search(r"\(the wheel is named \+\S*dirty\)", text), text

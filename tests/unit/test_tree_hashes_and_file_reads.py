@@ -181,6 +181,22 @@ def test_usable_folder_creates_parents_and_names_what_is_in_the_way(tmp_path: Pa
     assert str(caught.value).startswith("--out: ")
 
 
+def test_a_folder_gone_right_after_it_was_made_is_named_with_the_posix_cause(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The race of another process replacing the folder between ``mkdir`` and the check:
+    played deterministically by a ``Path.is_dir`` that answers False (fault injection of
+    one OS query). The one line names the path and the cause as the C library words it,
+    ``os.strerror(ENOTDIR)`` and the errno name."""
+    import errno
+
+    monkeypatch.setattr(Path, "is_dir", lambda self: False)
+    with pytest.raises(UsageError) as caught:
+        files.usable_folder(tmp_path / "w", "--workdir")
+    line = str(caught.value)
+    assert line.startswith("--workdir: ") and str(tmp_path / "w") in line
+    assert f"{os.strerror(errno.ENOTDIR)} (ENOTDIR)" in line, line
+
+
 def test_refuse_special_returns_the_files_stat_or_none(tmp_path: Path) -> None:
     (tmp_path / "f").write_text("x")
     st = files.refuse_special(tmp_path / "f", "--out")
