@@ -122,6 +122,33 @@ def test_the_fatbin_bundle_headers_come_from_the_bytes_kept(
         assert not any(b - 4096 <= start < b + 4096 for b in bundles), start
 
 
+def test_a_library_within_the_kept_head_is_inflated_once(
+    tmp_path: Path, libraries: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A streamed library smaller than the head kept while inflating it (HEAD_KEEP, 2 MiB) is
+    held whole after the first pass: its sections, the fatbin scanned for GPU code among them,
+    are read from memory and the member is never inflated again."""
+    lib = libraries["pkg/libfat.so"]
+    assert lib.stat().st_size < members.HEAD_KEEP
+    monkeypatch.setattr(members, "SMALL_BYTES", 1024)  # the streamed path
+    whl = _wheel(tmp_path, {"pkg/libfat.so": lib})
+    reads: list[tuple[int, int | None]] = []
+    real = inflate.MemberReader.chunks
+
+    def chunks(self: inflate.MemberReader, start: int = 0, end: int | None = None):  # type: ignore[no-untyped-def]
+        reads.append((start, end))
+        return real(self, start, end)
+
+    monkeypatch.setattr(inflate.MemberReader, "chunks", chunks)
+    with WheelZip.open(whl, Budget()) as wz:
+        info = wz.zf.getinfo("pkg/libfat.so")
+        assert info.compress_size > members.SMALL_BYTES
+        got = read_member(wz, info)
+    assert got.elf == load_file(lib)
+    assert _targets(got.elf) == set(FATBIN_TARGETS)
+    assert reads == []
+
+
 def test_batches_and_the_pool_job_read_what_the_caller_reads(
     tmp_path: Path, libraries: dict[str, Path], large_paths: None
 ) -> None:

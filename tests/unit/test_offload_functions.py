@@ -13,6 +13,7 @@ import pytest
 import zstandard
 
 from tests.fixtures.bundles import compress_bundle, make_bundle
+from tests.fixtures.kpack import code_object
 from toolkit.core.errors import OffloadError
 from toolkit.inspect.readers.offload import (
     MAX_ENTRIES,
@@ -340,3 +341,21 @@ def test_a_host_entry_without_an_environment_keeps_its_triple() -> None:
     # three-part triple
     e = parse_entry_id("host-x86_64-unknown-linux", 7)
     assert (e.kind, e.triple, e.target, e.is_device, e.size) == ("host", "x86_64-unknown-linux", "", False, 7)
+
+
+def test_a_compressed_bundle_is_not_inflated_far_past_its_probe_window() -> None:
+    """README: in a compressed bundle the entries within 64 KiB past its entry table have their
+    code objects' headers read, and it is not inflated further. An entry within that window
+    followed by a 2 MiB run of zeros (deflate packs it about 1000:1, into one 4 KiB piece of
+    input with the next entry's header, wherever the pieces start: the noise before it shifts
+    them) has its target read; the entry 2 MiB on has none."""
+    for n in range(16_000, 20_096, 512):
+        plain = make_bundle([
+            ("hipv4-amdgcn-amd-amdhsa--gfx90a", code_object("gfx90a", 64) + _noise(n)),
+            ("hipv4-amdgcn-amd-amdhsa--gfx908", code_object("gfx908", 64) + bytes(2 << 20)),
+            ("hipv4-amdgcn-amd-amdhsa--gfx942", code_object("gfx942", 4096)),
+        ], align=1)
+        blob = compress_bundle(plain, "zlib", 3)
+        (bundle,) = parse_fatbin(blob)
+        assert bundle.stored == len(blob)
+        assert [e.code_target for e in bundle.entries] == ["gfx90a", "gfx908", None], n

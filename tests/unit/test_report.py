@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -338,3 +339,19 @@ def test_invoke_report_task(nox_report: Path, junit: Path, tmp_path: Path) -> No
                                                 (61, "1m 01s"), (3725, "1h 02m")])
 def test_duration_text(seconds: float | None, text: str) -> None:
     assert duration_text(seconds) == text
+
+
+def test_nothing_to_summarise_names_each_input_option_as_help_writes_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The usage error names the three input options, each with its value placeholder in
+    capitals, as ``report --help`` writes its metavars (``--nox-report FILE``)."""
+    assert main(["report"]) == 2
+    err = capsys.readouterr().err
+    asked = err.split("(next:")[0]  # the message; the hint after it is a command line
+    named = dict(re.findall(r"(--[a-z][a-z-]*) ([A-Za-z]+)", asked))
+    assert set(named) >= {"--nox-report", "--junit", "--manifests"}
+    assert all(value.isupper() for value in named.values()), named
+    with pytest.raises(UsageError) as raised:
+        summarise()
+    assert all(opt in str(raised.value) for opt in ("--nox-report", "--junit", "--manifests"))

@@ -152,3 +152,21 @@ def test_a_duplicate_archive_entry_is_a_problem_of_that_member(tmp_path: Path) -
     with WheelZip.open(path, Budget()) as wz:
         assert [(p.member, p.message) for p in wz.problems] == [
             ("pkg/a.py", "duplicate archive entry 'pkg/a.py'")]
+
+
+def test_a_local_extra_field_over_32_kib_is_an_unsigned_length(tmp_path: Path) -> None:
+    """APPNOTE 4.4.11: the extra field length is an unsigned 2-byte value (0..65535); one of
+    40,000 bytes puts the data 40,000 bytes on, where Python's zipfile reads it."""
+    z = tmp_path / "w.whl"
+    with zipfile.ZipFile(z, "w", zipfile.ZIP_STORED) as zf:
+        info = zipfile.ZipInfo("pkg/big_extra.txt")
+        info.extra = struct.pack("<HH", 0xCAFE, 39_996) + b"e" * 39_996
+        zf.writestr(info, b"payload!")
+    raw = z.read_bytes()
+    with zipfile.ZipFile(z) as zf:
+        assert zf.read("pkg/big_extra.txt") == b"payload!"
+    with WheelZip.open(z) as wz:
+        (m,) = wz.members
+        at = wz.data_offset(m)
+        assert at == m.header_offset + 30 + len("pkg/big_extra.txt") + 40_000
+        assert wz.pread(8, at) == b"payload!" == raw[at : at + 8]
