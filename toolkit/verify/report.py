@@ -290,7 +290,7 @@ def summarise(nox_reports: Iterable[str | os.PathLike[str]] = (),
     build_paths = [f for p in manifests for f in manifest_files(Path(p))]
     if not nox_paths and not junit_paths and not build_paths:
         raise UsageError("nothing to summarise: give --nox-report FILE, --junit FILE and/or "
-                         "--manifests DIR",
+                         "--manifests PATH",
                          hint="nox --report nox-report.json -s lint; "
                               "python -m toolkit report --nox-report nox-report.json")
     labels = _labels([*nox_paths, *junit_paths])
