@@ -7,18 +7,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.fixtures.manifests import for_plan
+from tests.fixtures.manifests import for_plan, sample_plan
 from toolkit.core.errors import UsageError
 from toolkit.plan.layout import Layout
-from toolkit.plan.model import Options
-from toolkit.plan.recipes import load_matrix
-from toolkit.plan.recipes.sample import DEMO_TARGETS, EXAMPLE, demo_build
-from toolkit.plan.request import Request, prepare
 from toolkit.verify.fresh import published_wheel, usable_manifest
 
 BUILD = "b-1"
@@ -57,13 +52,7 @@ def test_the_recorded_wheel_is_looked_for_by_name_in_dist_of_the_build(tmp_path:
 
 def test_a_manifest_is_usable_when_it_is_valid_and_its_wheel_is_here(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TOOLKIT_CACHE_DIR", str(tmp_path / "cache"))
-    layout = Layout(tmp_path / "work", tmp_path / "cache")
-    python = f"{sys.version_info.major}.{sys.version_info.minor}"
-    build = demo_build(python, None)
-    opts = Options(rocm_from="system", gfx=DEMO_TARGETS, no_lock=True, source=str(EXAMPLE))
-    plan, _, _ = prepare(Request(load_matrix(), (build,), opts, layout,
-                                 interpreters={python: sys.executable}, rocm="given"))
+    plan, layout, build = sample_plan(tmp_path, monkeypatch)
     data = for_plan(plan, layout, wheel=WHEEL)
     path = tmp_path / "manifest.json"
     path.write_text(json.dumps(data))
@@ -88,13 +77,7 @@ def test_smoke_on_a_fresh_runner_checks_the_wheel_in_dist_of_the_build_it_names(
     line naming that wheel."""
     from toolkit.cli.main import main
 
-    monkeypatch.setenv("TOOLKIT_CACHE_DIR", str(tmp_path / "cache"))
-    layout = Layout(tmp_path / "work", tmp_path / "cache")
-    python = f"{sys.version_info.major}.{sys.version_info.minor}"
-    build = demo_build(python, None)
-    opts = Options(rocm_from="system", gfx=DEMO_TARGETS, no_lock=True, source=str(EXAMPLE))
-    plan, _, _ = prepare(Request(load_matrix(), (build,), opts, layout,
-                                 interpreters={python: sys.executable}, rocm="given"))
+    plan, layout, build = sample_plan(tmp_path, monkeypatch)
     data = {**for_plan(plan, layout, wheel=WHEEL), "wheel_sha256": "0" * 64}
     manifest = layout.artifacts(build) / "manifest.json"
     manifest.parent.mkdir(parents=True)

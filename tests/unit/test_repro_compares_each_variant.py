@@ -11,21 +11,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from tests.fixtures.manifests import for_plan
+from tests.fixtures.manifests import for_plan, sample_plan
 from toolkit.core.errors import CheckFailed
 from toolkit.core.reporter import ListReporter
-from toolkit.plan.layout import Layout
-from toolkit.plan.model import Options
-from toolkit.plan.recipes import load_matrix
-from toolkit.plan.recipes.sample import DEMO_TARGETS, EXAMPLE, demo_build
-from toolkit.plan.request import Request, prepare
 from toolkit.run.variant_steps import VALUE_PREFIX
 from toolkit.verify import repro
 
@@ -38,13 +32,7 @@ def _sha(path: Path) -> str:
 def rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, Path]:
     """The sample's manifest recording a wheel and a gfx90a variant, and a rebuild that makes
     the same bytes for both: (manifest, wheel, variant)."""
-    monkeypatch.setenv("TOOLKIT_CACHE_DIR", str(tmp_path / "cache"))
-    layout = Layout(tmp_path / "work", tmp_path / "cache")
-    python = f"{sys.version_info.major}.{sys.version_info.minor}"
-    build = demo_build(python, None)
-    opts = Options(rocm_from="system", gfx=DEMO_TARGETS, no_lock=True, source=str(EXAMPLE))
-    plan, _, _ = prepare(Request(load_matrix(), (build,), opts, layout,
-                                 interpreters={python: sys.executable}, rocm="given"))
+    plan, layout, build = sample_plan(tmp_path, monkeypatch)
     wheel = tmp_path / "rebuilt" / "x-1-py3-none-any.whl"
     variant = tmp_path / "rebuilt" / "x-1-py3-none-any-gfx90a.whl"
     wheel.parent.mkdir()

@@ -8,33 +8,21 @@ with an error no toolkit code named (README "Exit codes": 5, a build step failed
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.fixtures.manifests import for_plan
+from tests.fixtures.manifests import for_plan, sample_plan
 from toolkit.core.errors import CheckFailed, EnvironmentProblem
 from toolkit.core.reporter import ListReporter
 from toolkit.core.steps import CheckEnv
-from toolkit.plan.layout import Layout
-from toolkit.plan.model import Options
-from toolkit.plan.recipes import load_matrix
-from toolkit.plan.recipes.sample import DEMO_TARGETS, EXAMPLE, demo_build
-from toolkit.plan.request import Request, prepare
 from toolkit.run import executor
 from toolkit.verify import repro
 
 
 @pytest.fixture
 def manifest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("TOOLKIT_CACHE_DIR", str(tmp_path / "cache"))
-    layout = Layout(tmp_path / "work", tmp_path / "cache")
-    python = f"{sys.version_info.major}.{sys.version_info.minor}"
-    build = demo_build(python, None)
-    opts = Options(rocm_from="system", gfx=DEMO_TARGETS, no_lock=True, source=str(EXAMPLE))
-    plan, _, _ = prepare(Request(load_matrix(), (build,), opts, layout,
-                                 interpreters={python: sys.executable}, rocm="given"))
+    plan, layout, build = sample_plan(tmp_path, monkeypatch)
     path = layout.artifacts(build) / "manifest.json"
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(for_plan(plan, layout)))
