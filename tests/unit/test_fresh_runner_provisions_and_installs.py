@@ -9,21 +9,14 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from tests.fixtures.manifests import for_plan
+from tests.fixtures.manifests import for_plan, sample_plan
 from toolkit.core.errors import UsageError
 from toolkit.core.reporter import ListReporter
-from toolkit.plan.layout import Layout
-from toolkit.plan.model import Options
-from toolkit.plan.recipes import load_matrix
-from toolkit.plan.recipes.sample import DEMO_TARGETS, EXAMPLE, demo_build
-from toolkit.plan.request import Request
-from toolkit.plan.request import prepare as plan
 from toolkit.verify.fresh import prepare
 
 NAME = "freshpkg-1.0-py3-none-any.whl"
@@ -43,13 +36,7 @@ def _wheel(path: Path) -> None:
 
 def test_the_environment_is_provisioned_and_the_published_wheel_installed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TOOLKIT_CACHE_DIR", str(tmp_path / "cache"))
-    layout = Layout(tmp_path / "work", tmp_path / "cache")
-    python = f"{sys.version_info.major}.{sys.version_info.minor}"
-    build = demo_build(python, None)
-    opts = Options(rocm_from="system", gfx=DEMO_TARGETS, no_lock=True, source=str(EXAMPLE))
-    the_plan, _, _ = plan(Request(load_matrix(), (build,), opts, layout,
-                                  interpreters={python: sys.executable}, rocm="given"))
+    the_plan, layout, build = sample_plan(tmp_path, monkeypatch)
     wheel = layout.root / "dist" / build.id / NAME
     _wheel(wheel)
     data = for_plan(the_plan, layout, wheel=NAME)

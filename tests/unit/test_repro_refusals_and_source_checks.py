@@ -16,26 +16,27 @@ from typing import Any
 
 import pytest
 
-from tests.fixtures.manifests import for_plan
+from tests.fixtures.manifests import for_plan, sample_plan
 from toolkit import __version__
 from toolkit.core.errors import EnvironmentProblem, UsageError
 from toolkit.core.reporter import ListReporter
 from toolkit.plan.layout import Layout
-from toolkit.plan.model import Options, Plan
-from toolkit.plan.recipes import load_matrix
-from toolkit.plan.recipes.sample import DEMO_TARGETS, EXAMPLE, demo_build
-from toolkit.plan.request import Request, prepare
+from toolkit.plan.model import Plan
 from toolkit.run.sources import IGNORED, NO_COMMIT, tree_hash
 from toolkit.verify import repro
 
 
-def _sample(tmp_path: Path) -> tuple[Plan, Layout, dict[str, Any]]:
-    layout = Layout(tmp_path / "work", tmp_path / "cache")
-    python = f"{sys.version_info.major}.{sys.version_info.minor}"
-    opts = Options(rocm_from="system", gfx=DEMO_TARGETS, no_lock=True, source=str(EXAMPLE))
-    plan, _, _ = prepare(Request(load_matrix(), (demo_build(python, None),), opts, layout,
-                                 interpreters={python: sys.executable}, rocm="given"))
+def _sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Plan, Layout, dict[str, Any]]:
+    plan, layout, _ = sample_plan(tmp_path, monkeypatch)
     return plan, layout, for_plan(plan, layout)
+
+
+def _written(plan: Plan, layout: Layout, data: dict[str, Any]) -> Path:
+    """``data`` as the build's manifest in its artifacts folder."""
+    path = layout.artifacts(plan.build) / "manifest.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(data))
+    return path
 
 
 @pytest.mark.parametrize(("version", "hint"), [
@@ -47,13 +48,10 @@ def _sample(tmp_path: Path) -> tuple[Plan, Layout, dict[str, Any]]:
 ])
 def test_an_identity_that_differs_is_refused_with_the_hint_for_the_manifests_version(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: str, hint: str) -> None:
-    monkeypatch.setenv("TOOLKIT_CACHE_DIR", str(tmp_path / "cache"))
-    plan, layout, data = _sample(tmp_path)
+    plan, layout, data = _sample(tmp_path, monkeypatch)
     data["toolkit_version"] = version
     data["targets"] = ["gfx942"]  # recorded for other targets than its identity says
-    path = layout.artifacts(plan.build) / "manifest.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps(data))
+    path = _written(plan, layout, data)
     with pytest.raises(UsageError) as err:
         repro.reproduce(str(path), ListReporter(), dry_run=True, workdir=str(layout.root))
     assert err.value.message.startswith("refusing: the build's identity differs from the "
@@ -72,8 +70,9 @@ def _git(repo: Path, *args: str) -> str:
                           text=True).stdout.strip()
 
 
-def test_a_source_checkout_is_compared_by_commit_and_tree(tmp_path: Path) -> None:
-    plan, _, data = _sample(tmp_path)
+def test_a_source_checkout_is_compared_by_commit_and_tree(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    plan, _, data = _sample(tmp_path, monkeypatch)
     repo = tmp_path / "src"
     repo.mkdir()
     (repo / "a.py").write_text("x = 1\n")
@@ -112,8 +111,9 @@ def test_a_source_checkout_is_compared_by_commit_and_tree(tmp_path: Path) -> Non
     assert err.value.message == f"the recorded --source {tmp_path / 'gone'} is not here"
 
 
-def test_a_recorded_plan_without_steps_differs_from_the_one_planned_here(tmp_path: Path) -> None:
-    plan, layout, data = _sample(tmp_path)
+def test_a_recorded_plan_without_steps_differs_from_the_one_planned_here(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    plan, layout, data = _sample(tmp_path, monkeypatch)
     del data["plan"]["steps"]
     changes = repro.plan_differences(data, plan, layout)
     assert "the manifest's identity is not the digest of its own plan" in changes
@@ -122,12 +122,9 @@ def test_a_recorded_plan_without_steps_differs_from_the_one_planned_here(tmp_pat
 
 def test_host_differences_are_listed_and_a_fatal_one_refuses_without_force(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TOOLKIT_CACHE_DIR", str(tmp_path / "cache"))
-    plan, layout, data = _sample(tmp_path)
+    plan, layout, data = _sample(tmp_path, monkeypatch)
     data["sdk"] = {"provider": "system", "version": "9.9.0"}  # a ROCm release no machine has
-    path = layout.artifacts(plan.build) / "manifest.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps(data))
+    path = _written(plan, layout, data)
     reporter = ListReporter()
     with pytest.raises(UsageError) as err:
         repro.reproduce(str(path), reporter, dry_run=True, workdir=str(layout.root))
@@ -155,8 +152,7 @@ def test_a_missing_system_rocm_refuses_the_repro_of_a_system_rocm_build(
     folder (this test's one stand-in: the machine's own /opt may hold a ROCm)."""
     from toolkit.env import rocm
 
-    monkeypatch.setenv("TOOLKIT_CACHE_DIR", str(tmp_path / "cache"))
-    plan, layout, data = _sample(tmp_path)
+    plan, layout, data = _sample(tmp_path, monkeypatch)
     for var in ("ROCM_PATH", "ROCM_HOME", "HIP_PATH"):
         monkeypatch.delenv(var, raising=False)
     (tmp_path / "opt").mkdir()
@@ -170,9 +166,7 @@ def test_a_missing_system_rocm_refuses_the_repro_of_a_system_rocm_build(
     with pytest.raises(EnvironmentProblem, match="no system ROCm install found"):
         rocm.find_system()  # the stand-in: no ROCm here
     data["sdk"] = {"provider": "system", "version": "6.4.1"}
-    path = layout.artifacts(plan.build) / "manifest.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps(data))
+    path = _written(plan, layout, data)
     reporter = ListReporter()
     with pytest.raises(UsageError) as err:
         repro.reproduce(str(path), reporter, dry_run=True, workdir=str(layout.root))
