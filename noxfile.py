@@ -42,7 +42,7 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=False, default=False)
 def mutants(session: nox.Session) -> None:
-    """Mutation testing of toolkit/inspect, plan and data (mutmut); `-- toolkit.plan --sample 300`."""
+    """Mutation testing of all of toolkit/, package by package (mutmut); `-- toolkit.run --sample 100`."""
     from toolkit.cli.mutants import mutants as body
 
     body(session, session.posargs)
