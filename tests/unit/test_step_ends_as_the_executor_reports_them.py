@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from toolkit.core.command import Command
-from toolkit.core.errors import StepFailed, ToolkitError
+from toolkit.core.errors import DataError, StepFailed, ToolkitError, UsageError
 from toolkit.core.reporter import NullReporter
 from toolkit.core.steps import Step
 from toolkit.plan.layout import Layout
@@ -88,13 +88,23 @@ def test_a_toolkit_error_is_reported_with_its_first_line_only(
     assert heard.ends == [(1, 1, "compile", "FAILED", "step 'compile': broke here")]
 
 
-def test_an_error_with_an_empty_message_is_reported_with_it(
+@pytest.mark.parametrize("message", ["", "  \n", None])
+def test_an_error_cannot_be_raised_without_a_line_for_the_user(message: object) -> None:
+    """What the entry points print of a refusal is its message: an empty one (or None, which
+    would print "None") is a bug at the raise, refused there with a TypeError naming the class
+    -- not a refusal with exit 2 and nothing said."""
+    for cls in (ToolkitError, UsageError, DataError):
+        with pytest.raises(TypeError, match=cls.__name__):
+            cls(message)  # type: ignore[arg-type]
+
+
+def test_a_multi_line_error_is_reported_by_its_first_line(
         layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(executor.HANDLERS, Command, raising(ToolkitError("")))
+    monkeypatch.setitem(executor.HANDLERS, Command, raising(ToolkitError("broke\n  detail")))
     heard = Heard()
     with pytest.raises(ToolkitError):
         executor.execute(plan(step("compile", "true")), layout, reporter=heard)
-    assert heard.ends == [(1, 1, "compile", "FAILED", "")]
+    assert heard.ends == [(1, 1, "compile", "FAILED", "broke")]
 
 
 def test_an_os_error_is_one_line_naming_the_step_and_exit_5(

@@ -45,6 +45,9 @@ class ToolkitError(Exception):
 
     def __init__(self, message: str, *, hint: str | None = None,
                  nearest: str | None = None) -> None:
+        if not isinstance(message, str) or not message.strip():
+            # what the user reads is this line: an error without one is a bug where it is raised
+            raise TypeError(f"{type(self).__name__} needs a message, got {message!r}")
         super().__init__(message)
         self.message = message
         self.hint = hint

@@ -121,7 +121,7 @@ HANDLERS: dict[type, Handler] = {
 def _failed(run: Run, i: int, total: int, step: Step, start: float, reason: str) -> None:
     run.failed_step = step.name
     run.reporter.step(i, total, step.name, "FAILED", time.monotonic() - start,
-                      reason.splitlines()[0] if reason else reason)
+                      reason.splitlines()[0])  # never empty: ToolkitError refuses an empty message
 
 
 def _one(run: Run, i: int, total: int, step: Step) -> None:
