@@ -82,3 +82,25 @@ def test_a_command_that_cannot_start_names_why(tmp_path: Path) -> None:
     not_exec.write_text("#!/bin/sh\n")
     err = _failure([str(not_exec)], streamed=True)
     assert err.returncode is None and "cannot run (Permission denied)" in str(err), str(err)
+
+
+@pytest.mark.parametrize("limit", [None, 0, -1.0, True, "60"])
+def test_a_captured_command_without_a_positive_time_limit_is_refused_before_it_starts(
+        tmp_path: Path, limit: object) -> None:
+    """Every captured command has a limit: a hung child must end the run, not hold it. A call
+    without one (None, zero, negative, a bool or a string) is refused before anything starts."""
+    marker = tmp_path / "ran"
+    with pytest.raises(TypeError, match="time limit"):
+        proc.run([SH, "-c", f"touch {marker}"], timeout=limit)  # type: ignore[arg-type]
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("check", [None, 0, "yes"])
+def test_check_is_a_bool_not_a_truthy_value(check: object) -> None:
+    with pytest.raises(TypeError, match="check"):
+        proc.run(["true"], timeout=60, check=check)  # type: ignore[arg-type]
+
+
+def test_a_fractional_limit_is_a_limit(tmp_path: Path) -> None:
+    """A fractional number of seconds is a valid limit (a float above 0)."""
+    assert proc.run([SH, "-c", "exit 0"], timeout=30.5).returncode == 0

@@ -57,13 +57,18 @@ def _merged(out: str, err: str) -> str:
 
 
 def run(argv: Sequence[str], *, cwd: str | os.PathLike[str] | None = None,
-        env: Mapping[str, str] | None = None, timeout: float | None = DEFAULT_TIMEOUT_S,
+        env: Mapping[str, str] | None = None, timeout: float = DEFAULT_TIMEOUT_S,
         check: bool = True, input: str | None = None) -> Result:
     """Run ``argv`` with its output captured (text, undecodable bytes replaced).
 
     The child runs in a process group of its own; past ``timeout`` (or on an interrupt) that
     whole group is stopped (SIGTERM, then SIGKILL), so a grandchild holding the pipe cannot
-    keep the run waiting."""
+    keep the run waiting. Every such command has a limit (a positive number of seconds): a
+    command without one is a bug at the call, refused there, as is a ``check`` that is no bool."""
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise TypeError(f"run needs a time limit in seconds above 0, got {timeout!r}")
+    if not isinstance(check, bool):
+        raise TypeError(f"run's check is True or False, got {check!r}")
     args = [str(a) for a in argv]
     start = time.monotonic()
     proc = _start(args, cwd, env, stdin=subprocess.PIPE if input is not None else None,
