@@ -110,7 +110,21 @@ def test_what_the_copy_leaves_out_and_what_changes_the_tree(tmp_path: Path, run:
 def test_a_source_that_is_no_folder_is_bad_input(tmp_path: Path, run: Run) -> None:
     with pytest.raises(UsageError) as caught:
         sources.copy_sources(copy_step(tmp_path / "nowhere", tmp_path / "wt"), run)
-    assert caught.value.exit_code == 2 and str(tmp_path / "nowhere") in str(caught.value)
+    assert caught.value.exit_code == 2
+    assert str(caught.value).startswith(f"--source {tmp_path / 'nowhere'} is not a folder")
+
+
+def test_a_copy_that_cannot_be_made_names_both_folders_and_the_os_reason(
+        tmp_path: Path, run: Run) -> None:
+    src = tmp_path / "src"
+    repo_with(src, {"setup.py": "x = 1\n"})
+    (tmp_path / "afile").write_text("a file, not a folder\n")
+    wt = tmp_path / "afile" / "wt"  # its parent is a file: ENOTDIR (POSIX)
+    with pytest.raises(StepFailed) as caught:
+        sources.copy_sources(copy_step(src, wt), run)
+    assert caught.value.exit_code == 5
+    assert str(caught.value).startswith(f"cannot copy {src} to {wt}: ")
+    assert "Not a directory" in str(caught.value)
 
 
 def test_a_failing_git_command_names_itself_masked_with_its_status(tmp_path: Path) -> None:
@@ -120,7 +134,7 @@ def test_a_failing_git_command_names_itself_masked_with_its_status(tmp_path: Pat
     message = str(caught.value)
     assert caught.value.exit_code == 5
     assert message.startswith("git clone --quiet https://")
-    assert "s3cret" not in message and "(exit 128)" in message
+    assert "s3cret" not in message and f"{tmp_path / 'x'} failed (exit 128): " in message
     assert sources.git("-C", str(tmp_path), "rev-parse", "HEAD", check=False) == ""
 
 
@@ -140,7 +154,9 @@ def test_the_mirror_is_cloned_once_fetched_for_a_new_ref_and_refuses_a_missing_o
     assert sh_git("--git-dir", str(mirror), "rev-parse", "main") == second
     with pytest.raises(UsageError) as caught:
         sources.ensure_mirror(str(origin), mirror, "no-such-ref", run)
-    assert "'no-such-ref'" in str(caught.value) and str(origin) in str(caught.value)
+    assert f"ref 'no-such-ref' does not exist in {origin}" in str(caught.value)
+    # the fetch for the missing ref is in the build log as the git command it ran
+    assert f"$ git -C {mirror} fetch --quiet --prune origin\n" in run.log.getvalue()  # type: ignore[attr-defined]
 
 
 def test_a_gitlink_is_the_recorded_commit_and_a_file_is_none(tmp_path: Path) -> None:
@@ -217,12 +233,16 @@ def test_a_submodule_is_checked_out_at_its_recorded_commit(tmp_path: Path, run: 
     sources.fetch_submodules(_submodules_step(wt, tmp_path, sub), run)
     assert (wt / "third" / "lib" / "lib.h").read_text() == "int one;\n"
     assert sh_git("-C", str(wt / "third" / "lib"), "rev-parse", "HEAD") == first
+    # the build log shows the git commands that put it there, as one would type them
+    log = run.log.getvalue()  # type: ignore[attr-defined]
+    assert (f"$ git clone --no-checkout {tmp_path / 'mirrors' / 'lib.git'} {wt / 'third' / 'lib'}"
+            f"; git checkout --detach {first}\n") in log
 
 
 def test_nesting_deeper_than_eight_levels_is_refused(tmp_path: Path, run: Run) -> None:
     with pytest.raises(StepFailed) as caught:
         sources._nested(tmp_path, "https://x/a.git", tmp_path / "m", run, 9)
-    assert "deeper than 8" in str(caught.value)
+    assert str(caught.value).startswith(f"{tmp_path}: submodules nested deeper than 8 levels")
     sources._nested(tmp_path, "https://x/a.git", tmp_path / "m", run, 8)  # no .gitmodules: fine
 
 

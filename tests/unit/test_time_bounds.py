@@ -165,6 +165,25 @@ def test_a_smoke_step_that_timed_out_stays_a_timeout(tmp_path: Path) -> None:
         del os.environ["CODE"]
 
 
+
+def test_a_smoke_timeout_that_said_nothing_is_still_named_a_timeout(tmp_path: Path) -> None:
+    """A smoke run that exits 9 (`toolkit smoke`'s time-out code, README) without its
+    ``error:`` line: the step still says it timed out, exit 9."""
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\necho 'some pytest output'\nexit 9\n")
+    fake.chmod(0o755)
+    action = Smoke(str(fake), str(tmp_path / "env"), "b", ("gfx90a",), str(tmp_path),
+                   str(tmp_path))
+    layout, p = a_plan(tmp_path, Step("smoke", "smoke", action))
+
+    def manifest(run: Any) -> None:
+        run.values["MANIFEST"] = str(tmp_path / "manifest.json")
+
+    with pytest.raises(TimedOut) as exc:
+        execute(p, layout, on_start=manifest)  # type: ignore[arg-type]
+    assert exc.value.exit_code == 9
+    assert str(exc.value).startswith("step 'smoke': the smoke run timed out")
+
 def test_the_log_holds_the_output_whatever_the_reporter(tmp_path: Path) -> None:
     """The reporter hears the lines (step_output) the log keeps; the log is the same."""
     step = Step("build-wheel", "prints", Command(("sh", "-c", "echo one; echo two")))
