@@ -226,10 +226,12 @@ def test_symlinks(tmp_path: Path) -> None:
     res = make_index(dist)
     assert hrefs(dist / "index.html") == {"real/" + inside.name: sha256(inside),
                                           "links/" + inside.name: sha256(inside)}
-    reasons = {s.path: s.reason for s in res.scan.skipped}
-    assert "outside" in reasons["links/secret-1.0-py3-none-any.whl"]
-    assert "nowhere" in reasons["links/gone-1.0-py3-none-any.whl"]
-    assert "not followed" in reasons["linked-folder"]
+    lines = {s.path: str(s) for s in res.scan.skipped}  # as the warnings say them
+    secret, gone = "links/secret-1.0-py3-none-any.whl", "links/gone-1.0-py3-none-any.whl"
+    assert lines[secret].startswith(f"{secret}: not listed, a symlink that points outside the")
+    assert lines[gone].startswith(f"{gone}: not listed, a symlink that points nowhere")
+    assert lines["linked-folder"].startswith("linked-folder: not listed, a symlinked folder is "
+                                             "not followed")
     assert "secret" not in (dist / "index.html").read_text()
 
 
@@ -274,12 +276,40 @@ def test_a_path_that_is_not_utf8(tmp_path: Path) -> None:
     res = make_index(dist)
     assert list(hrefs(dist / "index.html")) == ["ok/" + w.name]
     (skipped,) = res.scan.skipped
-    assert "UTF-8" in skipped.reason and str(skipped).isprintable()
+    assert str(skipped).endswith(": not listed, its path is not valid UTF-8")
+    assert str(skipped).isprintable()
+
+
+@pytest.mark.parametrize("name", ["hip_sample-0.1.0-py3-none-any&amp.whl",
+                                  "hip_sample-0.1.0-py3-none-any\x1b[31m.whl"])
+def test_a_character_no_wheel_name_has_is_named_with_what_is_valid(tmp_path: Path,
+                                                                   name: str) -> None:
+    """PEP 427's file name components: letters, digits, ``.``, ``_``, ``+`` (local label),
+    ``!`` (epoch) and the ``-`` between them; ``&`` and an escape byte are none of them."""
+    build_wheel(tmp_path / "dist", filename=name)
+    (skipped,) = scan(tmp_path / "dist").skipped
+    assert str(skipped).startswith(f"{skipped.path}: not listed, the file name has characters")
+    assert str(skipped).endswith("(only A-Z a-z 0-9 . _ + ! - are valid)")
+
+
+def test_a_metadata_version_that_is_no_version_is_named(tmp_path: Path) -> None:
+    """A file name version that is valid PEP 440 and a METADATA Version that is not: the
+    wheel is left off, the reason quoting the METADATA value."""
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    with WheelFile(dist / "hip_sample-0.1.0-py3-none-any.whl", "w") as wf:
+        wf.writestr("hip_sample-0.1.0.dist-info/METADATA",
+                    "Metadata-Version: 2.1\nName: hip_sample\nVersion: banana\n\n")
+        wf.writestr("hip_sample-0.1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nTag: py3-none-any\n")
+    (skipped,) = scan(dist).skipped
+    assert str(skipped).endswith(": not listed, METADATA has no valid Version (banana)")
 
 
 def test_missing_or_unusable_folder_is_one_usage_error(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match="no such folder"):
+    with pytest.raises(UsageError, match="no such folder") as caught:
         make_index(tmp_path / "missing")
+    # docs/command-line.md, index DIR: "folder holding the wheels, e.g. dist"
+    assert (caught.value.hint or "").startswith("give the folder holding the wheels")
     (tmp_path / "file").write_text("x")
     with pytest.raises(UsageError, match="not a folder"):
         make_index(tmp_path / "file")
