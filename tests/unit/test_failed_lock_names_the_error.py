@@ -34,6 +34,7 @@ def test_the_line_names_pip_compiles_error(tmp_path: Path) -> None:
         compile_lock(build, sources_for(m, build, Options()), interpreter="/usr/bin/python3",
                      layout=layout, name="x.txt")
     message = str(caught.value)
-    assert ERROR in message and "exit 2" in message, message
+    assert message.startswith("pip-compile failed for x.txt (exit 2): "), message
+    assert message.endswith(ERROR), message
     assert "Looking in indexes" not in message
     assert not (layout.locks() / "x.txt").exists()
