@@ -99,6 +99,53 @@ def test_an_unreadable_lock_is_an_environment_problem_naming_the_way_out(
     assert caught.value.hint == "regenerate it, or pass --no-lock"
 
 
+def test_an_interpreter_that_does_not_run_is_named_with_how_to_install_one(
+        run: Run, tmp_path: Path) -> None:
+    """A python3.11 that exits 1 whatever it is asked: exit 4 (README), the message names
+    the version and the file, the hint is uv's own command for that version."""
+    broken = tmp_path / "python3.11"
+    broken.write_text("#!/bin/sh\nexit 1\n")
+    broken.chmod(0o755)
+    step = Step("check-env", "reuse?", CheckEnv(str(tmp_path / "env"), "3.11", str(broken),
+                                                DEFINITION, None))
+    with pytest.raises(EnvironmentProblem) as caught:
+        provisioning.check_env(step, run)
+    assert caught.value.exit_code == 4
+    assert caught.value.message.startswith(f"the Python 3.11 interpreter {broken} does not run")
+    assert caught.value.hint == "uv python install 3.11"
+
+
+def test_marking_an_environment_ready_before_its_digest_is_known_is_refused(
+        run: Run, tmp_path: Path) -> None:
+    """mark-env-ready writes the digest check-env computed; without one no stamp is written."""
+    from toolkit.core.steps import MarkEnvReady
+
+    env = tmp_path / "env"
+    with pytest.raises(EnvironmentProblem) as caught:
+        provisioning.mark_env_ready(Step("mark-env-ready", "ready", MarkEnvReady(str(env))), run)
+    assert caught.value.exit_code == 4
+    assert caught.value.message.startswith("mark-env-ready ran before create-env computed")
+    assert not env.exists()
+
+
+def test_a_stable_only_release_names_the_index_option_as_the_way_out(
+        run: Run, tmp_path: Path) -> None:
+    """A release TheRock published on the stable channel alone: no --channel takes
+    pre-releases, so the hint names the release and --index-url."""
+    import dataclasses
+    from types import MappingProxyType
+
+    build = run.plan.build
+    sdk = dataclasses.replace(build.rocm.sdk,
+                              channels=MappingProxyType({"stable": "https://x.invalid/"}))
+    build = dataclasses.replace(build, rocm=dataclasses.replace(build.rocm, sdk=sdk))
+    run.plan = dataclasses.replace(run.plan, build=build, channel="stable")
+    failed = provisioning.on_stable(CommandStepFailed("uv failed", 1, ()), run)
+    assert failed.hint is not None
+    assert failed.hint.startswith(f"ROCm {build.rocm.version} has no other channel; ")
+    assert failed.hint.endswith("; --index-url names another index")
+
+
 def test_a_stamp_of_this_digest_is_reused_and_its_values_learned(run: Run,
                                                                   tmp_path: Path) -> None:
     env = tmp_path / "env"
@@ -173,7 +220,8 @@ def test_no_uv_when_the_step_runs_is_exit_4_saying_how_to_get_it(
     step = Step("create-env", "a new environment", CreateEnv(str(tmp_path / "env"), "uv"))
     with pytest.raises(EnvironmentProblem) as caught:
         provisioning.create_env(step, run)
-    assert caught.value.exit_code == 4 and "uv" in caught.value.message
+    assert caught.value.exit_code == 4
+    assert caught.value.message.startswith("uv is needed to create build environments")
     assert caught.value.hint == "pip install uv"
     assert not (tmp_path / "env").exists()
 
