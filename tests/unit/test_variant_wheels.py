@@ -105,8 +105,11 @@ def test_rewriting_replaces_an_earlier_variant_json(tmp_path: Path) -> None:
 def test_bad_input_is_one_usage_error(tmp_path: Path, bad: str) -> None:
     src = tmp_path / bad
     src.write_bytes(b"not a zip")
-    with pytest.raises(UsageError):
+    with pytest.raises(UsageError) as caught:
         make_variant(src, tmp_path / "out", "gfx90a")
+    # a plain wheel file name has five dash-separated fields (PEP 427), no variant label
+    assert str(caught.value).startswith(f"{bad}: not a plain wheel file name")
+    assert str(caught.value).endswith("(<name>-<ver>-<py>-<abi>-<plat>.whl)")
     out = tmp_path / "out"
     assert not out.exists() or not any(out.iterdir())  # nothing half-written
 

@@ -13,7 +13,7 @@ import pytest
 from wheel.wheelfile import WheelFile
 
 from toolkit.core.errors import UsageError
-from toolkit.run.wheels import local_label, name_wheel
+from toolkit.run.wheels import local_label, name_wheel, with_dirty, with_local
 
 WHEEL_META = "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: cp311-cp311-linux_x86_64\n"
 
@@ -40,6 +40,20 @@ def test_label() -> None:
     assert local_label("cpu", "abcdef12") == "cpugitabcdef12"
     with pytest.raises(UsageError, match="8-40 lowercase hex"):
         local_label("7.0", "not-a-sha")
+
+
+def test_a_version_that_is_not_pep_440_is_named_in_the_refusal() -> None:
+    """``packaging`` (PEP 440) reads ``1.0`` and ``1.0+old`` but not ``banana``: the local
+    label replaces any earlier one, and a version it cannot read is quoted back."""
+    assert with_local("1.0+old", "rocm7.0gitabcdef12") == "1.0+rocm7.0gitabcdef12"
+    assert with_dirty("1.0+rocm7.0gitabcdef12") == "1.0+rocm7.0gitabcdef12.dirty"
+    with pytest.raises(UsageError) as caught:
+        with_local("banana", "rocm7.0gitabcdef12")
+    assert caught.value.exit_code == 2
+    assert str(caught.value).startswith("'banana' is not a valid PEP 440 version")
+    with pytest.raises(UsageError) as caught:
+        with_dirty("banana")
+    assert str(caught.value).startswith("'banana': no valid PEP 440 version with a dirty label")
 
 
 def test_same_contents_give_the_same_bytes(tmp_path: Path) -> None:
