@@ -90,6 +90,16 @@ def test_a_symlink_at_the_target_is_not_followed(writer: tuple[Path, Callable[[P
     assert elsewhere.read_text() == EARLIER and target.is_symlink()
 
 
+def test_a_lock_holder_note_refused_is_named_as_one(tmp_path: Path) -> None:
+    """The note beside a lock (``<lock>.holder``: who holds it, read by the next run) is
+    the output refused: the refusal says which kind of file, then its path."""
+    target = tmp_path / "build.holder"
+    target.symlink_to(tmp_path / "elsewhere.txt")
+    with pytest.raises(UsageError) as err:
+        _holder(target)
+    assert str(err.value).startswith(f"lock holder note {target}: a symlink")
+
+
 def test_a_fifo_at_the_target_is_refused_without_blocking(
         writer: tuple[Path, Callable[[Path], None]]) -> None:
     target, write = writer

@@ -217,6 +217,10 @@ def test_a_manifest_path_that_is_a_folder_is_exit_2_and_said(layout: Layout) -> 
     assert any("could not record the outcome" in w for w in heard.warnings)
     [warning] = heard.warnings
     assert str(layout.root / "artifacts" / BUILD / "manifest.json") in warning  # the cause named
+    # what could not be done, the cause in parentheses, then what the next run does
+    assert warning.startswith("the manifest could not record the outcome (manifest ")
+    assert warning.endswith("); the next run of this build says so and replaces it")
+    assert "not written through; valid: a regular file or a new name); the next run" in warning
 
 
 def test_a_running_manifest_left_behind_is_said_and_replaced(layout: Layout) -> None:
