@@ -170,6 +170,18 @@ def test_an_undefined_reference_without_gcc_s_temporary_object(tmp_path: Path) -
     assert signature(one, source=str(src)) == signature(two, source=str(src)) == want
 
 
+def test_two_failed_links_keep_their_errors_before_the_linkers_summary(tmp_path: Path) -> None:
+    """Two links that fail in one build (g++ and collect2 run for real): ``collect2: error:
+    ld returned 1 exit status`` sums up the undefined references before it, so over the
+    limit the references are kept and the summary dropped, whatever the output order."""
+    _, src = copy_of(tmp_path, "w", {"a.cpp": "int f();\nint main() { return f(); }\n",
+                                     "b.cpp": "int g();\nint main() { return g(); }\n"})
+    lines = output(["sh", "-c", "g++ a.cpp -o a; g++ b.cpp -o b; exit 1"], cwd=src)
+    assert lines.count("collect2: error: ld returned 1 exit status") == 2
+    assert signature(lines, limit=2) == ["a.cpp:(.text): undefined reference to `f()'",
+                                         "b.cpp:(.text): undefined reference to `g()'"]
+
+
 def test_a_missing_library(tmp_path: Path) -> None:
     (tmp_path / "m.c").write_text("int main(void) { return 0; }\n")
     lines = output(["gcc", "m.c", "-lnosuchlib", "-o", "m"], cwd=tmp_path)
