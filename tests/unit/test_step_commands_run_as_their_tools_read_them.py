@@ -34,6 +34,8 @@ from toolkit.core.steps import (
     Step,
     UseSystemRocm,
 )
+from toolkit.core.steps.sources import CopySources, FetchSubmodules, Submodule
+from toolkit.core.steps.variants import MakeVariant, PublishVariant
 
 UV = shutil.which("uv", path=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
 
@@ -182,3 +184,39 @@ def test_a_step_renders_its_explanation_around_its_shell_line_and_says_it_all_in
     assert mark.render() == ["    # write /e/.toolkit-env.json (the environment is ready)"]
     assert (mark.argv, dict(mark.env), mark.unset, mark.cwd, mark.provisions) == ((), {}, (), None, False)
     assert Step("check-env", "c", CheckEnv("/e", "3.12", "p", "d")).provisions
+
+
+def test_what_the_source_steps_say_names_each_repository_and_folder() -> None:
+    fetch = FetchSources("https://g/r.git", "v1", "/c/r.git", "/w/src").explain()
+    assert fetch[0].startswith("git clone --mirror https://g/r.git /c/r.git unless it exists; ")
+    assert fetch[0].endswith("; git fetch --prune when v1 is missing")  # a ref the mirror lacks
+    subs = FetchSubmodules("/w/src", (Submodule("external/a", "https://g/a.git", "/c/m/a.git"),
+                                      Submodule("external/b", "https://g/b.git", "/c/m/b.git")),
+                           "/c/m").explain()
+    # one line per submodule, led by its path, cloned from its URL into its own mirror
+    assert [line.split(" (git fetch ")[0] for line in subs[:2]] == [
+        "external/a: git clone --mirror https://g/a.git /c/m/a.git unless it exists",
+        "external/b: git clone --mirror https://g/b.git /c/m/b.git unless it exists"]
+    assert subs[2] == "their own submodules likewise, recursively (mirrors in /c/m/)"
+    # what the step refuses, with the file it reads (gitmodules(5))
+    assert subs[3].startswith("fail when .gitmodules lacks one of these paths") and \
+        subs[3].endswith(" or names another URL")
+    copy = CopySources("/home/me/p", "/w/src").explain()
+    # a folder outside git has no commit: SOURCE_DATE_EPOCH 0 (reproducible-builds.org)
+    assert copy[1].startswith("learn SHA and SOURCE_DATE_EPOCH from git -C /home/me/p (0 outside git) ")
+    assert copy[1].endswith(" and TREE, the hash of the copied files")
+
+
+def test_what_the_variant_steps_say_names_the_wheel_and_its_label() -> None:
+    make = MakeVariant("gfx90a:xnack-", "/wh", "/st", "7.0", "toolkit").explain()
+    (line,) = make
+    # the label of a gfx90a:xnack- wheel is its owner gfx90a (rocm-bootstrap), written in the
+    # file name and in .dist-info/variant.json as amd :: gfx_arch :: gfx90a (variantlib's form)
+    assert line.startswith("rm -rf /st; name the wheel of /wh as name-wheel does, then write it there ")
+    assert "there as <name>-<ver>-<py>-<abi>-<plat>-gfx90a.whl with .dist-info/variant.json " in line
+    assert "amd :: gfx_arch :: gfx90a (rocm-bootstrap's owner of the target; " in line
+    assert line.endswith(" and RECORD updated; learn VARIANT_WHEEL")
+    (publish,) = PublishVariant("gfx942", "/st", "/dist").explain()
+    assert publish.startswith("rename the wheel variant of /st into /dist/ (atomic), ")
+    assert publish.endswith("remove the other wheels of /dist/ labelled -gfx942 "
+                            "(the fat wheel and the other variants stay)")
