@@ -58,3 +58,18 @@ def test_empty_arch_is_an_error() -> None:
     with pytest.raises(UsageError):
         rocm_arch_value([])
     assert rocm_arch_value(["gfx90a", "gfx942"]) == "gfx90a;gfx942"
+
+
+@pytest.mark.parametrize(("target", "feature"), [
+    ("gfx90a:xnack", "xnack"),            # a feature without its + or -
+    ("gfx90a:foo+", "foo+"),              # no AMDGPU target feature of that name
+    ("gfx90a:xnack+:xnack-", "xnack-"),   # the same feature twice: the second is named
+])
+def test_a_bad_feature_is_named_with_its_target_and_the_valid_features(target: str, feature: str) -> None:
+    # LLVM's AMDGPU target ids (AMDGPUUsage, "Target ID"): processor, then sramecc or xnack,
+    # each followed by + or -
+    with pytest.raises(UsageError) as exc:
+        parse_target(target)
+    message = exc.value.message
+    assert message.startswith(f"bad feature '{feature}' in gfx target id '{target}': ")
+    assert message.endswith(": expected sramecc+/- or xnack+/-")

@@ -219,9 +219,10 @@ def test_a_builds_file_where_no_folder_can_be_made_is_one_usage_error(tmp_path: 
     blocker.write_text("x")
     with pytest.raises(UsageError) as err:
         junit.write_builds(blocker / "builds.xml", [_Outcome("b", 1.0)], {})
-    assert str(blocker) in err.value.message and "JUnit" in err.value.message
-    assert f"({os.strerror(errno.EEXIST)})" in err.value.message or \
-        f"({os.strerror(errno.ENOTDIR)})" in err.value.message
+    # the path given, then what cannot be done there and the OS's reason (strerror(3))
+    assert err.value.message in {
+        f"{blocker / 'builds.xml'}: cannot write the JUnit XML there ({os.strerror(code)})"
+        for code in (errno.EEXIST, errno.ENOTDIR)}
     folder = tmp_path / "a-folder"
     folder.mkdir()
     with pytest.raises(UsageError) as err:

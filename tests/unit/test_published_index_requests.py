@@ -118,5 +118,7 @@ def test_a_manifest_larger_than_the_cap_is_refused_naming_its_url_and_the_cap(
     with pytest.raises(UsageError) as caught:
         published.read_published(f"http://{index}/")
     said = str(caught.value)
-    assert f"http://{index}/a-1-py3-none-any.whl.manifest.json" in said, said
-    assert "1 MiB" in said, said
+    url = f"http://{index}/a-1-py3-none-any.whl.manifest.json"
+    # the option whose index it is, the URL, then the cap it is over (1 << 20 bytes: 1 MiB)
+    assert said.startswith(f"--changed-since index: {url} "), said
+    assert said.endswith(f"{url} is larger than 1 MiB"), said

@@ -96,6 +96,11 @@ def test_host_paths_that_are_not_strings_are_named(ok: dict[str, Any]) -> None:
         data["host"]["paths"] = paths
         message = _refused(data)
         assert message.startswith(WHERE) and "host.paths" in message
+    # none recorded (the schema lets host leave it out, the identity needs it): the manifest,
+    # the field, then the kind it must be (names to strings)
+    data = copy.deepcopy(ok)
+    del data["host"]["paths"]
+    assert _refused(data) == f"{WHERE}: manifest field host.paths: expected an object of strings"
 
 
 def test_an_identity_of_another_build_is_named(ok: dict[str, Any]) -> None:

@@ -355,3 +355,13 @@ def test_nothing_to_summarise_names_each_input_option_as_help_writes_it(
     with pytest.raises(UsageError) as raised:
         summarise()
     assert all(opt in str(raised.value) for opt in ("--nox-report", "--junit", "--manifests"))
+
+
+def test_a_nox_session_without_a_name_is_named_by_its_index(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    # nox --report writes each session as an object with its "name"; the second one has none
+    path = tmp_path / "nox.json"
+    path.write_text('{"sessions": [{"name": "a", "result": "success"}, {"result": "failed"}]}')
+    assert main(["report", "--nox-report", str(path)]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.endswith(f"{path}: sessions[1]: expected an object with a 'name'"), line

@@ -74,8 +74,11 @@ def test_from_another_source_tree_even_the_same_variant_bytes_differ(
     data["source"]["tree"] = "0" * 64  # no tree hashes to this: the checkout is another tree
     manifest.write_text(json.dumps(data))
     reporter = ListReporter()
-    with pytest.raises(CheckFailed):
+    with pytest.raises(CheckFailed) as err:
         _repro(manifest, reporter)
+    # README: a rebuild that is not identical is a check failure (exit 1), said as such
+    assert (err.value.message, err.value.exit_code) == \
+        ("the rebuilt wheel is not identical to the recorded one", 1)
     assert any(ln.startswith("note: the source differs from the recorded one")
                for ln in reporter.lines), reporter.lines
     (line,) = [ln for ln in reporter.lines if ln.startswith("variant gfx90a:")]

@@ -236,3 +236,13 @@ def test_write_atomic_in_the_current_folder_and_an_unwritable_one(tmp_path: Path
         files.write_atomic(tmp_path / "none" / "f", "x", "--out")
     assert str(caught.value) == (f"--out {tmp_path / 'none' / 'f'}: cannot be written (No such file or "
                                  f"directory (ENOENT))")
+
+
+def test_a_file_longer_than_its_size_said_is_refused_after_the_read() -> None:
+    # a /proc file is a regular file whose st_size is 0 (proc(5)), so it passes the size check
+    # on open and only its read finds more than the cap: 64 bytes, 64 / 2**20 MiB in %g
+    status = "/proc/self/status"
+    assert os.stat(status).st_size == 0 and stat.S_ISREG(os.stat(status).st_mode)
+    with pytest.raises(UsageError) as caught:
+        files.read_bytes(status, "stamp", cap=64)
+    assert str(caught.value) == f"stamp {status}: larger than 6.10352e-05 MiB"

@@ -130,3 +130,14 @@ def test_index_json_equals_variantlibs(tmp_path: Path) -> None:
     expected = (theirs / written[0].name).read_text()
     assert written[0].read_text() == expected
     assert set(json.loads(expected)["variants"]) == {"gfx90a", "gfx908", "gfx1100"}
+
+
+@pytest.mark.parametrize(("target", "owner"), [("GFX90A", "GFX90A"), ("gfx-90a:xnack+", "gfx-90a"),
+                                                ("null", "null")])
+def test_a_target_whose_owner_is_no_label_is_named_with_the_valid_characters(target: str, owner: str) -> None:
+    # a wheel variant label is lower-case letters, digits, '.' and '_' (variantlib's
+    # VALIDATION_VARIANT_LABEL_REGEX); "null" is the label of the null variant, so no owner's
+    with pytest.raises(UsageError) as err:
+        variants.label_for(target)
+    assert err.value.message.startswith(f"{target}: its owner '{owner}' is no valid variant label")
+    assert err.value.message.endswith(" (valid: lower-case letters, digits, '.' and '_')")
