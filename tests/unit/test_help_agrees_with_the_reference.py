@@ -18,6 +18,7 @@ from tests.fixtures.nox_runs import in_nox
 from toolkit.cli import devsessions
 from toolkit.cli.commands.smoke import pair_parser
 from toolkit.cli.main import SUBCOMMAND_MODULES, build_parser, command_name, main
+from toolkit.cli.mutants import parser as mutants_parser
 from toolkit.cli.sessions import session_parser
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,7 +75,9 @@ def _invocation(action: argparse.Action) -> str:
 
 
 def _actual(parser: argparse.ArgumentParser) -> tuple[str, list[tuple[str, bool, str]], str]:
-    options = [(_invocation(a), bool(a.required and a.option_strings), _squash(a.help or ""))
+    expand = argparse.HelpFormatter("prog")._expand_help  # "%%" read as "%", as --help prints
+    options = [(_invocation(a), bool(a.required and a.option_strings),
+                _squash(expand(a) if a.help else ""))
                for a in parser._actions if not isinstance(a, argparse._HelpAction)]
     epilog = _squash(parser.epilog or "")
     codes = f"Exit codes: {epilog.removeprefix('exit codes: ')}." if epilog else ""
@@ -85,7 +88,8 @@ def _parsers() -> list[tuple[str, argparse.ArgumentParser]]:
     commands = [command_name(m) for m in SUBCOMMAND_MODULES]
     return [*((f"`python -m toolkit {c}`", build_parser(c).commands[c]) for c in commands),
             ("`nox -s build-<py>-rocm<rocm> --`", session_parser("build-3.12-rocm7.0")),
-            ("`nox -s smoke-<py>-rocm<rocm> --`", pair_parser("nox -s smoke-3.12-rocm7.0 --"))]
+            ("`nox -s smoke-<py>-rocm<rocm> --`", pair_parser("nox -s smoke-3.12-rocm7.0 --")),
+            ("`nox -s mutants --`", mutants_parser())]
 
 
 @pytest.mark.parametrize(("title", "parser"), _parsers(),
