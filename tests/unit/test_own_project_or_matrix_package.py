@@ -46,10 +46,15 @@ def test_a_project_of_its_own_takes_only_its_own_name_and_no_version() -> None:
     assert err.value.message.startswith("--package apex,zzz: the project at /src is my-ext")
     # the matrix's packages, whichever recipes are registered (a third one in some runs)
     assert f"valid: my_ext or {', '.join(sorted(m.packages))}" in err.value.message
+    # the matrix's packages are valid only as themselves: built from their own checkouts
+    assert err.value.message.endswith(f"{', '.join(sorted(m.packages))} (with their own checkouts)")
     with pytest.raises(UsageError) as err:
         own_project._refuse_matrix_selection(m, build, [],
                                              argparse.Namespace(source="/src", versions=["1.0"]))
-    assert "--version" in err.value.message and "(0.1.0)" in err.value.message
+    # --version picks matrix builds (docs/command-line.md: "package version(s)"); the project's
+    # own version is the one it builds, named in the refusal
+    assert err.value.message.startswith("--version selects matrix builds; ")
+    assert err.value.message.endswith("the project at --source has its own version (0.1.0)")
 
 
 def test_without_source_or_with_matrix_packages_no_project_is_read() -> None:
