@@ -11,6 +11,7 @@ import hashlib
 import importlib.util
 import io
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -121,4 +122,17 @@ def test_an_installer_that_cannot_be_started_is_an_error_naming_it(tmp_path: Pat
     with pytest.raises(OSError) as caught:
         install(["anything"])
     said = str(caught.value)
-    assert str(gone) in said and "not found" in said, said
+    assert said.startswith(f"{gone}: command not found"), said
+
+
+def test_any_other_installer_failure_names_the_installer_its_exit_status_and_the_requirements(
+        venv: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A requirement uv cannot even parse (PEP 508: no spaces inside a name) is neither an
+    unreachable index nor a missing requirement: a failed step naming uv, its non-zero exit
+    status and what it was asked to install, in the order asked."""
+    monkeypatch.setattr(project, "_installer", lambda: "uv")
+    install = project._install_into(venv, "/src", io.StringIO())
+    with pytest.raises(project.HookFailed) as caught:
+        install(["reqdemo", "not a valid req!!"])
+    said = str(caught.value)
+    assert re.fullmatch(r"uv exited [1-9]\d* installing reqdemo, not a valid req!!", said), said

@@ -7,15 +7,18 @@ uv (its isolated environment) run in well under a second."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import re
+import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from toolkit.core.errors import StepFailed, UsageError
-from toolkit.env.project import ProjectInfo, check_project, read_project
+from toolkit.env.project import ProjectInfo, _runner, check_project, read_project
 
 BACKEND = """\
 import json, os
@@ -133,3 +136,32 @@ def test_a_project_holding_a_named_pipe_is_refused_as_not_readable_unless_ignore
     assert line.startswith(f"--source {project}: not readable")
     assert "events.fifo" in line and "named pipe" in line
     assert "ignored.fifo" not in line
+
+
+def test_a_hook_exiting_non_zero_is_named_by_the_interpreter_and_its_exit_status(
+        tmp_path: Path) -> None:
+    """The backend's hook ends the interpreter pypa/build runs it in with ``sys.exit(3)``: each
+    way names that interpreter (the toolkit's own, not isolated) and the status 3."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[build-system]\nrequires = []\n'
+                                            'build-backend = "inbackend"\nbackend-path = ["."]\n')
+    (project / "inbackend.py").write_text("import sys\n\n"
+                                          "def get_requires_for_build_wheel(config_settings=None):\n"
+                                          "    sys.exit(3)\n")
+    with pytest.raises(StepFailed) as caught:
+        read_project(str(project), tmp_path / "meta.log")
+    line = caught.value.message
+    assert re.search(r"\(isolated: [^;]*/bin/python exited 3\W", line), line
+    assert "; not isolated: " in line and f"{sys.executable} exited 3" in line
+
+
+def test_a_hook_interpreter_that_cannot_be_started_is_named(tmp_path: Path) -> None:
+    """The runner pypa/build calls for each hook: an interpreter that is not there is an
+    ``OSError`` naming it and why (pypa/build reports it as the hook's failure)."""
+    gone = tmp_path / "gone" / "python"
+    log = io.StringIO()
+    with pytest.raises(OSError) as caught:
+        _runner(log)([str(gone), "-c", "pass"])  # type: ignore[operator]
+    assert str(caught.value).startswith(f"{gone}: command not found")
+    assert log.getvalue() == f"$ {gone} -c pass\n"
