@@ -243,3 +243,7 @@ def test_a_link_escaping_through_an_earlier_link_is_named_by_the_data_filter(tmp
     line = str(caught.value)
     assert "\n" not in line and line.startswith(f"--source '{archive}': refusing the archive: ")
     assert "member 's-1/out' " in line and "data filter" in line and line.endswith(VALID)
+    # the refusal names the filter and its error class (Python's tarfile docs: the data
+    # filter raises LinkOutsideDestinationError for a link whose target leaves the folder)
+    assert ("member 's-1/out' is refused by tarfile's data filter "
+            f"({tarfile.LinkOutsideDestinationError.__name__}); ") in line
