@@ -191,3 +191,13 @@ def test_the_verdict_line_names_the_policys_library() -> None:
     failed = WheelResult("w", policy="manylinux_2_17", findings=[Finding("policy", "error", None, "m")])
     assert check.verdict_line(failed) == "  FAILED: policy 1  policy: manylinux_2_17 FAILED"
     assert check.verdict_line(WheelResult("w")) == "  ok  policy: -"
+
+
+def test_the_table_heads_gpu_targets_and_library_over_their_columns() -> None:
+    """The header names the last two columns, each word starting where its cells start: the
+    targets (``gfx90a, gfx942``) under ``GPU targets``, the path under ``library``."""
+    lib = _gpu_lib("pkg/libk.so", {"gfx90a": 2, "gfx942": 1})
+    head, row = check._table_lines(WheelResult("w", libraries=[lib]), [lib], False)
+    assert head.index("policy") == row.index("manylinux_2_17")
+    assert head.index("  GPU targets ") + 2 == row.index("gfx90a, gfx942")
+    assert head.endswith(" library") and head.index(" library") + 1 == row.index("pkg/libk.so")

@@ -122,6 +122,10 @@ def test_any_well_formed_gfx_id_is_accepted(
     # ROCm/TheRock@89553ce37 cmake/therock_amdgpu_targets.cmake: gfx125X-dcgpu is gfx1250 alone
     assert [str(t) for t in expand_targets(["gfx125X-dcgpu"])] == ["gfx1250"]
     assert expand_targets(["gfx1999"], warnings) and "gfx1999 belongs to no GPU family" in warnings[0]
+    # where the families are written (that file is the toolkit's), and that the id is still used
+    assert "the toolkit knows (toolkit/data/gpus.toml); " in warnings[0]
+    assert (Path(__file__).resolve().parents[2] / "toolkit" / "data" / "gpus.toml").is_file()
+    assert warnings[0].endswith("; checked as given")
     whl = make_wheel(tmp_path, "demo", "1.0", TAG, {"demo/_ext.so": libz})
     assert main(["check", str(whl), "--gfx", "gfx1251"]) == 1  # judged (no GPU code), not refused
     assert main(["check", str(whl), "--gfx", "gfx1999"]) == 1
