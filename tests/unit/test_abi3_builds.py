@@ -129,3 +129,16 @@ def test_expect_wheel_refuses_a_wheel_without_the_abi3_tag(
     else:
         with pytest.raises(StepFailed, match="not tagged cp39-abi3"):
             expect_wheel(step, run)
+
+
+def test_explain_names_the_one_wheel_the_pythons_it_serves_and_the_python_that_builds_it(
+        data: Path, registered: None, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from toolkit.cli.main import main
+
+    monkeypatch.setenv("TOOLKIT_DATA_DIR", str(data))
+    assert main(["matrix", "--explain", ID]) == 0
+    wheel = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("  wheel "))
+    # the data's Pythons 3.10-3.12, the one cp39-abi3 wheel built by the newest of them
+    assert wheel.endswith(" wheel (py_limited_api) for Python 3.10, 3.11, 3.12, built by Python 3.12")
+    assert "one cp39-abi3 wheel" in wheel

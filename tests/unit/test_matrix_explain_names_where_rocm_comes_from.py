@@ -60,3 +60,15 @@ def test_a_release_without_a_pip_sdk_says_so(capsys: pytest.CaptureFixture[str])
     assert targets.endswith(" without --gfx (ROCm 6.4's default family gfx94X-dcgpu)")
     assert why == "the release's default family (gpus.toml)"
     assert "families" not in facts
+
+
+def test_a_version_with_its_own_default_targets_names_them_as_its_own(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """fbgemm_gpu 1.3.0's data (toolkit/data/fbgemm_gpu.toml) records ``default_targets =
+    { "6" = ["gfx908", "gfx90a", "gfx942"] }`` from its own build script: on ROCm 6.4 those
+    are the targets, said to be the version's own, with its evidence."""
+    facts = _facts("fbgemm_gpu-1.3.0-cp312-rocm6.4", capsys)
+    targets, why = facts["targets"]
+    assert targets.startswith("gfx908, gfx90a, gfx942 without --gfx (")
+    assert targets.endswith("(fbgemm_gpu 1.3.0's own defaults on ROCm 6.4)")
+    assert why.startswith("evidence: pytorch/FBGEMM@")
