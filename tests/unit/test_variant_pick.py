@@ -63,6 +63,18 @@ def test_gfx_option_tells_the_provider(dist: Path, gpu: str, wheel: str) -> None
     assert res.stdout.splitlines()[0] == wheel
 
 
+def test_the_reason_line_names_the_gpu_the_variant_and_variantlibs_order(dist: Path) -> None:
+    """Under the wheel: the GPU asked for, the variant picked as its property (``amd ::
+    gfx_arch :: gfx90a``, the label the variant wheel was made with), then the labels in the
+    order variantlib ranked them: the variant that fits, and the null variant (the wheel
+    without a label) last."""
+    res = _toolkit(str(dist), "--gfx", "gfx90a", "--python", "3.12", force="gfx1100")
+    assert res.returncode == 0, res.stderr
+    why = res.stdout.splitlines()[1]
+    assert why.startswith("  GPU gfx90a: variant gfx90a (amd :: gfx_arch :: gfx90a); ")
+    assert why.endswith("; variantlib's order: gfx90a, null")
+
+
 def test_no_gpu_here_gets_the_fat_wheel(dist: Path) -> None:
     res = _toolkit(str(dist), "--python", "3.12")  # this machine has no GPU
     assert res.returncode == 0 and res.stdout.splitlines()[0] == f"{BASE}.whl", res.stderr
