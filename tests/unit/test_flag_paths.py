@@ -58,6 +58,21 @@ def test_a_path_no_flag_can_carry_is_refused_in_one_line(path: str, char: str) -
     assert char in message and "valid:" in message
 
 
+@pytest.mark.parametrize("path, shown", [("/w/a\nb", "\\n"), ("/w/a\x1bb", "\\x1b")])
+def test_a_control_character_is_named_with_why_the_build_files_cannot_hold_it(
+        path: str, shown: str) -> None:
+    """A newline (or any control character) cannot sit in the one line each command takes in
+    the Makefiles and ninja files CMake generates; the refusal names the character, escaped,
+    and that reason, after the path it is in."""
+    problem = flag_path_problem(path)
+    assert problem is not None
+    assert problem.startswith(f"holds the control character {shown}: CMake's makefiles and ninja")
+    assert problem.endswith(" files hold one command a line")
+    with pytest.raises(UsageError) as err:
+        refuse_unmappable(path, "the build folder")
+    assert f" holds the control character {shown}: CMake's " in str(err.value)
+
+
 def test_spaces_quotes_and_non_ascii_are_carried() -> None:
     assert flag_path_problem(HOSTILE) is None
     refuse_unmappable(HOSTILE, "the build folder")  # no error
