@@ -194,3 +194,30 @@ def test_the_pair_session_body_gives_exit_9_for_a_hang_too(
     assert proc.returncode == 9, out[-3000:]
     assert error_lines(out)[-1].endswith(
         "timed out after 2 s (the per-test limit, --test-timeout)"), out[-3000:]
+
+
+def test_the_pair_session_names_every_hung_build_in_its_one_line(
+        setup: tuple[Path, Path, dict[str, str]], tmp_path: Path) -> None:
+    """Two builds of the pair (a second manifest, another package name over the same
+    distribution and environment), each with a hung test:
+    the one exit-9 line names each build's hung test and limit, in build order, joined by
+    "; " as the other one-line errors join their parts."""
+    suite, work, env = setup
+    twin = f"hang_twin-0.1.0-{CP}-cpu"
+    copy = tmp_path / "work"
+    shutil.copytree(work / "artifacts" / BUILD_ID, copy / "artifacts" / BUILD_ID)
+    data = json.loads((copy / "artifacts" / BUILD_ID / "manifest.json").read_text())
+    data["build"].update(id=twin, package="hang_twin")  # its id is its fields' (dist: the same)
+    (copy / "artifacts" / twin).mkdir()
+    (copy / "artifacts" / twin / "manifest.json").write_text(json.dumps(data))
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    proc = subprocess.run([sys.executable, "-c", PAIR_DRIVER, str(suite), python, "--workdir",
+                           str(copy), "--test-timeout", "2"],
+                          cwd=ROOT, env={**env, "HANG": "python"}, capture_output=True,
+                          text=True, timeout=300)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 9, out[-3000:]
+    line = error_lines(out)[-1]
+    limit = "timed out after 2 s (the per-test limit, --test-timeout)"
+    assert f" of {BUILD_ID} {limit}; smoke test " in line, line
+    assert line.endswith(f" of {twin} {limit}"), line
