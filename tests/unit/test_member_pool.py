@@ -5,7 +5,10 @@ Python 3.14, multiprocessing), and macOS has used "spawn" since 3.8."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import multiprocessing
+import os
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -79,3 +82,31 @@ def test_the_pool_has_at_most_eight_workers(wheel: Path, monkeypatch: pytest.Mon
                 assert len(pool._processes) == want  # every worker forked at once
             finally:
                 stop_pool(wz, pool)
+
+
+def _record_digest(data: bytes) -> str:
+    """A RECORD hash as the wheel spec writes it: sha256=<urlsafe base64, no padding>."""
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def test_the_workers_read_the_archive_the_caller_opened_not_what_its_path_holds_later(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {f"demo/f{i}.txt": f"{i}" * 5000 for i in range(4)}
+    opened = make_wheel(tmp_path / "a", "demo", "1.0", "py3-none-any", files)
+    # another wheel with the same member names and other bytes is renamed over the path (a
+    # rebuild writing dist/ while a check runs): POSIX rename(2) leaves the open file as it was
+    other = make_wheel(tmp_path / "b", "demo", "1.0", "py3-none-any",
+                       {name: text.upper() + "!" for name, text in files.items()})
+    monkeypatch.setattr(members, "POOL_MIN_BYTES", 0)
+    with WheelZip.open(opened, Budget()) as wz:
+        pool = start_pool(wz, 2)
+        assert pool is not None
+        try:
+            os.replace(other, opened)
+            infos = [i for i in wz.members if i.filename in files]
+            got = members.read_members(wz, infos, {}, pool)
+        finally:
+            stop_pool(wz, pool)
+    assert {r.name: (r.digest, r.size, r.error) for r in got} == \
+        {name: (_record_digest(text.encode()), len(text), None) for name, text in files.items()}

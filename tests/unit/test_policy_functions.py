@@ -192,3 +192,13 @@ def test_a_policy_file_is_read_as_utf8_whatever_the_locale(tmp_path: Path, ascii
                      '"symbol_versions": {}}]'.encode())
     (spec,) = read_policy_file(path)
     assert spec.aliases == ("sélection",)
+
+
+def test_an_architecture_no_manylinux_policy_covers_has_glibc_2_5_as_its_floor() -> None:
+    # auditwheel's policy file names no sparc64 policy: only "linux" (no symbol versions) holds
+    assert [p.name for p in policy.load_policies("sparc64")] == ["linux"]
+    # with no policy to take the newest GLIBC node from, the floor is glibc 2.5: PEP 513's
+    # manylinux1, the oldest glibc any manylinux policy names
+    assert policy.glibc_floor(None, "sparc64") == (2, 5)
+    assert policy.glibc_floor(policy.get_policy("linux", "sparc64"), "sparc64") == (2, 5)
+    assert policy.glibc_floor(policy.get_policy("manylinux1")) == (2, 5)

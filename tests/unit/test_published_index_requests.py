@@ -77,6 +77,23 @@ def test_credentials_go_to_the_index_only_and_every_request_names_the_toolkit(
     assert files_seen == [("/b-1-py3-none-any.whl.manifest.json", None, "rocm-wheel-toolkit")]
 
 
+def test_an_absolute_link_to_the_index_own_host_gets_its_credentials(
+        servers: list[tuple[str, Path, Seen]]) -> None:
+    (index, index_root, index_seen), _ = servers
+    data = _manifest()
+    (index_root / "pkg").mkdir()
+    (index_root / "pkg" / "a-1-py3-none-any.whl.manifest.json").write_text(json.dumps(data))
+    # the link names the index's host and port in full, without the user:password the
+    # index URL was given with: still the index's own origin (RFC 6454: scheme, host, port)
+    (index_root / "index.html").write_text(
+        f'<a href="http://{index}/pkg/a-1-py3-none-any.whl">a</a>')
+    found = published.read_published(f"http://me:pw@{index}/")
+    assert found.read == 1 and found.digests == frozenset({data["identity"]["digest"]})
+    basic = "Basic " + base64.b64encode(b"me:pw").decode()
+    assert index_seen == [("/", basic, "rocm-wheel-toolkit"),
+                          ("/pkg/a-1-py3-none-any.whl.manifest.json", basic, "rocm-wheel-toolkit")]
+
+
 def test_links_without_a_file_name_are_not_wheels(servers: list[tuple[str, Path, Seen]]) -> None:
     """A page may link a host's root, a query or a fragment (no path, so no file name): such
     links are skipped, and only the wheel beside them is read."""

@@ -84,3 +84,20 @@ def test_from_another_source_tree_even_the_same_variant_bytes_differ(
     (line,) = [ln for ln in reporter.lines if ln.startswith("variant gfx90a:")]
     assert "identical" not in line and "differs" in line and _sha(variant) in line
     assert not any(ln.startswith("identical") for ln in reporter.lines), reporter.lines
+
+
+def test_a_fat_wheel_that_differs_fails_the_repro_though_every_variant_is_identical(
+        rebuilt: tuple[Path, Path, Path]) -> None:
+    manifest, wheel, variant = rebuilt
+    recorded = _sha(wheel)
+    wheel.write_bytes(b"other bytes of the fat wheel")  # the rebuild made another fat wheel
+    reporter = ListReporter()
+    # README: a repro whose wheel is not identical is a check failure (exit 1); the variants
+    # being the recorded bytes does not make the fat wheel identical
+    with pytest.raises(CheckFailed) as err:
+        _repro(manifest, reporter)
+    assert err.value.exit_code == 1
+    (line,) = [ln for ln in reporter.lines if ln.startswith("differs:")]
+    assert _sha(wheel) in line and recorded in line
+    assert [ln for ln in reporter.lines if ln.startswith("variant gfx90a:")] == \
+        [f"variant gfx90a: identical: {_sha(variant)}"]

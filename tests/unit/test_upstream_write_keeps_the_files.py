@@ -5,7 +5,9 @@ drift, reads again and stops when nothing is left to write or after ``rounds`` w
 
 from __future__ import annotations
 
+import locale
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -129,3 +131,30 @@ def test_a_valid_edit_is_written_in_place_keeping_everything_else(tmp_path: Path
     assert text.startswith(before["apex.toml"].decode().split("\n", 1)[0])  # the leading comment stays
     assert {p.name: p.read_bytes() for p in data.iterdir() if p.name != "apex.toml"} == \
         {k: v for k, v in before.items() if k != "apex.toml"}
+
+
+@pytest.fixture
+def ascii_locale() -> Iterator[None]:
+    """The C locale, whose character set is ASCII (what a bare container or cron job runs)."""
+    old = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        yield
+    finally:
+        locale.setlocale(locale.LC_CTYPE, old)
+
+
+def test_a_written_file_stays_utf8_whatever_the_locale(tmp_path: Path, ascii_locale: None) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(DATA, data, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    apex = data / "apex.toml"
+    note = "# kept by Zoë \u2014 ROCm \u00b5-arch notes\n"
+    apex.write_text(note + apex.read_text(encoding="utf-8"), encoding="utf-8")
+    url = "https://github.com/ROCm/apex-fork.git"
+    assert write.apply(data, [Edit("apex.toml", ("package", "repo"), url)]) == ["apex.toml"]
+    # TOML 1.0: a TOML file must be a valid UTF-8 encoded Unicode document, so the comment's
+    # characters are written as UTF-8 even where the locale's character set is ASCII
+    text = apex.read_bytes().decode("utf-8")
+    assert text.startswith(note)
+    assert tomllib.loads(text)["package"]["repo"] == url
+    assert not list(data.glob(".*"))  # no temporary file left beside the data
