@@ -208,6 +208,20 @@ def test_data_files_changed_since_mutmut_copied_them_are_refreshed(tmp_path: Pat
     assert (copy / "known.toml").read_text() == "new\n" and (copy / "code.py").read_text().startswith("x = 1")
 
 
+def test_a_data_file_in_folders_new_since_mutmut_copied_is_copied_with_its_folders(
+        tmp_path: Path) -> None:
+    """A data file added since mutmut copied the tree, two folders deep under folders the
+    copy lacks (``toolkit/data/gpus/eras/``), is copied with those folders made (as
+    ``mkdir -p``), byte for byte."""
+    (tmp_path / "mutants" / "toolkit").mkdir(parents=True)  # mutmut copied, data/ not yet
+    new = tmp_path / "toolkit" / "data" / "gpus" / "eras" / "rdna5.toml"
+    new.parent.mkdir(parents=True)
+    new.write_bytes(b"[era]\nname = 'x'\n")
+    copy = tmp_path / "mutants" / "toolkit" / "data" / "gpus" / "eras" / "rdna5.toml"
+    assert m.refresh_data(tmp_path) == [copy]
+    assert copy.read_bytes() == new.read_bytes()
+
+
 def test_a_run_says_which_stale_data_copies_it_refreshed(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """Before mutmut runs, each data file copied again into mutants/ is named in the session's

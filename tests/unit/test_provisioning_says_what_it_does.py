@@ -164,6 +164,26 @@ def test_asking_for_what_a_release_does_not_have_says_what_to_give_instead() -> 
     assert given.sdk_index == "https://sdk.example/v2/gfx94X-dcgpu/"
 
 
+@pytest.mark.parametrize("version", ["6.4", "7.1"])
+def test_a_pip_sdk_given_on_a_system_release_installs_therocks_rocm_package(
+        version: str) -> None:
+    """A release without channels still installs from ``--index-url`` with ``--rocm-from
+    pip`` (rocm.toml's header); what it installs is TheRock's ``rocm`` package with its
+    ``libraries`` and ``devel`` extras (rocm.toml: ``rocm[libraries,devel]``), any version
+    of the release (its system install's, e.g. 6.4.3, satisfies it): read with ``packaging``
+    as pip reads a requirement (PEP 508)."""
+    from packaging.requirements import Requirement
+
+    m = load_matrix()
+    b = next(b for b in m.builds if b.rocm.version == version and b.python == "3.12")
+    assert not b.rocm.sdk.channels  # the fallback requirement: no channel names one
+    got = sources_for(m, b, Options(rocm_from="pip", index_url="https://sdk.example/v2"))
+    assert got.sdk_spec is not None
+    req = Requirement(got.sdk_spec)
+    assert req.name == "rocm" and req.extras == {"libraries", "devel"} and req.marker is None
+    assert req.specifier.contains(b.rocm.sdk.version, prereleases=True), got.sdk_spec
+
+
 def test_a_family_for_a_multi_arch_sdk_is_refused_with_the_flag_that_works() -> None:
     import shlex
 

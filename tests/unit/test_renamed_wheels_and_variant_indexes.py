@@ -72,6 +72,21 @@ def test_a_zip_without_metadata_is_refused_naming_the_file(tmp_path: Path) -> No
     assert not (tmp_path / "out").exists()
 
 
+def test_a_file_that_is_no_zip_is_refused_naming_the_file(tmp_path: Path) -> None:
+    """A wheel is a zip archive (PEP 427); a file named like a wheel that is no zip (a
+    truncated download, an HTML error page) is refused in one line naming the file as no
+    readable wheel (README: exit 2), and nothing is written."""
+    src = tmp_path / "in" / "demo_pkg-1.8.0-py3-none-any.whl"
+    src.parent.mkdir()
+    src.write_bytes(b"<html><body>502 Bad Gateway</body></html>\n")
+    with pytest.raises(UsageError) as caught:
+        retag(src, tmp_path / "out", version="1.8.0+rocm7.0git8d873bb6")
+    message = caught.value.message
+    assert message.startswith(src.name) and "wheel" in message and "\n" not in message
+    assert caught.value.exit_code == 2
+    assert not (tmp_path / "out").exists()
+
+
 def test_variants_indexes_are_written_beside_their_wheels_and_a_folder_is_refused(
         tmp_path: Path) -> None:
     src = a_wheel(tmp_path / "src")
