@@ -59,15 +59,12 @@ def test_a_copy_that_fails_names_the_source_and_the_worktree(tmp_path: Path) -> 
     assert "Not a directory" in str(exc.value)  # the OSError's own words (ENOTDIR)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known bug: `git log -1 --format=%ct HEAD` without `--` is ambiguous when the checkout "
-    "holds a file named HEAD (git: \"both revision and filename\"), so the epoch falls to 0 "
-    "while SHA is the commit's; `HEAD --` would fix it (then drop this mark)"))
 def test_a_checkout_holding_a_file_named_head_still_has_its_commit_time(tmp_path: Path) -> None:
     src = tmp_path / "src"
     src.mkdir()
     _git(src, "init", "-q", "-b", "main", when=0)
     (src / "setup.py").write_text("x = 1\n")
+    # `git log HEAD` alone is ambiguous here ("both revision and filename"): `HEAD --` is not
     (src / "HEAD").write_text("a file a project may hold\n")
     _git(src, "add", "-A", when=1_700_000_456)
     _git(src, "commit", "-q", "-m", "c", when=1_700_000_456)

@@ -71,7 +71,7 @@ def _learn_sha(run: Run, where: Path) -> None:
     """SHA/SHA8 and SOURCE_DATE_EPOCH (the commit's time; 0 outside git)."""
     try:
         sha = git("-C", str(where), "rev-parse", "HEAD", check=False) or NO_COMMIT
-        epoch = git("-C", str(where), "log", "-1", "--format=%ct", "HEAD", check=False)
+        epoch = git("-C", str(where), "log", "-1", "--format=%ct", "HEAD", "--", check=False)
     except StepFailed:  # no git at all: a plain folder has no commit either
         sha, epoch = NO_COMMIT, ""
     run.values["SHA"] = sha
