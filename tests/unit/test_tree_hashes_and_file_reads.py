@@ -67,6 +67,24 @@ def test_a_fifo_in_a_tree_is_hashed_by_its_kind(tmp_path: Path) -> None:
     assert _digest(h) == hashlib.sha256(b"p\0<special 10000>\0").hexdigest()  # S_IFIFO, octal
 
 
+def test_a_file_gone_between_listing_and_reading_is_hashed_as_unreadable(tmp_path: Path) -> None:
+    """A file removed after the folder is listed but before it is read (a real race: the
+    ignore callable, called between the two, removes it) still counts by name, its bytes
+    replaced by ``<unreadable>``; hashing goes on to the next file."""
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "a.txt").write_bytes(b"A")
+    (root / "gone").write_bytes(b"G")
+
+    def remove_gone(folder: str, names: list[str]) -> set[str]:
+        (root / "gone").unlink(missing_ok=True)
+        return set()
+
+    h = hashlib.sha256()
+    files.hash_tree(h, root, remove_gone)
+    assert _digest(h) == hashlib.sha256(b"a.txt\0A\0gone\0<unreadable>\0").hexdigest()
+
+
 def test_sha256_file_is_hashlibs_and_refuses_a_fifo(tmp_path: Path) -> None:
     data = os.urandom(3 * files.CHUNK // 2)  # more than one chunk
     (tmp_path / "f").write_bytes(data)
