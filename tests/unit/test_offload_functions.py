@@ -359,3 +359,13 @@ def test_a_compressed_bundle_is_not_inflated_far_past_its_probe_window() -> None
         (bundle,) = parse_fatbin(blob)
         assert bundle.stored == len(blob)
         assert [e.code_target for e in bundle.entries] == ["gfx90a", "gfx908", None], n
+
+
+def test_a_section_ending_inside_the_ccob_magic_and_version_names_the_compressed_header_and_where() -> None:
+    # after 16 bytes of zero padding, the CCOB magic and a u16 version, but no u16 method: the
+    # 8-byte start every CCOB header has (OffloadBundler.cpp) is cut short where the bundle starts
+    with pytest.raises(OffloadError) as err:
+        parse_fatbin(bytes(16) + b"CCOB" + struct.pack("<H", 2))
+    said = str(err.value)
+    assert said.startswith("truncated offload bundle: ")
+    assert said.endswith("compressed bundle header at offset 16")
