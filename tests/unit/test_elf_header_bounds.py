@@ -1,8 +1,10 @@
 """ELF headers laid out by hand from the gABI (Elf64_Ehdr: 64 bytes, Elf32_Ehdr: 52; every
 field unsigned), read at their bounds: a file cut inside its identification or its header
 names which, a 32-bit header's fields above 2^15 and 2^31 read as unsigned, dynamic-entry
-values above 2^63 stay unsigned, names that are not UTF-8 are shown with U+FFFD, and a
-section table of only SHT_NULL entries is named as such."""
+values above 2^63 stay unsigned, names that are not UTF-8 are shown with U+FFFD, a
+section table of only SHT_NULL entries is named as such, and the section name table
+(e_shstrndx, Elf64_Shdr: 64 bytes) is named when it lies past the end of the file or when
+the sections' names read from it run over its name budget."""
 
 from __future__ import annotations
 
@@ -88,3 +90,34 @@ def test_the_section_count_bound_is_inclusive() -> None:
 def test_a_section_table_of_only_null_entries_is_named() -> None:
     info = parse_elf(Image.whole(_ehdr64(shoff=64, shnum=2) + bytes(128)))
     assert info.problems == ["its section header table is empty (every entry SHT_NULL): it cannot be judged"]
+
+
+def _shdr64(name: int = 0, stype: int = 0, offset: int = 0, size: int = 0) -> bytes:
+    # Elf64_Shdr: sh_name, sh_type, sh_flags, sh_addr, sh_offset, sh_size, sh_link, sh_info,
+    # sh_addralign, sh_entsize (64 bytes)
+    return struct.pack("<IIQQQQIIQQ", name, stype, 0, 0, offset, size, 0, 0, 0, 0)
+
+
+def test_a_section_name_table_past_the_end_of_the_file_is_named_as_such() -> None:
+    # e_shstrndx 1: a SHT_STRTAB (3) of 100 bytes at offset 192, where the 192-byte file ends
+    data = _ehdr64(shoff=64, shnum=2, shstrndx=1) + _shdr64() + _shdr64(stype=3, offset=192, size=100)
+    img = Image.whole(data)
+    with pytest.raises(ElfError) as err:
+        read_sections(img, parse_header(img))
+    assert str(err.value).endswith("section name table at offset 192 (+100) lies past the end of the file "
+                                   "(192 bytes)")
+
+
+def test_section_names_read_over_and_over_name_the_section_name_table() -> None:
+    # 200 sections all naming the same 100-byte name of a 102-byte table: 20000 bytes of names,
+    # over 8 times the table plus 16 KiB (17200)
+    n = 200
+    names = b"\0" + b"x" * 100 + b"\0"
+    table_at = 64 + n * 64
+    headers = _shdr64() + _shdr64(stype=3, offset=table_at, size=len(names))
+    headers += b"".join(_shdr64(name=1, stype=1) for _ in range(n - 2))
+    img = Image.whole(_ehdr64(shoff=64, shnum=n, shstrndx=1) + headers + names)
+    with pytest.raises(ElfError) as err:
+        read_sections(img, parse_header(img))
+    said = str(err.value)
+    assert said.startswith("corrupt ELF: ") and "of their section name table (102 bytes)" in said
