@@ -76,6 +76,10 @@ def test_one_finding_per_entry_with_every_library_using_it() -> None:
     ("demo/libamdhip64.so.6", "demo", ("libamd*",), None),
     ("demo/libtorchvision.so", "demo", (), None),  # another library, not libtorch
     ("demo/libhipblas_ext.so", "demo", (), None),
+    # MAGMA, the GPU linear algebra library ROCm builds of torch link (torch/lib/libmagma.so in
+    # torch's ROCm wheels): a ROCm-side library, and the last name of that list
+    ("demo.libs/libmagma.so", "demo", (), "ROCm"),
+    ("torch/lib/libmagma.so", "torch", (), None),
 ])
 def test_bundled_torch_and_rocm_libraries(path: str, project: str, allow: tuple[str, ...],
                                           what: str | None) -> None:
@@ -130,3 +134,23 @@ def test_the_rocm_meta_package_may_ship_rocm_libraries_but_not_torchs() -> None:
     assert (f.check, f.severity) == ("bundled-library", "error")
     (f,) = bundled_findings("demo/lib/librocblas.so.4", "demo", ())
     assert (f.check, f.severity) == ("bundled-library", "error")
+
+
+@pytest.mark.parametrize(("kind", "entry", "severity", "begins", "ends"), [
+    # ld.so(8): a relative element is looked up from the process's current directory
+    ("RUNPATH", "lib", "error", "relative to the current directory", "not to $ORIGIN"),
+    # demo/../nowhere: a folder the wheel does not ship and no known package installs
+    ("RPATH", "$ORIGIN/../nowhere", "warning", "$ORIGIN-relative but leaves the wheel",
+     "for a folder no known package installs"),
+    # pip puts torch in one interpreter's site-packages
+    ("RUNPATH", "/usr/lib/python3/dist-packages/torch/lib", "info", "install layout: a pip-installed",
+     "in one interpreter's site-packages"),
+])
+def test_each_entry_kind_is_explained_after_the_entry_and_its_library(
+        kind: str, entry: str, severity: str, begins: str, ends: str) -> None:
+    info = _info(rpath=(entry,)) if kind == "RPATH" else _info(runpath=(entry,))
+    (f,) = rpath_findings([("demo/_ext.so", info)], TOPS)
+    assert (f.severity, f.library) == (severity, "demo/_ext.so")
+    assert f.message.startswith(f"{kind} {entry!r} in demo/_ext.so: {begins}"), f.message
+    assert f.message.endswith(ends), f.message
+    assert f.cause.startswith(f"{kind} {begins}") and f.cause.endswith(ends)
