@@ -44,14 +44,20 @@ def test_the_recorded_project_is_read_again_from_its_source(tmp_path: Path) -> N
 
 
 def test_another_version_at_the_source_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match=re.escape("is flat-ext 0.2.0; the manifest built flat-ext 0.3.0")):
+    with pytest.raises(UsageError,
+                       match=re.escape("is flat-ext 0.2.0; the manifest built flat-ext 0.3.0")) as err:
         standalone_build("flat-ext-0.3.0-cp312-cpu", _recorded("flat-ext", "0.3.0"), str(PROJECT),
                          tmp_path / "meta.log")
+    # the refusal names the folder read, then what it holds
+    assert err.value.message.startswith(f"refusing: the project at {PROJECT} is flat-ext 0.2.0;")
 
 
 def test_no_source_is_a_usage_error_naming_the_flag() -> None:
-    with pytest.raises(UsageError, match="--source PATH"):
+    with pytest.raises(UsageError, match="--source PATH") as err:
         standalone_build("flat-ext-0.2.0-cp312-cpu", _recorded("flat-ext", "0.2.0"))
+    # why (no source for the manifest's project here), then the flag that gives one
+    assert err.value.message.startswith("the manifest's project has no source here"), err.value.message
+    assert err.value.message.endswith(": give --source PATH"), err.value.message
 
 
 def test_a_matrix_manifest_is_no_standalone_build() -> None:

@@ -45,15 +45,17 @@ def test_a_flag_wins_over_the_ci_variable_which_fills_in_otherwise() -> None:
     assert given_options(args, {}).rocm_from is None
 
 
-@pytest.mark.parametrize(("field", "value", "valid"), [
-    ("naming", "pep", "toolkit, upstream"), ("rocm_from", "conda", "pip, system"),
-    ("channel", "beta", "stable")])
-def test_resolve_refuses_in_one_line_naming_what_is_valid(field: str, value: str, valid: str,
-                                                          tmp_path: Path) -> None:
+@pytest.mark.parametrize(("field", "what", "value", "valid"), [
+    ("naming", "naming", "pep", "toolkit, upstream"),  # --naming toolkit|upstream
+    ("rocm_from", "ROCm SDK provider", "conda", "pip, system"),
+    ("channel", "channel", "beta", "stable")])
+def test_resolve_refuses_in_one_line_naming_what_is_valid(field: str, what: str, value: str,
+                                                          valid: str, tmp_path: Path) -> None:
     bad = dataclasses.replace(Options(), **{field: value})
     with pytest.raises(UsageError) as err:
         resolve(bad, load_matrix(), Layout(tmp_path, tmp_path / "cache"))
     assert value in str(err.value) and valid in str(err.value)
+    assert err.value.message.startswith(f"unknown {what} {value!r}; valid: "), err.value.message
     assert "\n" not in str(err.value)
 
 
@@ -85,8 +87,11 @@ def test_prepare_is_for_one_build_prepare_all_for_several(tmp_path: Path) -> Non
     builds = tuple(matrix.pair_builds("3.12", "7.0"))[:2]
     request = Request(matrix, builds, Options(), Layout(tmp_path, tmp_path / "cache"),
                       rocm="given")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError) as err:
         prepare(request)
+    # how many it was given, and the call that takes several
+    assert str(err.value).startswith(f"prepare plans one build; got {len(builds)}: "), str(err.value)
+    assert str(err.value).endswith(": use prepare_all"), str(err.value)
     plans, _, _ = prepare_all(request)
     assert [p.build.id for p in plans] == [b.id for b in builds]
 
