@@ -157,3 +157,23 @@ def test_two_targets_of_one_owner_are_refused(tmp_path: Path) -> None:
         plan(load_matrix(), demo_build("3.11", ("/usr", "5.2")),
              Options(gfx=("gfx90a:xnack-", "gfx90a:xnack+"), rocm_from="system", variants=True),
              HostFacts(), Layout(tmp_path / "w", tmp_path / "c"))
+
+
+def test_each_variant_step_says_what_it_does_for_its_own_target(tmp_path: Path) -> None:
+    """What --dry-run shows of each variant step names the target it is for: the build with
+    PYTORCH_ROCM_ARCH that target alone, the variant label of variantlib's AMD provider
+    (``amd :: gfx_arch :: <gfx>``, the property the demo's variant.json names), its checks and
+    its publication (README: "one wheel variant per target")."""
+    _run, steps = _plan(tmp_path, variants=True)
+    by_name = {s.name: s.description for s in steps}
+    for target in TARGETS:  # a processor's owner is itself: the label is the gfx id
+        build = by_name[f"build-variant-{target}"]
+        assert build.startswith(f"build the wheel variant for {target} alone"), build
+        assert build.endswith(f"(PYTORCH_ROCM_ARCH={target})"), build
+        made = by_name[f"make-variant-{target}"]
+        assert made.startswith(f"write the wheel variant {target} ("), made
+        assert made.endswith(f"(amd :: gfx_arch :: {target})"), made
+        checked = by_name[f"check-variant-{target}"]
+        assert checked.startswith(f"the checks of the wheel variant {target}, for {target} "), checked
+        published = by_name[f"publish-variant-{target}"]
+        assert published.startswith(f"publish the wheel variant {target} beside the fat wheel"), published
