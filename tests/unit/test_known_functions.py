@@ -165,6 +165,12 @@ def test_the_loader_reads_every_field_and_expands_families_then_gfx_once(data_co
      "--format json` lists them"),
     (('gfx = ["gfx942", "gfx90a"]', 'gfx = ["gfx942", "gfx9999"]'),
      "failures.\"demo\".gfx: 'gfx9999' is not allowed; valid: "),
+    # a pytest node id is FILE::NAME (pytest's docs); an entry id is a lower-case word
+    (('test = "test_runtime.py::test_x"', 'test = "test_runtime.py test_x"'),
+     "failures.\"demo\".test: 'test_runtime.py test_x' does not look like a smoke test id like "
+     "test_runtime.py::"),
+    (("[failures.demo]", "[failures.Demo]"),
+     "failures.\"Demo\": 'Demo' does not look like an id like apex-hip-minor"),
 ])
 def test_the_loader_refuses_each_inconsistent_entry(data_copy: Path, change: tuple[str, str],
                                                     message: str) -> None:
