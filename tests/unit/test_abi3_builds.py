@@ -86,8 +86,11 @@ def test_invoke_matrix_ids_and_ci_list_it_once(data: Path) -> None:
 
 
 @pytest.mark.parametrize(("pythons", "says"), [
-    ('["3.13", "3.13t"]', "3.13t is a free-threaded Python"),
-    ('["3.8", "3.12"]', "3.8 is older than the stable ABI the wheel is tagged for"),
+    # PEP 425: the tag cp39 is CPython 3.9; PEP 703: a free-threaded build has no stable ABI
+    ('["3.13", "3.13t"]', "3.13t is a free-threaded Python; an abi3 wheel (cp39-abi3) cannot "
+     "serve it (no stable ABI there)"),
+    ('["3.8", "3.12"]', "3.8 is older than the stable ABI the wheel is tagged for (cp39-abi3 "
+     "serves Python 3.9 and newer)"),
 ])
 def test_data_an_abi3_wheel_cannot_serve_is_a_data_error(data: Path, pythons: str,
                                                           says: str) -> None:
