@@ -367,3 +367,60 @@ def test_schema_reports_missing_required_keys_but_not_optional_ones() -> None:
     del doc["tags"]
     doc["size"] = "1"
     check(SPEC, doc, FILE, {"tags": []})
+
+
+NOTED = [
+    # (file, old, new, key path, where the valid values come from, as the message must say)
+    ("rocm.toml", 'gpus = "rocm-6"', 'gpus = "rocm6"', 'releases."6.0".gpus',
+     "the release eras of gpus.toml"),
+    ("apex.toml", 'name = "apex"', 'name = "apex_rocm"', "package.name",
+     "a package file is named after its package"),
+    ("apex.toml", 'recipe = "apex"', 'recipe = "apex2"', "package.recipe",
+     "the recipes of toolkit.plan.recipes.REGISTRY"),
+]
+
+
+@pytest.mark.parametrize(("file", "old", "new", "path", "source"), NOTED,
+                         ids=[e[3] for e in NOTED])
+def test_a_closed_set_says_where_its_valid_values_come_from(
+    data_copy: Path, file: str, old: str, new: str, path: str, source: str
+) -> None:
+    """The valid values end with where they come from: gpus.toml's [eras], the file's own
+    name (apex.toml), the registry's recipes (toolkit.plan.recipes.REGISTRY)."""
+    from toolkit.plan.recipes import REGISTRY
+
+    edit(data_copy / file, old, new)
+    msg = _error(data_copy)
+    valid = {"gpus": sorted(_declared(data_copy, "gpus.toml:eras")), "name": ["apex"],
+             "recipe": sorted(REGISTRY)}[path.rsplit(".", 1)[1]]
+    assert msg.endswith(f"valid: {', '.join(valid)} ({source})"), msg
+
+
+LIKE = [
+    # (file, old, new, key path, the bad key); the message says what such a key looks like
+    ("rocm.toml", 'served."gfx1151" = ["gfx1151"]', 'served."GFX1151" = ["gfx1151"]',
+     'releases."7.0".families.served."GFX1151"', "'GFX1151' does not look like a family name "
+     "like gfx94X-dcgpu"),
+    ("rocm.toml", 'torch."2.4" = { kind = "pytorch"', 'torch."2.x" = { kind = "pytorch"',
+     'releases."6.0".torch."2.x"', "'2.x' does not look like a torch release like 2.8"),
+]
+
+
+@pytest.mark.parametrize(("file", "old", "new", "path", "what"), LIKE, ids=[e[3] for e in LIKE])
+def test_a_key_of_the_wrong_shape_is_named_with_a_real_one(
+    data_copy: Path, file: str, old: str, new: str, path: str, what: str
+) -> None:
+    """rocm.toml's own keys are the examples: served."gfx94X-dcgpu", torch."2.8"."""
+    edit(data_copy / file, old, new)
+    msg = _error(data_copy)
+    assert msg.endswith(f"{file}: {path}: {what}"), msg
+
+
+def test_a_default_family_the_index_did_not_serve_is_named_with_those_it_did(data_copy: Path) -> None:
+    """ROCm 7.0's per-family index served gfx94X-dcgpu, its default (rocm.toml); without it
+    the default is refused and the families still served are listed, in the file's order."""
+    edit(data_copy / "rocm.toml", 'served."gfx94X-dcgpu" = ["gfx942"]\n', "")
+    msg = _error(data_copy)
+    served = tomllib.loads((data_copy / "rocm.toml").read_text())["releases"]["7.0"]["families"]["served"]
+    assert msg.endswith('rocm.toml: releases."7.0".default_family: \'gfx94X-dcgpu\' is not one of the '
+                        f"families this release's index served; valid: {', '.join(served)}"), msg
