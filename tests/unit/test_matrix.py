@@ -293,6 +293,9 @@ def test_explain_says_when_the_seed_table_fixes_a_versions_pairs() -> None:
 
     seed = {fact: (value, why) for fact, value, why in explain("apex-1.8.0-cp312-rocm7.0") if fact}
     assert "seed table" in seed and seed["seed table"][1].startswith("evidence: ")
+    # what the table fixes for a seed version: its torch and ROCm pairs, by the Apex wheel CI
+    assert seed["seed table"][0].startswith("torch and ROCm pairs fixed by "), seed["seed table"]
+    assert seed["seed table"][0].endswith("the Apex wheel CI's seed table"), seed["seed table"]
     later = {fact for fact, _, _ in explain("apex-1.11.0-cp312-rocm7.14")}
     assert "seed table" not in later and not any("seed" in fact.lower() for fact in later)
 
