@@ -255,3 +255,38 @@ def test_apex_18_hides_gpus_from_rocminfo_and_jit_only_is_an_option() -> None:
 def test_preflight_says_which_apex_refuses() -> None:
     assert "'Cuda None'" in make("apex-1.6.0-cp312-rocm6.2.4").step("preflight").description
     assert "no longer checks" in make("apex-1.8.0-cp312-rocm7.0").step("preflight").description
+
+
+def test_the_source_steps_say_which_commit_and_which_submodules() -> None:
+    """fbgemm_gpu.toml lists the submodules its CMake build reads (read here with tomllib):
+    a fresh worktree fetches them at the commits the version's ref records; a contributor's
+    checkout (--source) must hold them itself (README: --source is copied, never modified)."""
+    import tomllib
+
+    from toolkit.data.matrix import data_dir
+
+    build_id = "fbgemm_gpu-1.5.0-cp313-rocm7.0"
+    doc = tomllib.loads((data_dir() / "fbgemm_gpu.toml").read_text())
+    (version,) = [v for v in doc["versions"] if v["version"] == "1.5.0"]
+    subs = ", ".join(version["submodules"])
+    fetched = make(build_id).step("get-submodules").description
+    assert fetched.startswith(f"the submodules the build needs ({subs}) at the commits "), fetched
+    assert fetched.endswith(f"at the commits {version['ref']} records, each from a cached mirror"), \
+        fetched
+    copied = make(build_id, source="/src/FBGEMM").step("get-sources").description
+    assert copied.startswith("use the contributor's checkout /src/FBGEMM (copied"), copied
+    assert copied.endswith(f"never modified; it must hold its submodules: {subs})"), copied
+    assert "submodules" not in make("apex-1.8.0-cp312-rocm7.0", source="/src/apex").step(
+        "get-sources").description  # apex.toml lists none
+
+
+def test_a_dirty_source_is_named_in_the_wheel_name_step() -> None:
+    """--allow-dirty on a checkout with uncommitted changes: the wheel is named +...dirty
+    (PEP 440 local label) and the step says why."""
+    clean = make("apex-1.8.0-cp312-rocm7.0", source="/src/apex").step("name-wheel").description
+    dirty = make("apex-1.8.0-cp312-rocm7.0", source="/src/apex", allow_dirty=True,
+                 dirty=True).step("name-wheel").description
+    assert "dirty" not in clean and "--allow-dirty" not in clean
+    assert dirty.endswith("in the build's staging folder (the source has uncommitted changes: "
+                          "--allow-dirty)"), dirty
+    assert ".dirty-..." in dirty, dirty
