@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 import io
+import json
 import shlex
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -130,11 +133,16 @@ def test_an_interpreters_rpath_never_reaches_the_link_command() -> None:
     pyenv = ("gcc -shared -L/root/.pyenv/versions/3.11.7/lib "
              "-Wl,-rpath,/root/.pyenv/versions/3.11.7/lib -Wl,-rpath=/opt/x/lib -Wl,-R/y "
              "-Wl,-rpath,$ORIGIN")
-    # read back as setuptools reads LDSHARED (split_quoted), "$ORIGIN" kept literal for sh
-    from setuptools._distutils.util import split_quoted
+    # read back as setuptools reads LDSHARED (split_quoted), "$ORIGIN" kept literal for sh; in a
+    # Python of its own: setuptools refuses to load once another test imported the stdlib's
+    # distutils (pip's pkg_resources does), so in-process the result would depend on test order
+    reader = ("import json, sys; from setuptools._distutils.util import split_quoted; "
+              "print(json.dumps(split_quoted(sys.argv[1])))")
+    read = subprocess.run([sys.executable, "-c", reader, _strip_rpath(pyenv, "gcc -shared")],
+                          capture_output=True, text=True, check=True, timeout=60)
 
     kept = ["gcc", "-shared", "-L/root/.pyenv/versions/3.11.7/lib", "-Wl,-rpath,$ORIGIN"]
-    assert split_quoted(_strip_rpath(pyenv, "gcc -shared")) == kept
+    assert json.loads(read.stdout) == kept
     assert shlex.split(_strip_rpath(pyenv, "gcc -shared")) == kept
     assert _strip_rpath("", "g++ -shared") == "g++ -shared"
 
