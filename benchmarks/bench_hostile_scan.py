@@ -36,6 +36,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from clones import clone_at, commit_of  # noqa: E402  (benchmarks/clones.py)
+
 TARGET_S_PER_MIB = 0.5
 PATTERNS = {
     "zeros": b"\0",
@@ -69,18 +72,6 @@ def check(lib: Path, toolkit: Path) -> float:
     if res.returncode not in (0, 1):  # 1: findings; anything else: the check broke
         sys.exit(f"toolkit check {lib.name} failed (exit {res.returncode}):\n{res.stderr[-2000:]}")
     return took
-
-
-def clone_at(rev: str, dest: Path) -> Path:
-    res = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet",
-                          f"{rev}^{{commit}}"], capture_output=True, text=True, check=False)
-    if res.returncode != 0:
-        sys.exit(f"--against {rev!r}: no such commit in {ROOT} (valid: a commit, branch or tag)")
-    subprocess.run(["git", "clone", "--quiet", "--shared", "--no-checkout", str(ROOT), str(dest)],
-                   check=True)
-    subprocess.run(["git", "-C", str(dest), "checkout", "--quiet", "--detach", res.stdout.strip()],
-                   check=True)
-    return dest
 
 
 def report(times: dict[tuple[str, str], list[float]], mib: int, tools: list[str]) -> bool:
@@ -120,7 +111,7 @@ def main() -> int:
     try:
         tools = {"HEAD": ROOT}
         if args.against:
-            tools[args.against] = clone_at(args.against, tmp / "rev")
+            tools[args.against] = clone_at(ROOT, commit_of(ROOT, args.against), tmp / "rev")
         libs = {name: build(tmp, name, pat, args.mib) for name, pat in PATTERNS.items()}
         times: dict[tuple[str, str], list[float]] = {(t, n): [] for t in tools for n in libs}
         for i in range(args.runs):

@@ -37,6 +37,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from clones import clone_at, commit_of  # noqa: E402  (benchmarks/clones.py)
+
 TARGETS = {"unit": 120.0, "ci": 600.0}
 
 
@@ -70,23 +73,10 @@ def unit_run(clone: Path = ROOT) -> tuple[float, str]:
 
 def against(rev: str, runs: int) -> int:
     """HEAD's and ``rev``'s unit tests, alternating; medians and the ratio HEAD / rev."""
-    commits = {}
-    for name, ref in (("rev", rev), ("head", "HEAD")):
-        res = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet",
-                              f"{ref}^{{commit}}"], capture_output=True, text=True, check=False)
-        if res.returncode != 0:
-            sys.exit(f"--against {ref!r}: no such commit in {ROOT} (valid: a commit, branch or tag)")
-        commits[name] = res.stdout.strip()
+    commits = {name: commit_of(ROOT, ref) for name, ref in (("rev", rev), ("head", "HEAD"))}
     tmp = Path(tempfile.mkdtemp(prefix="bench-against-"))
     try:
-        clones = {}
-        for name, commit in commits.items():
-            clone = tmp / name
-            subprocess.run(["git", "clone", "--quiet", "--shared", "--no-checkout", str(ROOT),
-                            str(clone)], check=True)
-            subprocess.run(["git", "-C", str(clone), "checkout", "--quiet", "--detach", commit],
-                           check=True)
-            clones[name] = clone
+        clones = {name: clone_at(ROOT, commit, tmp / name) for name, commit in commits.items()}
         times: dict[str, list[float]] = {"rev": [], "head": []}
         for i in range(runs):
             for name in ("rev", "head"):
