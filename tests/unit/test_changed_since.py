@@ -221,9 +221,11 @@ def test_a_missing_folder_a_fifo_and_a_file_are_refused(tmp_path: Path) -> None:
             "valid: a folder of manifests or an index URL")
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    refused(toolkit("--changed-since", str(fifo)), 2, "a FIFO, not a folder")
+    refused(toolkit("--changed-since", str(fifo)), 2, "a FIFO, not a folder",
+            "valid: a folder of manifests or an index URL")
     (tmp_path / "f.json").write_text("{}")
-    refused(toolkit("--changed-since", str(tmp_path / "f.json")), 2, "not a folder")
+    refused(toolkit("--changed-since", str(tmp_path / "f.json")), 2, "not a folder",
+            "valid: a folder of manifests or an index URL")
 
 
 def test_a_malformed_manifest_is_refused_naming_it(tmp_path: Path) -> None:

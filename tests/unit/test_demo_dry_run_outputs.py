@@ -65,3 +65,48 @@ def test_the_demo_plans_without_the_work_folders_lock_files(tmp_path: Path,
     again = _plan(tmp_path, capsys, "--cpu")
     assert again["build"]["id"] == doc["build"]["id"]
     assert name not in json.dumps(again)
+
+
+def test_the_bundled_sample_is_copied_not_fetched(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """The sample ships inside the toolkit package (``toolkit/examples/hip_extension``, found
+    here from the package's own location) and is no repository to clone: the demo's sources
+    step copies that folder (the help: "copied, never modified") and no step fetches."""
+    import toolkit
+
+    sample = Path(toolkit.__file__).resolve().parent / "examples" / "hip_extension"
+    assert (sample / "setup.py").is_file() or (sample / "pyproject.toml").is_file()
+    doc = _plan(tmp_path, capsys, "--cpu")
+    (sources,) = [s for s in doc["steps"] if s["name"] == "get-sources"]
+    assert sources["action"]["kind"] == "copy-sources"
+    assert Path(sources["action"]["source"]) == sample
+    assert "fetch-sources" not in {s["action"]["kind"] for s in doc["steps"]}
+
+
+def test_a_source_with_uncommitted_changes_is_refused_before_the_plan(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """README: a --source checkout with uncommitted changes is exit 12 unless --allow-dirty,
+    before anything is read: even ``--dry-run`` prints no plan. A real git repository holding a
+    minimal pyproject project, one file changed after its commit."""
+    import os
+    import subprocess
+
+    repo = tmp_path / "proj"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text(
+        '[project]\nname = "mini"\nversion = "1.0"\n[build-system]\n'
+        'requires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n')
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e.invalid",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@e.invalid"}
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "one"]):
+        subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+    with (repo / "pyproject.toml").open("a") as f:
+        f.write("# changed\n")
+    work = tmp_path / "work"
+    assert main(["demo", "--dry-run", "--cpu", "--source", str(repo), "--workdir", str(work)]) == 12
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert str(repo) in err and "pyproject.toml" in err and "--allow-dirty" in err, err
+    assert main(["demo", "--dry-run", "--cpu", "--allow-dirty", "--source", str(repo),
+                 "--workdir", str(work)]) == 0
+    assert "get-sources" in capsys.readouterr().out

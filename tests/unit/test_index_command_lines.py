@@ -71,3 +71,19 @@ def test_strict_counts_what_cannot_be_listed(tmp_path: Path, capsys: pytest.Capt
     assert err[-1] == (f"error: 2 file(s) under {folder} cannot be listed (see above); "
                        "nothing written")
     assert len([x for x in err if x.startswith("warning: ")]) == 2
+
+
+def test_an_invalid_requires_python_is_listed_and_warned_about_by_name(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A wheel whose Requires-Python is no PEP 440 specifier set ("three point ten" has no
+    operator) is still listed (it is a valid wheel), and one ``warning:`` line says which
+    wheel and which value; the page names no requirement for it."""
+    folder = tmp_path / "dist"
+    build_wheel(folder / "a", "odd", "1.0", requires_python="three point ten")
+    assert main(["index", str(folder)]) == 0
+    out, err = capsys.readouterr()
+    assert out == f"{folder}/index.html: 1 wheel (written)\n"
+    (line,) = err.splitlines()
+    assert line.startswith("warning: ") and "odd-1.0-py3-none-any.whl" in line, line
+    assert "three point ten" in line and "Requires-Python" in line, line
+    assert "data-requires-python" not in (folder / "index.html").read_text()

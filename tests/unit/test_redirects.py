@@ -325,6 +325,39 @@ def test_provision_refuses_a_redirect_carrying_the_token(
     assert b.seen == []
 
 
+def test_provision_with_allow_insecure_index_follows_a_redirect_to_plain_http_elsewhere(
+        servers: tuple[Server, Server], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """README: a redirect is followed only to a target a user could give; plain http:// off
+    loopback is one with --allow-insecure-index. ``provision`` given it probes the SDK index
+    (on loopback) that redirects to such a host, a real server on 127.0.0.2 (not loopback by
+    the toolkit's rule, see above): that server receives the probe, and its 404 for the
+    family's project is the README's exit 8 (a source that cannot serve the build), not a
+    refused redirect (exit 2)."""
+    from toolkit.cli.main import main
+
+    a, _ = servers
+    other = Server(ThreadingHTTPServer(("127.0.0.2", 0), BaseHTTPRequestHandler))
+    other.httpd.RequestHandlerClass = _handler(other)
+    threading.Thread(target=other.httpd.serve_forever, args=(0.05,), daemon=True).start()
+    try:
+        elsewhere = f"http://127.0.0.2:{other.httpd.server_address[1]}/v2/gfx94X-dcgpu/rocm/"
+        a.redirects["/v2/gfx94X-dcgpu/rocm/"] = (302, elsewhere)
+        other.missing.add("/v2/gfx94X-dcgpu/rocm/")
+        monkeypatch.setenv("TOOLKIT_DATA_DIR", str(write_data(tmp_path / "data", a.url + "/v2/")))
+        monkeypatch.setenv("TOOLKIT_CACHE_DIR", str(tmp_path / "cache"))
+        code = main(["provision", "sample-0.9.0-cp311-rocm7.0", "--rocm-from", "pip",
+                     "--index-url", a.url + "/v2/", "--allow-insecure-index", "--gfx", "gfx942",
+                     "--workdir", str(tmp_path / "work")])
+        err = capsys.readouterr().err
+        assert [p for p, _ in other.seen] == ["/v2/gfx94X-dcgpu/rocm/"], err
+        assert code == 8, err
+        assert f"redirected to {elsewhere}" in err and "404" in err, err
+    finally:
+        other.httpd.shutdown()
+        other.httpd.server_close()
+
+
 def test_a_page_link_holding_a_control_character_is_refused_escaped(
         servers: tuple[Server, Server]) -> None:
     """Class 8 on the last way a URL enters: a link of a --changed-since index page cannot

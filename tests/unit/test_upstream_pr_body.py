@@ -104,3 +104,26 @@ def test_an_unwritable_body_is_refused_before_anything_is_written(
     assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert "--pr-body" in err and "no such folder" in err
     assert (up.data / "rocm.toml").read_text() == before
+
+
+def test_without_dir_the_body_names_the_partial_clones_it_read(
+        up: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """README and ``--help``: without DIR, upstream is read through bare partial clones in the
+    cache (the scheduled job's way). The body's first sentence names what was read: DIR when
+    given, else the upstream repositories, saying they are the partial clones (the help's
+    "default: partial clones in the cache"), in one parenthesis. The clones come from the
+    hand-made world (``TOOLKIT_UPSTREAM_REMOTE``, a folder of OWNER+NAME/repo), cloned for
+    real into this test's cache."""
+    monkeypatch.setenv("TOOLKIT_UPSTREAM_REMOTE", str(up.root))
+    monkeypatch.setenv("TOOLKIT_CACHE_DIR", str(tmp_path / "cache"))
+    body_file = tmp_path / "body.md"
+    assert main(["upstream", "--pr-body", str(body_file)]) == 0
+    capsys.readouterr()
+    body = body_file.read_text(encoding="utf-8")
+    assert (tmp_path / "cache" / "upstream" / "ROCm+apex.git").is_dir()
+    sentence = re.search(r"`toolkit upstream --write` against (.*): 0 fact\(s\) written", body)
+    assert sentence, body[:300]
+    assert sentence.group(1) == "the upstream repositories (partial clones)"
+    code, with_dir = _body(up, tmp_path, capsys)
+    assert code == 0 and f"against {up.root}: 0 fact(s) written" in with_dir
