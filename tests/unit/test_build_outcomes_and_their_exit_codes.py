@@ -25,9 +25,10 @@ from typing import Any
 
 import pytest
 
+from tests.fixtures.system_rocm import rocm_at
 from toolkit.core.command import Command
 from toolkit.core.reporter import NullReporter
-from toolkit.core.steps import CopySources, Step
+from toolkit.core.steps import CopySources, Step, UseSystemRocm
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Plan
 from toolkit.plan.recipes import load_matrix
@@ -428,6 +429,21 @@ def test_the_manifest_rows_are_each_steps_command_and_result(layout: Layout) -> 
     assert row["argv"] == ["sh", "-c", "exit 0"] and row["env"] == {"CC": "gcc"}
     assert row["returncode"] == 0 and row["skipped"] is None
     assert isinstance(row["seconds"], float) and 0 <= row["seconds"] < 60
+
+
+def test_a_step_that_runs_no_command_has_an_empty_environment_row(
+        layout: Layout, tmp_path: Path) -> None:
+    """use-system-rocm only reads the install (its ``.info/version``) and runs no command: its
+    manifest row names no argv and no variables, an empty object like any step's that sets
+    none, so a reader can take ``env`` of every row as the object it is for a command."""
+    root = rocm_at(tmp_path / "rocm-7.0.2", "7.0.2-17")
+    use = Step("use-system-rocm", "the system ROCm", UseSystemRocm(str(root), "7.0"))
+    jobs.run_plans([a_plan(use, step("compile", "true"))], layout)
+    rows = written(layout)["steps"]
+    assert [r["name"] for r in rows] == ["use-system-rocm", "compile"]
+    assert rows[0]["kind"] == "use-system-rocm" and rows[0]["returncode"] == 0
+    assert rows[0]["argv"] == [] and rows[0]["env"] == {}
+    assert all(isinstance(r["env"], dict) for r in rows)
 
 
 def test_a_log_that_cannot_be_written_is_exit_5(layout: Layout) -> None:

@@ -57,6 +57,35 @@ def test_a_new_platform_changes_the_wheel_tag_and_keeps_the_version(tmp_path: Pa
         assert zf.read("demo_pkg-1.8.0.dist-info/METADATA").decode() == META
 
 
+def test_a_wheel_being_renamed_is_staged_where_an_index_does_not_look(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The renamed wheel is written whole in a staging folder inside the destination, then
+    moved into place; the find-links index ignores hidden folders, "where builds stage their
+    wheels" (``toolkit.run.findlinks``). An index of the destination made at that moment (the
+    race played by running it from the rename, ``os.replace``, the one call patched) lists
+    nothing and skips nothing; made after, it lists the renamed wheel alone."""
+    import os
+
+    from toolkit.run import wheels
+    from toolkit.run.findlinks import Scan, scan
+
+    out_dir = tmp_path / "out"
+    seen: list[Scan] = []
+    real_replace = os.replace
+
+    def replace_after_a_scan(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+        seen.append(scan(out_dir))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(wheels.os, "replace", replace_after_a_scan)
+    out = retag(a_wheel(tmp_path / "in"), out_dir, version="1.8.0+rocm7.0git8d873bb6")
+    monkeypatch.undo()
+    [during] = seen
+    assert (during.links, during.skipped) == ((), ())
+    assert [link.filename for link in scan(out_dir).links] == [out.name]
+    assert sorted(p.name for p in out_dir.iterdir()) == [out.name]
+
+
 def test_a_zip_without_metadata_is_refused_naming_the_file(tmp_path: Path) -> None:
     """A wheel is a zip with a ``.dist-info/METADATA`` (PEP 427); a zip named like a wheel
     without one is refused in one line naming the file (README: exit 2), and nothing is

@@ -257,6 +257,18 @@ def test_a_policy_violation_names_the_first_file_needing_the_newest_version() ->
     assert _violation("pkg/x.so", info, "manylinux_2_34", get_policy("manylinux_2_34"), "why", set()) is None
 
 
+def test_a_library_needing_its_own_sibling_first_is_still_judged_on_the_system_ones() -> None:
+    """The version needs of a library are listed in its DT_VERNEED order, which may name a
+    library of the wheel itself first (``readelf -V``); that sibling is not judged, yet the
+    system libraries needed after it are: libc's GLIBC_2.34 is more than manylinux_2_28
+    allows (PEP 600: glibc 2.28)."""
+    info = ElfInfo(machine=62, elf_class=64, type=3,
+                   version_needs={"libown.so": ("OWN_9",), "libc.so.6": ("GLIBC_2.2.5", "GLIBC_2.34")})
+    f = _violation("pkg/x.so", info, "manylinux_2_34", get_policy("manylinux_2_28"), "why", {"libown.so"})
+    assert f is not None and f.severity == "error"
+    assert "GLIBC_2.34" in f.message and "libc.so.6" in f.message and "OWN_9" not in f.message
+
+
 @pytest.mark.parametrize(("path", "project", "what"), [
     # torch's own libraries (torch/lib in every torch wheel): libshm, libcaffe2_nvrtc, libc10_hip
     ("demo/libshm.so", "demo", "torch"),
