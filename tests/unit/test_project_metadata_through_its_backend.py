@@ -165,3 +165,16 @@ def test_a_hook_interpreter_that_cannot_be_started_is_named(tmp_path: Path) -> N
         _runner(log)([str(gone), "-c", "pass"])  # type: ignore[operator]
     assert str(caught.value).startswith(f"{gone}: command not found")
     assert log.getvalue() == f"$ {gone} -c pass\n"
+
+
+def test_an_uncopyable_project_is_refused_with_its_log_under_new_folders(tmp_path: Path) -> None:
+    """A FIFO in the project: the copy fails (shutil.copytree: SpecialFileError) and the
+    refusal is one ``UsageError``; the log file is made first, with the folders above it."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[project]\nname = 'x'\nversion = '1'\n")
+    os.mkfifo(project / "pipe")
+    log = tmp_path / "logs" / "deeper" / "meta.log"
+    with pytest.raises(UsageError, match="not readable"):
+        read_project(str(project), log)
+    assert log.is_file()

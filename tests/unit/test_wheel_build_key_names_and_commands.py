@@ -208,3 +208,21 @@ def test_a_publish_that_cannot_read_its_wheel_names_that_wheel(tmp_path: Path) -
         building.publish(Step("publish", "", Publish("{WHEEL}", str(dest))), run)
     assert caught.value.filename == run.values["WHEEL"]  # not the temporary copy
     assert list(dest.iterdir()) == []
+
+
+def test_a_build_that_made_no_wheel_under_missing_folders_is_named_by_the_wheel_search(
+        tmp_path: Path) -> None:
+    """The command succeeds but writes nothing: build-wheel itself ends normally (its
+    wheelhouse and the folders above it created for the key file), and the one-wheel search
+    after it says the wheelhouse holds none, not an OSError of a missing folder."""
+    from toolkit.run.wheels import find_one_wheel
+
+    house = tmp_path / "out" / "deeper" / "house"
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    step = Step("build-wheel", "build", BuildWheel(Command(("sh", "-c", "true")), str(house),
+                                                   str(tree), str(tmp_path / "env")))
+    assert not isinstance(building.build_wheel(step, a_run(tmp_path, step)), str)
+    assert house.is_dir()
+    with pytest.raises(StepFailed, match="found: none"):
+        find_one_wheel(house)
