@@ -198,3 +198,14 @@ def test_pip_compiles_own_parser_reads_the_options_the_lock_needs(tmp_path: Path
     options, rest = create_command("install").parse_args(shlex.split(params["pip_args_str"]))
     assert rest == [] and options.cache_dir is False
     assert (options.timeout, options.retries) == (15, 1)
+
+
+def test_a_second_lock_is_written_beside_the_first(tmp_path: Path) -> None:
+    """The locks folder the first compile made is reused, not refused as existing."""
+    m, build = pip_build()
+    layout = Layout(tmp_path / "work", tmp_path / "cache")
+    install_tool(layout, build.python, RECORDER)
+    sources = sources_for(m, build, Options())  # type: ignore[arg-type]
+    for name in ("a.txt", "b.txt"):
+        compile_lock(build, sources, interpreter="/usr/bin/python3", layout=layout, name=name)
+    assert sorted(p.name for p in layout.locks().iterdir()) == ["a.txt", "b.txt"]
