@@ -226,3 +226,25 @@ def test_a_build_that_made_no_wheel_under_missing_folders_is_named_by_the_wheel_
     assert house.is_dir()
     with pytest.raises(StepFailed, match="found: none"):
         find_one_wheel(house)
+
+
+def test_the_build_key_does_not_depend_on_the_order_environment_variables_are_listed(
+        tmp_path: Path) -> None:
+    """An environment is a set of names (POSIX environ): the same variables listed in another
+    order, in the build's command or in an earlier step's, build the same wheel, so the key is
+    the same (no rebuild)."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "setup.py").write_text("# the sources\n")
+
+    def key(order: tuple[str, str]) -> str:
+        env = {k: {"A": "1", "B": "2"}[k] for k in order}
+        earlier = Step("prepare", "p", Command(("true",), env=env))
+        step = Step("build-wheel", "build", BuildWheel(Command(("true",), env=env),
+                                                       str(tmp_path / "house"), str(tree),
+                                                       str(tmp_path / "env")))
+        action = step.action
+        assert isinstance(action, BuildWheel)
+        return building.build_key(step, action, a_run(tmp_path, earlier, step))
+
+    assert key(("A", "B")) == key(("B", "A"))
