@@ -293,3 +293,15 @@ def test_the_git_commands_a_partial_clone_runs_to_read_files(
     calls.clear()
     repo.prefetch([(main, "b.py")])  # fetched, but not read yet: local now, nothing to fetch
     assert [c[0][3] for c in calls] == ["rev-parse"]
+
+
+def test_from_cache_clones_a_second_repository_beside_the_first(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache's upstream/ folder the first clone made is reused for the second."""
+    monkeypatch.setenv("TOOLKIT_UPSTREAM_REMOTE", str(tmp_path / "mirrors"))
+    heads = {slug: FakeRepo(tmp_path / "mirrors", slug).commit({"version.txt": "1.0.0\n"})
+             for slug in (SLUG, "ROCm/TheRock")}
+    got = from_cache(tmp_path / "cache", list(heads))
+    assert {slug: repo.commit("main") for slug, repo in got.items()} == heads
+    assert sorted(p.name for p in (tmp_path / "cache" / "upstream").iterdir()) == [
+        "ROCm+TheRock.git", "ROCm+apex.git"]
