@@ -370,3 +370,19 @@ def test_help_says_what_docs_equivalent_mutants_md_says_of_the_session_and_its_o
     assert "the last" in parts["--score-only"] and "nothing" in parts["--score-only"]
     assert "uniformly at random" in parts["--sample"] and "95%" in parts["--sample"]
     assert "interval" in parts["--sample"]
+
+
+def test_generating_mutants_again_reuses_the_mutants_folder(tmp_path: Path) -> None:
+    """The generation command, run by real mutmut in a child Python in a one-module project,
+    twice: the second run (an earlier run's mutants/ is there) succeeds as the first did."""
+    import subprocess
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "a.py").write_text("def f(x):\n    return x + 1\n")
+    (tmp_path / "pyproject.toml").write_text('[tool.mutmut]\nsource_paths = ["pkg/"]\n')
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-c", m.GENERATE, "1"], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+    assert "mutmut" in (tmp_path / "mutants" / "pkg" / "a.py").read_text()
