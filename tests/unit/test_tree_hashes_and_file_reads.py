@@ -190,6 +190,8 @@ def test_missing_is_true_only_when_nothing_is_there(tmp_path: Path) -> None:
 def test_usable_folder_creates_parents_and_names_what_is_in_the_way(tmp_path: Path) -> None:
     made = files.usable_folder(tmp_path / "a" / "b", "--workdir")
     assert made == tmp_path / "a" / "b" and made.is_dir()
+    (made / "kept").write_text("x")  # a folder that exists already is used as it is
+    assert files.usable_folder(made, "--workdir") == made and (made / "kept").read_text() == "x"
     (tmp_path / "f").write_text("")
     with pytest.raises(UsageError) as caught:
         files.usable_folder(tmp_path / "f", "--workdir")
