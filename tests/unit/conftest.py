@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import locale
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,3 +24,14 @@ def world(world_template: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     w = World.copy_of(world_template, tmp_path)
     monkeypatch.setenv("TOOLKIT_DATA_DIR", str(w.data))
     return w
+
+
+@pytest.fixture
+def ascii_locale() -> Iterator[None]:
+    """The C locale, whose character set is ASCII (what a bare container or cron job runs)."""
+    old = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        yield
+    finally:
+        locale.setlocale(locale.LC_CTYPE, old)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -168,19 +167,6 @@ def test_a_long_malformed_value_is_cut_to_sixty_characters_in_the_error() -> Non
     # repr of the 100-digit string is 102 characters: its first 57, then "..."
     assert str(err.value) == ("policy.json: policy #0 (p): 'priority' must be an integer, got str '"
                               + "9" * 56 + "...")
-
-
-@pytest.fixture
-def ascii_locale() -> Iterator[None]:
-    """The C locale, whose character set is ASCII (what a bare container or cron job runs)."""
-    import locale
-
-    old = locale.setlocale(locale.LC_CTYPE)
-    locale.setlocale(locale.LC_CTYPE, "C")
-    try:
-        yield
-    finally:
-        locale.setlocale(locale.LC_CTYPE, old)
 
 
 def test_a_policy_file_is_read_as_utf8_whatever_the_locale(tmp_path: Path, ascii_locale: None) -> None:

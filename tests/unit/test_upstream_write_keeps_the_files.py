@@ -5,9 +5,7 @@ drift, reads again and stops when nothing is left to write or after ``rounds`` w
 
 from __future__ import annotations
 
-import locale
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -131,17 +129,6 @@ def test_a_valid_edit_is_written_in_place_keeping_everything_else(tmp_path: Path
     assert text.startswith(before["apex.toml"].decode().split("\n", 1)[0])  # the leading comment stays
     assert {p.name: p.read_bytes() for p in data.iterdir() if p.name != "apex.toml"} == \
         {k: v for k, v in before.items() if k != "apex.toml"}
-
-
-@pytest.fixture
-def ascii_locale() -> Iterator[None]:
-    """The C locale, whose character set is ASCII (what a bare container or cron job runs)."""
-    old = locale.setlocale(locale.LC_CTYPE)
-    locale.setlocale(locale.LC_CTYPE, "C")
-    try:
-        yield
-    finally:
-        locale.setlocale(locale.LC_CTYPE, old)
 
 
 def test_a_written_file_stays_utf8_whatever_the_locale(tmp_path: Path, ascii_locale: None) -> None:
