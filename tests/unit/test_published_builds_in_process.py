@@ -150,3 +150,22 @@ def test_plain_http_elsewhere_than_loopback_is_refused() -> None:
         published.read_published("http://example.invalid/simple/")
     assert err.value.exit_code == 2
     assert "http://example.invalid/simple/" in err.value.message and "https://" in err.value.message
+
+
+@pytest.mark.parametrize(("fmt", "empty"), [("github", {"include": []}), ("github-shards", [])])
+def test_nothing_changed_is_an_empty_matrix_in_the_formats_own_shape(
+        fmt: str, empty: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """README: ``--format github`` is one matrix (nothing changed: ``{"include": []}``);
+    ``github-shards`` is "the same entries as a list of matrices", so with nothing changed
+    it is the empty list (no shard), not a matrix: the workflow loops over the shards."""
+    from tests.fixtures.manifests import write_folder
+    from toolkit.cli.main import main
+
+    m = load_matrix()
+    builds = m.select(packages=["fbgemm_gpu"])
+    entries = github_matrix(m, load_ci(m), "workflow_dispatch", builds=builds)
+    folder = write_folder(tmp_path / "published", m, entries)  # every one built already
+    capsys.readouterr()
+    assert main(["matrix", "--format", fmt, "--package", "fbgemm_gpu",
+                 "--changed-since", str(folder)]) == 0
+    assert json.loads(capsys.readouterr().out) == empty
