@@ -92,6 +92,22 @@ def test_a_ready_environment_is_reused_and_its_folder_printed(
     assert "check-env" in err and "mark-env-ready" in err and "skipped" in err
 
 
+def test_the_runs_log_goes_to_the_workdir_given_not_the_current_folder(
+        host: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--workdir`` (docs/command-line.md: "where dist/, artifacts/, build/ go") holds the
+    run's ``artifacts/<id>/build.log`` (README "What a build leaves behind"); the current
+    folder, another one here, is left as it was."""
+    _stamped(host, _fake_rocm(host, monkeypatch))
+    here = host / "elsewhere"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    assert main(["provision", BUILD, "--workdir", str(host / "work")]) == 0
+    capsys.readouterr()
+    log = host / "work" / "artifacts" / BUILD / "build.log"
+    assert log.is_file() and "mark-env-ready" in log.read_text()
+    assert list(here.iterdir()) == []
+
+
 def test_json_names_the_environment_its_python_and_what_was_learned(
         host: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     rocm = _fake_rocm(host, monkeypatch)
