@@ -284,6 +284,24 @@ def test_documented_equivalents_are_left_out_of_the_score(tmp_path: Path,
     ]
 
 
+def test_the_equivalents_doc_is_read_as_utf8_whatever_the_locale(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ascii_locale: None) -> None:
+    """docs/equivalent-mutants.md is UTF-8 (it holds non-ASCII text: dashes, arrows, ...); in
+    the C locale (ASCII) it is still read, and a mutant it lists still left out of the score."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "equivalent-mutants.md").write_text(
+        "## Equivalent mutants\n\n- `toolkit.plan.planner.x_f__mutmut_2`: « – » → no reader.\n",
+        encoding="utf-8")
+    _meta(tmp_path, "toolkit.plan.planner", {"toolkit.plan.planner.x_f__mutmut_1": 1,
+                                             "toolkit.plan.planner.x_f__mutmut_2": 0})
+    monkeypatch.chdir(tmp_path)
+    s = FakeSession()
+    m.mutants(s, ["toolkit.plan", "--score-only"])
+    assert not [line for line in s.logs if line.startswith("survived")]
+    assert s.logs[-1].startswith("toolkit.plan: 1 killed of 1 (100.0%)")
+    assert s.logs[-1].endswith("1 equivalent (left out)")
+
+
 def test_unkilled_runs_again_only_the_drawn_mutants_not_killed(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     names = [f"toolkit.plan.planner.x_f__mutmut_{i}" for i in range(12)]
