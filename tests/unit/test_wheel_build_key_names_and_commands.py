@@ -119,6 +119,24 @@ def test_changed_sources_or_rebuild_build_again(tmp_path: Path) -> None:
     assert runs(tmp_path) == 3
 
 
+def test_an_environment_provisioned_again_differently_builds_again(tmp_path: Path) -> None:
+    """The key covers the environment as provisioned: its stamp, the file provisioning writes
+    (``toolkit.env.venvs.STAMP``). A stamp written, then another, each makes the build run
+    again; the same stamp again does not."""
+    from toolkit.env.venvs import STAMP
+
+    step = build_step(tmp_path)
+    (tmp_path / "env").mkdir()
+    building.build_wheel(step, a_run(tmp_path, step))
+    (tmp_path / "env" / STAMP).write_text('{"format": 1, "digest": "torch 2.8.0"}\n')
+    assert not isinstance(building.build_wheel(step, a_run(tmp_path, step)), str)
+    assert runs(tmp_path) == 2
+    assert isinstance(building.build_wheel(step, a_run(tmp_path, step)), str)  # unchanged
+    (tmp_path / "env" / STAMP).write_text('{"format": 1, "digest": "torch 2.8.1"}\n')
+    assert not isinstance(building.build_wheel(step, a_run(tmp_path, step)), str)
+    assert runs(tmp_path) == 3
+
+
 # ------------------------------------------------------------------------------- the name
 def test_without_git_the_tree_hash_names_the_wheel(tmp_path: Path) -> None:
     run = a_run(tmp_path)
