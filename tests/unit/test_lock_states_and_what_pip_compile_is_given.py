@@ -209,3 +209,28 @@ def test_a_second_lock_is_written_beside_the_first(tmp_path: Path) -> None:
     for name in ("a.txt", "b.txt"):
         compile_lock(build, sources, interpreter="/usr/bin/python3", layout=layout, name=name)
     assert sorted(p.name for p in layout.locks().iterdir()) == ["a.txt", "b.txt"]
+
+
+def test_a_symlink_put_at_the_lock_while_pip_compile_runs_is_refused_as_the_lock_file(
+        tmp_path: Path) -> None:
+    """The lock is looked at again when written (README "## Exit codes": exit 2, bad input,
+    for "an output or lock path that is a symlink, FIFO or folder"): a symlink that appeared
+    there while pip-compile ran (this pip-compile makes one, the race played by the real
+    executable) is refused in words naming the lock file and its path, and what it points to
+    is left as it was."""
+    from toolkit.core.errors import UsageError
+
+    m, build = pip_build()
+    layout = Layout(tmp_path / "work", tmp_path / "cache")
+    victim = tmp_path / "elsewhere.txt"
+    victim.write_text("keep\n")
+    lock = layout.locks() / "a.txt"
+    install_tool(layout, build.python,
+                 RECORDER + f"ln -s {shlex.quote(str(victim))} {shlex.quote(str(lock))}\n")
+    sources = sources_for(m, build, Options())  # type: ignore[arg-type]
+    with pytest.raises(UsageError) as err:
+        compile_lock(build, sources, interpreter="/usr/bin/python3", layout=layout, name="a.txt")
+    message = err.value.message
+    assert message.startswith("lock file "), message
+    assert str(lock) in message and "symlink" in message and err.value.exit_code == 2
+    assert victim.read_text() == "keep\n" and lock.is_symlink()
