@@ -128,6 +128,33 @@ def test_marking_an_environment_ready_before_its_digest_is_known_is_refused(
     assert not env.exists()
 
 
+def test_the_stamped_definition_does_not_depend_on_the_order_a_steps_variables_are_set(
+        run: Run, tmp_path: Path) -> None:
+    """The stamp's ``described.definition`` is a sha256 of the provisioning steps as JSON; JSON
+    objects are unordered (RFC 8259), so one step whose variables are written in another
+    order is the same definition and must stamp the same digest."""
+    import dataclasses
+
+    from toolkit.core.steps import MarkEnvReady
+
+    def stamped(env: dict[str, str], name: str) -> str:
+        install = Step("install", "pip", Command(("uv", "pip", "install", "x"), env=env),
+                       reuse_env=True)
+        env_dir = tmp_path / name
+        env_dir.mkdir()
+        mark = Step("mark-env-ready", "ready", MarkEnvReady(str(env_dir)))
+        r = dataclasses.replace(run, plan=dataclasses.replace(run.plan, steps=(install, mark)),
+                                env_digest="e" * 64)
+        provisioning.mark_env_ready(mark, r)
+        return json.loads(venvs.stamp_path(env_dir).read_text())["described"]["definition"]
+
+    one = stamped({"CC": "gcc", "AR": "ar"}, "one")
+    other = stamped({"AR": "ar", "CC": "gcc"}, "other")
+    assert one == other
+    assert len(one) == 64 and int(one, 16) >= 0  # a sha256, hex
+    assert stamped({"CC": "clang", "AR": "ar"}, "third") != one  # another definition
+
+
 def test_a_stable_only_release_names_the_index_option_as_the_way_out(
         run: Run, tmp_path: Path) -> None:
     """A release TheRock published on the stable channel alone: no --channel takes
