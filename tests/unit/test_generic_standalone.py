@@ -139,3 +139,16 @@ def test_a_generic_build_records_a_ref_git_resolves(tmp_path: Path) -> None:
     done = subprocess.run([*git, "rev-parse", "--verify", "-q", build.pkg_version.ref],
                           capture_output=True, text=True)
     assert done.returncode == 0 and len(done.stdout.strip()) == 40
+
+
+def test_repro_makes_the_recorded_project_again_from_the_source_given(tmp_path: Path) -> None:
+    """repro of a manifest of a project outside the matrix, --source given: the build is the
+    project at that folder (its setup.py: flat-ext 0.2.0), its metadata read with a log in the
+    work folder."""
+    from toolkit.verify import repro
+
+    build = repro._build(_recorded("flat-ext", "0.2.0"), str(PROJECT), tmp_path)
+    assert (build.package.recipe, build.package.dist, build.version) == \
+        ("generic", "flat-ext", "0.2.0")
+    assert build.package.repo == str(PROJECT)  # the folder given is the source
+    assert (tmp_path / "build").is_dir()  # the metadata log is written under the work folder
