@@ -73,6 +73,23 @@ def test_no_release_tag_at_all_is_drift_naming_the_data_versions(world: World) -
                                               "no release tag", f"{SLUG} refs/tags/v*")]
 
 
+def test_no_release_tag_names_every_data_version_comma_separated(world: World) -> None:
+    """Two versions in the data (1.0.0 and, added here, 1.1.0), no tag: the fact's data side
+    lists both, in the data's order, as ``1.0.0, 1.1.0``."""
+    fb = world.repo(SLUG)
+    for t in ("v1.0.0", "v1.0.1", "v1.1.0-rc1"):
+        fb.git("tag", "-d", t)
+    ctx = _ctx(world)
+    package = ctx.matrix.packages["fbgemm_gpu"]
+    (v,) = package.versions
+    two = dataclasses.replace(package, versions=(v, dataclasses.replace(v, version="1.1.0")))
+    ctx.matrix = dataclasses.replace(ctx.matrix, packages={**ctx.matrix.packages,
+                                                           "fbgemm_gpu": two})
+    (fact,) = fbgemm.check(ctx)
+    assert (fact.what, fact.data, fact.upstream) == ("fbgemm_gpu versions", "1.0.0, 1.1.0",
+                                                     "no release tag")
+
+
 def test_a_version_without_its_tag_is_drift_with_a_review(world: World) -> None:
     world.repo(SLUG).git("tag", "-d", "v1.0.0")
     facts = fbgemm.check(_ctx(world))
