@@ -112,25 +112,3 @@ def test_stamping_the_environment_ready(tmp_path: Path) -> None:
     # the stamp says, for whoever opens it, which build and interpreter it was made for
     described = json.loads(stamps[0].read_text())["described"]
     assert (described["build"], described["python"]) == (run.plan.build.id, run.interpreter)
-
-
-def test_the_stamps_definition_does_not_depend_on_the_order_of_a_steps_variables(
-        tmp_path: Path) -> None:
-    """The same provisioning step with its environment variables listed in another order is
-    the same definition (an environment is a set of names, POSIX environ)."""
-    from toolkit.core.command import Command
-
-    def definition(order: tuple[str, str], where: Path) -> str:
-        env = {k: {"A": "1", "B": "2"}[k] for k in order}
-        install = Step("install", "i", Command(("true",), env=env), reuse_env=True)
-        plan = Plan(load_matrix().build("apex-1.8.0-cp311-rocm7.0"), ("gfx942",), None,
-                    (install,))
-        run = Run(plan, Layout(where / "work", where / "cache"), io.StringIO())
-        run.env_digest, run.interpreter = "d" * 64, "/usr/bin/python3.11 3.11.2"
-        (where / "env").mkdir(parents=True)
-        step = Step("mark-env-ready", "stamp", MarkEnvReady(str(where / "env")))
-        provisioning.mark_env_ready(step, run)
-        [stamp] = [p for p in (where / "env").rglob("*") if p.is_file()]
-        return str(json.loads(stamp.read_text())["described"]["definition"])
-
-    assert definition(("A", "B"), tmp_path / "one") == definition(("B", "A"), tmp_path / "two")
