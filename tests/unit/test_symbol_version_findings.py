@@ -88,6 +88,15 @@ def test_an_extension_module_takes_unversioned_glibc_names_from_the_interpreter(
         [(b"cos", "GLIBC_2.2.5"), (b"my_func", None)], {})
 
 
+def test_a_symbol_name_that_is_not_utf8_is_left_for_the_other_checks() -> None:
+    """ELF symbol names are bytes (the gABI asks for no encoding): a name that is not UTF-8
+    names no glibc export (every one is ASCII), so it stays with the rest, unread as text."""
+    undefined: list[tuple[bytes, str | None]] = [(b"\xffmy_func", None), (b"malloc", None)]
+    rest, provided = glibc_provided(_module(frozenset({b"PyInit_demo"})), undefined, (), (2, 28))
+    assert rest == [(b"\xffmy_func", None)]
+    assert provided == {"libc.so.6": ["malloc"]}
+
+
 @pytest.mark.parametrize(("name", "unversioned"), [
     ("libGL.so.1", True), ("libX11.so.6", True), ("libc.so.6", False), ("libstdc++.so.6", False),
     ("libz.so.1", True),  # readelf --dyn-syms libz.so.1 (zlib1g 1.2.13): zlibVersion has no version
