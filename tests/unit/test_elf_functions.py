@@ -165,6 +165,27 @@ def test_vn_cnt_and_the_next_links_bound_the_aux_entries() -> None:
     assert info.version_needs == {}
 
 
+def test_an_unset_entry_count_follows_the_chain_to_its_last_file() -> None:
+    """sh_info 0 (unset): every Verneed up to the one whose vn_next is 0 is read, however
+    many; a set sh_info ends the list at that entry, whatever its vn_next says (the link of
+    the last counted entry is not followed, so a stray value there is no corruption)."""
+    from toolkit.inspect.readers.elf import _read_verneed
+
+    # offsets: liba.so 1, A_1 9, libb.so 13, B_1 21, libc.so 25, C_1 33
+    strtab = b"\0liba.so\0A_1\0libb.so\0B_1\0libc.so\0C_1\0"
+    raw = (_need("<", 1, 1, 16, 32) + _aux("<", 2, 9, 0) + _need("<", 1, 13, 16, 32) + _aux("<", 3, 21, 0)
+           + _need("<", 1, 25, 16, 0) + _aux("<", 4, 33, 0))
+    three = {2: ("A_1", "liba.so"), 3: ("B_1", "libb.so"), 4: ("C_1", "libc.so")}
+    info = ElfInfo(machine=62, elf_class=64, type=3)
+    assert _read_verneed(info, raw, strtab, "<", 0) == three
+    assert info.version_needs == {"liba.so": ("A_1",), "libb.so": ("B_1",), "libc.so": ("C_1",)}
+    assert _read_verneed(ElfInfo(machine=62, elf_class=64, type=3), raw, strtab, "<", 3) == three
+    # sh_info 1: the one entry's vn_next of 4 bytes would point inside itself, but is not followed
+    stray = _need("<", 1, 1, 16, 4) + _aux("<", 2, 9, 0)
+    assert _read_verneed(ElfInfo(machine=62, elf_class=64, type=3), stray, strtab, "<", 1) == {
+        2: ("A_1", "liba.so")}
+
+
 @pytest.mark.parametrize(("raw", "what"), [
     (_need("<", 1, 1, 16, 0)[:15], ".gnu.version_r entry"),
     (_need("<", 0, 1, 16, 16), ".gnu.version_r entry"),  # vn_next to an entry past the end
