@@ -369,3 +369,14 @@ def test_a_section_ending_inside_the_ccob_magic_and_version_names_the_compressed
     said = str(err.value)
     assert said.startswith("truncated offload bundle: ")
     assert said.endswith("compressed bundle header at offset 16")
+
+
+def test_a_plain_bundle_entry_id_length_is_unsigned_and_bounded() -> None:
+    """clang's OffloadBundler reads an entry's id length as a uint64_t: all 64 bits set is
+    2**64 - 1 bytes, far past the id limit, refused at that entry; not -1, a length that
+    would swallow the buffered bytes so the next entry's read found the stream cut short."""
+    huge = (1 << 64) - 1
+    data = _plain(2, _item(0, 0, b"", huge) + _item(0, 0, GFX.encode())) + bytes(64)
+    with pytest.raises(OffloadError) as err:
+        read_plain(Stream([data]), 1 << 30)
+    assert "corrupt" in str(err.value) and f"{huge} bytes" in str(err.value)
