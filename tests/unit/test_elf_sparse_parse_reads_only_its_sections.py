@@ -17,7 +17,8 @@ import pytest
 
 from tests.fixtures import crafted_elf
 from tests.fixtures.native import compile_shared, section
-from toolkit.inspect.readers.elf import Image, NeedRanges, parse_elf
+from tests.fixtures.sparse import rounds
+from toolkit.inspect.readers.elf import Image, parse_elf
 
 
 @pytest.fixture(scope="module")
@@ -40,22 +41,10 @@ def patched(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, bytes]:
     return out, bytes(data)
 
 
-def _sparse_parse(data: bytes) -> tuple[list[tuple[int, int]], object]:
-    img = Image(len(data), [(0, data[:64])])
-    asked: list[tuple[int, int]] = []
-    for _ in range(10):
-        try:
-            return asked, parse_elf(img)
-        except NeedRanges as need:
-            asked += need.ranges
-            for a, b in need.ranges:
-                img.add(a, data[a:b])
-    raise AssertionError("the parse kept asking for more")
-
-
 def test_a_sparse_parse_asks_only_for_the_sections_it_reads(patched: tuple[Path, bytes]) -> None:
     lib, data = patched
-    asked, info = _sparse_parse(data)
+    _, info, by_round = rounds(data, most=10)
+    asked = [r for each in by_round for r in each]
     shoff, = struct.unpack_from("<Q", data, 0x28)
     shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
     allowed = [(0, 64), (shoff, shoff + shentsize * shnum)]
@@ -80,14 +69,7 @@ def test_a_table_handed_over_as_its_own_piece_is_read_without_a_copy() -> None:
     big = 8 << 20
     data = crafted_elf.shared_object(dynstr=b"\0libdep.so.1\0" + bytes(big),
                                      dynamic=crafted_elf.dynamic([(crafted_elf.DT_NEEDED, 1)]))
-    img = Image(len(data), [(0, data[:64])])
-    for _ in range(10):
-        try:
-            parse_elf(img)
-            break
-        except NeedRanges as need:
-            for a, b in need.ranges:
-                img.add(a, data[a:b])
+    img, _, _ = rounds(data, most=10)  # every range the parse asks for, each its own piece
     tracemalloc.start()
     try:
         info = parse_elf(img)

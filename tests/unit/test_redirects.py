@@ -85,20 +85,37 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+def _serving(host: str) -> Server:
+    server = Server(ThreadingHTTPServer((host, 0), BaseHTTPRequestHandler))
+    server.httpd.RequestHandlerClass = _handler(server)
+    threading.Thread(target=server.httpd.serve_forever, args=(0.05,), daemon=True).start()
+    return server
+
+
+def _stop(*made: Server) -> None:
+    for s in made:
+        s.httpd.shutdown()
+        s.httpd.server_close()
+
+
 @pytest.fixture
 def servers() -> Iterator[tuple[Server, Server]]:
-    made: list[Server] = []
-    for _ in range(2):
-        server = Server(ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler))
-        server.httpd.RequestHandlerClass = _handler(server)
-        threading.Thread(target=server.httpd.serve_forever, args=(0.05,), daemon=True).start()
-        made.append(server)
+    made = (_serving("127.0.0.1"), _serving("127.0.0.1"))
     try:
-        yield made[0], made[1]
+        yield made
     finally:
-        for s in made:
-            s.httpd.shutdown()
-            s.httpd.server_close()
+        _stop(*made)
+
+
+@pytest.fixture
+def elsewhere() -> Iterator[Server]:
+    """A server on 127.0.0.2: Linux routes all of 127/8 to loopback, but the toolkit's rule names
+    only 127.0.0.1, localhost and ::1 as loopback, so to it this host is plain http elsewhere."""
+    server = _serving("127.0.0.2")
+    try:
+        yield server
+    finally:
+        _stop(server)
 
 
 def with_creds(url: str) -> str:
@@ -214,26 +231,18 @@ def test_a_redirect_to_what_a_user_could_not_give_is_refused(
 
 
 def test_allow_insecure_lets_a_redirect_reach_plain_http_elsewhere(
-        servers: tuple[Server, Server]) -> None:
+        servers: tuple[Server, Server], elsewhere: Server) -> None:
     """README: plain http:// to a non-loopback host is refused unless --allow-insecure-index;
     with it, a redirect to such a host is followed. The "elsewhere" host is a real server on
-    127.0.0.2 (Linux routes all of 127/8 to loopback, but the toolkit's rule names only
-    127.0.0.1, localhost and ::1 as loopback): it receives the request."""
+    127.0.0.2 (not loopback by the toolkit's rule): it receives the request."""
     a, _ = servers
-    other = Server(ThreadingHTTPServer(("127.0.0.2", 0), BaseHTTPRequestHandler))
-    other.httpd.RequestHandlerClass = _handler(other)
-    threading.Thread(target=other.httpd.serve_forever, args=(0.05,), daemon=True).start()
-    try:
-        where = f"http://127.0.0.2:{other.httpd.server_address[1]}/v2/rocm/"
-        a.redirects["/v2/rocm/"] = (302, where)
-        with pytest.raises(UsageError, match="allow-insecure-index"):
-            probe(a.url + "/v2/")  # without it: refused, nothing requested there
-        assert other.seen == []
-        probe_index(a.url + "/v2/", "rocm", "ROCm SDK index", 5.0, sdk=False, allow_insecure=True)
-        assert [p for p, _ in other.seen] == ["/v2/rocm/"]
-    finally:
-        other.httpd.shutdown()
-        other.httpd.server_close()
+    where = f"http://127.0.0.2:{elsewhere.httpd.server_address[1]}/v2/rocm/"
+    a.redirects["/v2/rocm/"] = (302, where)
+    with pytest.raises(UsageError, match="allow-insecure-index"):
+        probe(a.url + "/v2/")  # without it: refused, nothing requested there
+    assert elsewhere.seen == []
+    probe_index(a.url + "/v2/", "rocm", "ROCm SDK index", 5.0, sdk=False, allow_insecure=True)
+    assert [p for p, _ in elsewhere.seen] == ["/v2/rocm/"]
 
 
 def test_an_unreachable_redirect_target_is_exit_8_naming_it(
@@ -326,8 +335,8 @@ def test_provision_refuses_a_redirect_carrying_the_token(
 
 
 def test_provision_with_allow_insecure_index_follows_a_redirect_to_plain_http_elsewhere(
-        servers: tuple[Server, Server], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+        servers: tuple[Server, Server], elsewhere: Server, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """README: a redirect is followed only to a target a user could give; plain http:// off
     loopback is one with --allow-insecure-index. ``provision`` given it probes the SDK index
     (on loopback) that redirects to such a host, a real server on 127.0.0.2 (not loopback by
@@ -337,25 +346,18 @@ def test_provision_with_allow_insecure_index_follows_a_redirect_to_plain_http_el
     from toolkit.cli.main import main
 
     a, _ = servers
-    other = Server(ThreadingHTTPServer(("127.0.0.2", 0), BaseHTTPRequestHandler))
-    other.httpd.RequestHandlerClass = _handler(other)
-    threading.Thread(target=other.httpd.serve_forever, args=(0.05,), daemon=True).start()
-    try:
-        elsewhere = f"http://127.0.0.2:{other.httpd.server_address[1]}/v2/gfx94X-dcgpu/rocm/"
-        a.redirects["/v2/gfx94X-dcgpu/rocm/"] = (302, elsewhere)
-        other.missing.add("/v2/gfx94X-dcgpu/rocm/")
-        monkeypatch.setenv("TOOLKIT_DATA_DIR", str(write_data(tmp_path / "data", a.url + "/v2/")))
-        monkeypatch.setenv("TOOLKIT_CACHE_DIR", str(tmp_path / "cache"))
-        code = main(["provision", "sample-0.9.0-cp311-rocm7.0", "--rocm-from", "pip",
-                     "--index-url", a.url + "/v2/", "--allow-insecure-index", "--gfx", "gfx942",
-                     "--workdir", str(tmp_path / "work")])
-        err = capsys.readouterr().err
-        assert [p for p, _ in other.seen] == ["/v2/gfx94X-dcgpu/rocm/"], err
-        assert code == 8, err
-        assert f"redirected to {elsewhere}" in err and "404" in err, err
-    finally:
-        other.httpd.shutdown()
-        other.httpd.server_close()
+    target = f"http://127.0.0.2:{elsewhere.httpd.server_address[1]}/v2/gfx94X-dcgpu/rocm/"
+    a.redirects["/v2/gfx94X-dcgpu/rocm/"] = (302, target)
+    elsewhere.missing.add("/v2/gfx94X-dcgpu/rocm/")
+    monkeypatch.setenv("TOOLKIT_DATA_DIR", str(write_data(tmp_path / "data", a.url + "/v2/")))
+    monkeypatch.setenv("TOOLKIT_CACHE_DIR", str(tmp_path / "cache"))
+    code = main(["provision", "sample-0.9.0-cp311-rocm7.0", "--rocm-from", "pip",
+                 "--index-url", a.url + "/v2/", "--allow-insecure-index", "--gfx", "gfx942",
+                 "--workdir", str(tmp_path / "work")])
+    err = capsys.readouterr().err
+    assert [p for p, _ in elsewhere.seen] == ["/v2/gfx94X-dcgpu/rocm/"], err
+    assert code == 8, err
+    assert f"redirected to {target}" in err and "404" in err, err
 
 
 def test_a_page_link_holding_a_control_character_is_refused_escaped(
