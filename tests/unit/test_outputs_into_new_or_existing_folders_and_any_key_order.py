@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.wheels import make_wheel
 from toolkit.core.steps import CopySources, Publish, PublishVariant, Step
 from toolkit.plan.layout import Layout
 from toolkit.plan.model import Options, Plan
@@ -35,18 +36,10 @@ def a_run(tmp_path: Path) -> Run:
 
 def a_wheel(folder: Path, name: str = "demo_pkg-1.8.0-py3-none-any.whl",
             variant_json: str | None = None) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    wheel = folder / name
-    with zipfile.ZipFile(wheel, "w") as zf:
-        zf.writestr("demo_pkg/__init__.py", "X = 1\n")
-        zf.writestr("demo_pkg-1.8.0.dist-info/METADATA",
-                    "Metadata-Version: 2.1\nName: demo-pkg\nVersion: 1.8.0\n")
-        zf.writestr("demo_pkg-1.8.0.dist-info/WHEEL",
-                    "Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
-        if variant_json is not None:
-            zf.writestr("demo_pkg-1.8.0.dist-info/variant.json", variant_json)
-        zf.writestr("demo_pkg-1.8.0.dist-info/RECORD", "")
-    return wheel
+    files = {"demo_pkg/__init__.py": "X = 1\n"}
+    if variant_json is not None:
+        files["demo_pkg-1.8.0.dist-info/variant.json"] = variant_json
+    return make_wheel(folder, "demo_pkg", "1.8.0", "py3-none-any", files, filename=name)
 
 
 def test_retag_creates_missing_parent_folders_and_reuses_an_existing_one(tmp_path: Path) -> None:
