@@ -8,8 +8,6 @@ outside input is never printed raw.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import os
 import shutil
 import zipfile
@@ -18,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.native import system_lib
-from tests.fixtures.wheels import make_wheel, wrong_crc
+from tests.fixtures.wheels import make_wheel, record_digest, wrong_crc
 from toolkit.core.errors import UsageError
 from toolkit.inspect import inputs
 from toolkit.inspect.checks import check_paths
@@ -95,11 +93,6 @@ def test_an_elf_file_that_cannot_be_parsed_is_kept_with_its_error(tmp_path: Path
 
 # --- _collect_wheel: every member read once ----------------------------------------------
 
-def _record_digest(data: bytes) -> str:
-    # PEP 376 / the binary distribution format: sha256=<urlsafe base64, no padding>
-    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-
-
 def test_a_wheels_members_are_hashed_and_its_elf_files_indexed(tmp_path: Path) -> None:
     libz = system_lib("libz.so.1")
     whl = make_wheel(tmp_path, "demo", "1.0", "cp312-cp312-linux_x86_64",
@@ -111,7 +104,7 @@ def test_a_wheels_members_are_hashed_and_its_elf_files_indexed(tmp_path: Path) -
         collect_wheel(inp, wz, 1)
     with zipfile.ZipFile(whl) as zf:
         names = [i.filename for i in zf.infolist()]
-        want = {n: _record_digest(zf.read(n)) for n in names}
+        want = {n: record_digest(zf.read(n)) for n in names}
     assert inp.names == names and inp.result.members == len(names)
     assert inp.digests == want  # RECORD itself too, hashed like any member
     assert inp.result.findings == []  # RECORD agrees with every member
